@@ -1,0 +1,89 @@
+/**
+ * The `CryptoBackend` contract: the hot primitives, narrow on purpose
+ * (jose v4 `interfaces.d.ts`). Family modules (`aead.ts`, `mac.ts`, …) hold
+ * Vault's framing and algorithm tables and call a backend; the backends only
+ * compute.
+ *
+ * Two implementations with identical observable behaviour:
+ * - `noble` (`./noble/`): pure JS over `@noble/*`, runs anywhere;
+ * - `node` (`./node/`): `node:crypto` (OpenSSL, AES-NI), the default on Node.
+ *
+ * Both must produce byte-identical output for every deterministic operation and
+ * accept each other's output. Every test of a primitive runs on both.
+ *
+ * @module
+ */
+
+/**
+ * AEAD ciphers. AES-GCM takes a 16- or 32-byte key (AES-128/256); the nonce is
+ * 12 bytes except XChaCha20 (24). The tag is always 16 bytes, appended.
+ * @public
+ */
+export type AeadAlgorithm = 'aes-gcm' | 'chacha20-poly1305' | 'xchacha20-poly1305';
+
+/**
+ * Hash functions, named as in node:crypto / OpenSSL.
+ * @public
+ */
+export type HashName =
+  | 'sha1'
+  | 'sha224'
+  | 'sha256'
+  | 'sha384'
+  | 'sha512'
+  | 'sha3-224'
+  | 'sha3-256'
+  | 'sha3-384'
+  | 'sha3-512';
+
+/**
+ * A crypto implementation. Synchronous for the symmetric hot path (both
+ * node:crypto and noble are synchronous there).
+ *
+ * Errors: `aeadOpen` throws {@link AeadAuthError} on any authentication
+ * failure; other methods throw native `TypeError`/`RangeError` for bad sizes,
+ * which the engine maps to `invalid_request`.
+ * @public
+ */
+export interface CryptoBackend {
+  /** `'node'` or `'noble'` (or a custom name). */
+  readonly name: string;
+  /** Encrypt: returns `ciphertext ‖ tag(16)`. */
+  aeadSeal(
+    alg: AeadAlgorithm,
+    key: Uint8Array,
+    nonce: Uint8Array,
+    plaintext: Uint8Array,
+    aad?: Uint8Array,
+  ): Uint8Array;
+  /** Decrypt `ciphertext ‖ tag`; throws {@link AeadAuthError} when authentication fails. */
+  aeadOpen(
+    alg: AeadAlgorithm,
+    key: Uint8Array,
+    nonce: Uint8Array,
+    sealed: Uint8Array,
+    aad?: Uint8Array,
+  ): Uint8Array;
+  /** Message digest. */
+  digest(hash: HashName, data: Uint8Array): Uint8Array;
+  /** HMAC. */
+  hmac(hash: HashName, key: Uint8Array, data: Uint8Array): Uint8Array;
+  /** HKDF (RFC 5869) extract-and-expand; an empty `salt` means hashLen zero bytes. */
+  hkdf(hash: HashName, ikm: Uint8Array, salt: Uint8Array, info: Uint8Array, length: number): Uint8Array;
+  /** `n` bytes from the platform CSPRNG. */
+  randomBytes(n: number): Uint8Array;
+  /** Constant-time equality (false for different lengths). */
+  timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
+}
+
+/**
+ * Thrown by {@link CryptoBackend.aeadOpen} when the tag does not verify.
+ * Carries no detail on purpose.
+ * @public
+ */
+export class AeadAuthError extends Error {
+  constructor() {
+    super('message authentication failed');
+    this.name = 'AeadAuthError';
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Byte encodings at the API boundary: strict standard base64 (as Go's
+ * `base64.StdEncoding`: padding required, `\r`/`\n` skipped), URL-safe base64
+ * without padding (JWS), hex and UTF-8.
+ *
+ * Uses `@scure/base` everywhere, and the platform `Buffer` only as a faster
+ * decoder after the input has been validated strictly (the core never imports
+ * `node:*`; it only looks for the global).
+ *
+ * @module
+ */
+import { base64, base64urlnopad, hex } from '@scure/base';
+import { invalidRequest } from './errors.js';
+
+/**
+ * Binary input accepted by every method: a standard base64 string, or raw bytes.
+ * @public
+ */
+export type BinaryInput = string | Uint8Array;
+
+const STRICT_B64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const NEWLINES = /[\r\n]/g;
+
+type BufferLike = {
+  from(s: string, enc: string): Uint8Array & { buffer: ArrayBufferLike; byteOffset: number };
+  from(b: Uint8Array): { toString(enc: string): string };
+};
+const NodeBuffer: BufferLike | undefined = (globalThis as { Buffer?: BufferLike }).Buffer;
+
+/** Strict standard base64 → bytes; `undefined` when malformed. @internal */
+export function tryDecodeBase64(s: string): Uint8Array | undefined {
+  const clean = s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0 ? s.replace(NEWLINES, '') : s;
+  if (!STRICT_B64.test(clean)) return undefined;
+  if (NodeBuffer) {
+    const b = NodeBuffer.from(clean, 'base64');
+    return new Uint8Array(b.buffer, b.byteOffset, b.length);
+  }
+  try {
+    return base64.decode(clean);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Bytes → standard base64 with padding. @internal */
+export function encodeBase64(bytes: Uint8Array): string {
+  return NodeBuffer ? NodeBuffer.from(bytes).toString('base64') : base64.encode(bytes);
+}
+
+/** Bytes → URL-safe base64 without padding (JWS). @internal */
+export function encodeBase64Url(bytes: Uint8Array): string {
+  return base64urlnopad.encode(bytes);
+}
+
+/** URL-safe base64 without padding → bytes; `undefined` when malformed. @internal */
+export function tryDecodeBase64Url(s: string): Uint8Array | undefined {
+  try {
+    return base64urlnopad.decode(s);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Bytes → lowercase hex. @internal */
+export function encodeHex(bytes: Uint8Array): string {
+  return hex.encode(bytes);
+}
+
+/** Hex → bytes; `undefined` when malformed. @internal */
+export function tryDecodeHex(s: string): Uint8Array | undefined {
+  try {
+    return hex.decode(s.toLowerCase());
+  } catch {
+    return undefined;
+  }
+}
+
+const te = /* @__PURE__ */ new TextEncoder();
+const td = /* @__PURE__ */ new TextDecoder();
+/** UTF-8 string → bytes. @internal */
+export const utf8 = (s: string): Uint8Array => te.encode(s);
+/** Bytes → UTF-8 string. @internal */
+export const fromUtf8 = (b: Uint8Array): string => td.decode(b);
+
+/**
+ * Coerce a binary API field: a base64 string (strict) or a Uint8Array.
+ * `undefined`, `null` and `''` give an empty array.
+ * @throws TransitError `invalid_request` naming the field when the value is of the wrong type or not base64.
+ * @internal
+ */
+export function toBytes(value: unknown, field: string): Uint8Array {
+  if (value === undefined || value === null || value === '') return new Uint8Array(0);
+  if (value instanceof Uint8Array) return value;
+  if (typeof value !== 'string') {
+    throw invalidRequest(`'${field}' must be a base64 string or a Uint8Array`);
+  }
+  const out = tryDecodeBase64(value);
+  if (!out) throw invalidRequest(`failed to base64-decode ${field}`);
+  return out;
+}
+
+/** Concatenate byte arrays. @internal */
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}

@@ -1,0 +1,72 @@
+/**
+ * The one error family of transitkit.
+ *
+ * Every failure a caller can cause is a {@link TransitError} with a stable
+ * {@link ErrorCode}; the HTTP adapter maps codes to statuses in a single table.
+ * Messages follow Vault's texts where Vault has one (clients match on them) and
+ * never contain key material, plaintexts or tokens.
+ *
+ * @module
+ */
+
+/**
+ * Stable error codes. `switch (err.code)` over this union is exhaustive.
+ * @public
+ */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'not_found'
+  | 'permission_denied'
+  | 'unsupported_operation'
+  | 'conflict'
+  | 'sealed'
+  | 'standby'
+  | 'payload_too_large'
+  | 'internal';
+
+/**
+ * The error thrown by every transitkit operation.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await transit.decrypt('k', { ciphertext: 'vault:v1:AAAA' });
+ * } catch (e) {
+ *   if (e instanceof TransitError && e.code === 'invalid_request') console.log(e.message);
+ * }
+ * ```
+ * @public
+ */
+export class TransitError extends Error {
+  /** The stable code; see {@link ErrorCode}. */
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.name = 'TransitError';
+  }
+}
+
+/** A caller's mistake (HTTP 400). @internal */
+export const invalidRequest = (message: string, cause?: unknown): TransitError =>
+  new TransitError('invalid_request', message, { cause });
+
+/** A missing resource (HTTP 404 on reads). @internal */
+export const notFound = (message: string): TransitError => new TransitError('not_found', message);
+
+/** An operation the key or mode does not support. @internal */
+export const unsupported = (message: string): TransitError =>
+  new TransitError('unsupported_operation', message);
+
+/** A concurrent write won; the caller may retry. @internal */
+export const conflict = (message: string): TransitError => new TransitError('conflict', message);
+
+/** A bug or an unexpected backend failure (HTTP 500). @internal */
+export const internal = (message: string, cause?: unknown): TransitError =>
+  new TransitError('internal', message, { cause });
+
+/** True when `e` is a TransitError (optionally of the given code). @public */
+export function isTransitError(e: unknown, code?: ErrorCode): e is TransitError {
+  return e instanceof TransitError && (code === undefined || e.code === code);
+}
