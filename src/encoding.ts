@@ -42,6 +42,20 @@ export function tryDecodeBase64(s: string): Uint8Array | undefined {
   }
 }
 
+/**
+ * Go's message for a bad base64 input: `illegal base64 data at input byte N`,
+ * with N the first offending position (the length when only the padding is off).
+ * @internal
+ */
+export function base64ErrorPosition(s: string): number {
+  const clean = s.replace(NEWLINES, '');
+  const bad = clean.search(/[^A-Za-z0-9+/=]/);
+  if (bad >= 0) return bad;
+  const pad = clean.indexOf('=');
+  if (pad >= 0 && pad < clean.length - 2) return pad;
+  return clean.length - (clean.length % 4 === 0 ? 1 : 0);
+}
+
 /** Bytes → standard base64 with padding. @internal */
 export function encodeBase64(bytes: Uint8Array): string {
   return NodeBuffer ? NodeBuffer.from(bytes).toString('base64') : base64.encode(bytes);

@@ -1,0 +1,115 @@
+/**
+ * THE key-type registry: one row per Vault key type (style.md convention 1).
+ *
+ * A type name is resolved once, with {@link keyType}; code below takes the
+ * resolved {@link KeyTypeInfo} and reads its flags. No other file switches on a
+ * type name, so adding a type (the asymmetric ones) means adding a row.
+ *
+ * `vaultId` is Vault's integer for the type in policy/backup JSON
+ * (reference §0.1: Vault's numbering is written; xchacha20 is written as 11
+ * without `key_size`, the OpenBao form).
+ *
+ * @module
+ */
+import type { AeadAlgorithm } from '../crypto/backend.js';
+import { invalidRequest } from '../errors.js';
+
+/**
+ * Every key type transitkit knows.
+ * @public
+ */
+export type KeyType =
+  | 'aes128-gcm96'
+  | 'aes256-gcm96'
+  | 'chacha20-poly1305'
+  | 'xchacha20-poly1305'
+  | 'hmac';
+
+/** What a key family is, for the engine's dispatch. @internal */
+export type KeyFamily = 'aead' | 'hmac';
+
+/** One registry row. @internal */
+export interface KeyTypeInfo {
+  readonly name: KeyType;
+  readonly vaultId: number;
+  readonly family: KeyFamily;
+  /** AEAD cipher (family `aead`). */
+  readonly aead?: AeadAlgorithm;
+  /** Raw key length in bytes (0 = chosen at creation, e.g. hmac `key_size`). */
+  readonly keyBytes: number;
+  /** Random nonce length in bytes (family `aead`). */
+  readonly nonceBytes: number;
+  readonly supportsEncryption: boolean;
+  readonly supportsDecryption: boolean;
+  readonly supportsDerivation: boolean;
+  readonly supportsSigning: boolean;
+  /** Accepts `associated_data`. */
+  readonly supportsAssociatedData: boolean;
+  /** May be created implicitly by encrypt (upsert). */
+  readonly upsertable: boolean;
+}
+
+const aead = (
+  name: KeyType,
+  vaultId: number,
+  alg: AeadAlgorithm,
+  keyBytes: number,
+  nonceBytes: number,
+): KeyTypeInfo => ({
+  name,
+  vaultId,
+  family: 'aead',
+  aead: alg,
+  keyBytes,
+  nonceBytes,
+  supportsEncryption: true,
+  supportsDecryption: true,
+  supportsDerivation: true,
+  supportsSigning: false,
+  supportsAssociatedData: true,
+  upsertable: true,
+});
+
+const TABLE: ReadonlyMap<string, KeyTypeInfo> = /* @__PURE__ */ new Map<string, KeyTypeInfo>([
+  ['aes128-gcm96', aead('aes128-gcm96', 8, 'aes-gcm', 16, 12)],
+  ['aes256-gcm96', aead('aes256-gcm96', 0, 'aes-gcm', 32, 12)],
+  ['chacha20-poly1305', aead('chacha20-poly1305', 5, 'chacha20-poly1305', 32, 12)],
+  ['xchacha20-poly1305', aead('xchacha20-poly1305', 11, 'xchacha20-poly1305', 32, 24)],
+  [
+    'hmac',
+    {
+      name: 'hmac',
+      vaultId: 11,
+      family: 'hmac',
+      keyBytes: 0,
+      nonceBytes: 0,
+      supportsEncryption: false,
+      supportsDecryption: false,
+      supportsDerivation: false,
+      supportsSigning: false,
+      supportsAssociatedData: false,
+      upsertable: false,
+    },
+  ],
+]);
+
+/** The default type of a new key. @internal */
+export const DEFAULT_KEY_TYPE: KeyType = 'aes256-gcm96';
+
+/** HMAC key size bounds in bytes, and the default when `key_size` is omitted. @internal */
+export const HMAC_KEY_SIZE = { min: 32, max: 512, default: 32 } as const;
+
+/**
+ * Resolve a type name (case-insensitive, as Vault).
+ * @throws TransitError `invalid_request` `unknown key type <t>`.
+ * @internal
+ */
+export function keyType(name: unknown): KeyTypeInfo {
+  if (typeof name !== 'string') throw invalidRequest('key type must be a string');
+  const info = TABLE.get(name.toLowerCase());
+  if (!info) throw invalidRequest(`unknown key type ${name}`);
+  return info;
+}
+
+/** All registered type names. @internal */
+export const keyTypeNames = (): KeyType[] => [...TABLE.keys()] as KeyType[];

@@ -1,0 +1,30 @@
+/**
+ * Key-name rules: Vault's `GenericNameRegex` (`\w(([\w-.]+)?\w)?`, ASCII word
+ * characters, inner `-` and `.`, no `/`), plus a length bound so every name
+ * fits any storage adapter's key limits.
+ * @module
+ */
+import { invalidRequest } from '../errors.js';
+
+const NAME = /^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?$/;
+
+/** Longest accepted key name, in characters. @public */
+export const MAX_KEY_NAME_LENGTH = 128;
+
+/**
+ * Check a key name.
+ * @throws TransitError `invalid_request`.
+ * @internal
+ */
+export function checkKeyName(name: unknown): string {
+  if (typeof name !== 'string' || name === '') throw invalidRequest('missing key name');
+  if (name.length > MAX_KEY_NAME_LENGTH) {
+    throw invalidRequest(`key name is longer than ${MAX_KEY_NAME_LENGTH} characters`);
+  }
+  if (!NAME.test(name)) {
+    throw invalidRequest(
+      `invalid key name ${JSON.stringify(name)}: use letters, digits, '_', and inner '-' or '.'`,
+    );
+  }
+  return name;
+}

@@ -1,0 +1,114 @@
+/**
+ * The stored form of a key: one JSON document per key (`KeyDocument`) holding
+ * the configuration and the newest versions inline, and one JSON entry per
+ * archived version. This is transitkit's own layout; the Vault backup format
+ * is a separate codec.
+ *
+ * Binary fields are standard base64. Decoding validates every field, so a
+ * corrupted entry is reported as such instead of surfacing as a TypeError.
+ *
+ * @module
+ */
+import { encodeBase64, fromUtf8, tryDecodeBase64, utf8 } from '../encoding.js';
+import { internal } from '../errors.js';
+import { keyType } from './key-types.js';
+import type { KeyPolicy, KeyVersion } from './policy.js';
+
+/** A key as stored: configuration, incarnation id and the inline versions. @internal */
+export interface KeyDocument {
+  /** Random id of this incarnation of the name; archive entries live under it. */
+  uid: string;
+  policy: KeyPolicy;
+  /** Inline (hot) versions by number. */
+  versions: Map<number, KeyVersion>;
+}
+
+interface VersionJson {
+  key: string;
+  hmac_key: string;
+  creation_time: number;
+  time: string;
+  convergent_version: number;
+}
+
+const FORMAT = 1;
+
+/** Encode one version. @internal */
+export function versionToJson(v: KeyVersion): VersionJson {
+  return {
+    key: encodeBase64(v.key),
+    hmac_key: encodeBase64(v.hmac_key),
+    creation_time: v.creation_time,
+    time: v.time,
+    convergent_version: v.convergent_version,
+  };
+}
+
+function corrupt(what: string): never {
+  throw internal(`stored key entry is corrupted: ${what}`);
+}
+
+function b64(v: unknown, what: string): Uint8Array {
+  if (typeof v !== 'string') corrupt(what);
+  const out = tryDecodeBase64(v);
+  if (!out) corrupt(what);
+  return out;
+}
+
+/** Decode one version. @internal */
+export function versionFromJson(j: unknown): KeyVersion {
+  if (typeof j !== 'object' || j === null) corrupt('version');
+  const o = j as Record<string, unknown>;
+  if (typeof o.creation_time !== 'number' || typeof o.time !== 'string') corrupt('version time');
+  return {
+    key: b64(o.key, 'key'),
+    hmac_key: b64(o.hmac_key, 'hmac_key'),
+    creation_time: o.creation_time,
+    time: o.time,
+    convergent_version: typeof o.convergent_version === 'number' ? o.convergent_version : 0,
+  };
+}
+
+/** Serialise a key document. @internal */
+export function encodeDocument(doc: KeyDocument): Uint8Array {
+  const versions: Record<string, VersionJson> = {};
+  for (const [n, v] of doc.versions) versions[String(n)] = versionToJson(v);
+  return utf8(JSON.stringify({ format: FORMAT, uid: doc.uid, policy: doc.policy, versions }));
+}
+
+/** Parse a key document. @internal */
+export function decodeDocument(bytes: Uint8Array): KeyDocument {
+  let j: unknown;
+  try {
+    j = JSON.parse(fromUtf8(bytes));
+  } catch (e) {
+    throw internal('stored key entry is not valid JSON', e);
+  }
+  if (typeof j !== 'object' || j === null) corrupt('document');
+  const o = j as Record<string, unknown>;
+  if (o.format !== FORMAT) corrupt(`unknown format ${String(o.format)}`);
+  if (typeof o.uid !== 'string') corrupt('uid');
+  const policy = o.policy as KeyPolicy;
+  if (typeof policy !== 'object' || policy === null || typeof policy.name !== 'string') {
+    corrupt('policy');
+  }
+  keyType(policy.type);
+  const versions = new Map<number, KeyVersion>();
+  const vs = o.versions;
+  if (typeof vs !== 'object' || vs === null) corrupt('versions');
+  for (const [k, v] of Object.entries(vs)) versions.set(Number(k), versionFromJson(v));
+  return { uid: o.uid, policy: { ...policy }, versions };
+}
+
+/** Serialise an archived version. @internal */
+export const encodeVersion = (v: KeyVersion): Uint8Array => utf8(JSON.stringify(versionToJson(v)));
+
+/** Parse an archived version. @internal */
+export function decodeVersion(bytes: Uint8Array): KeyVersion {
+  try {
+    return versionFromJson(JSON.parse(fromUtf8(bytes)));
+  } catch (e) {
+    if (e instanceof SyntaxError) throw internal('stored key version is not valid JSON', e);
+    throw e;
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * Loading and persisting keys (openbao `lock_manager.go`): a parsed-key cache
+ * (LRU, `cache-config` size), a per-name async lock for read-modify-write, and
+ * compare-and-set writes so that concurrent writers (other processes on the
+ * same storage) never lose an update.
+ *
+ * Layout: the newest {@link HOT_VERSIONS} versions stay inline in the key
+ * document; older ones are archived under their own storage entries, written
+ * *before* the document that drops them, so a crash between the two leaves
+ * only a harmless duplicate. Encrypt with the latest version and rotate are
+ * therefore O(1) in the number of versions.
+ *
+ * @module
+ */
+import type { CryptoBackend } from '../crypto/backend.js';
+import { encodeHex } from '../encoding.js';
+import { conflict, internal } from '../errors.js';
+import type { StorageAdapter } from '../storage/adapter.js';
+import { keyspace } from '../storage/keyspace.js';
+import { KeyedMutex } from '../util/keyed-mutex.js';
+import { Lru } from '../util/lru.js';
+import {
+  type KeyDocument,
+  decodeDocument,
+  decodeVersion,
+  encodeDocument,
+  encodeVersion,
+} from './policy-codec.js';
+import { type KeyPolicy, type KeyVersion, oldestVersion } from './policy.js';
+
+/** How many of the newest versions stay inline in the key document. @internal */
+export const HOT_VERSIONS = 16;
+const CAS_RETRIES = 16;
+const ARCHIVE_CACHE = 4096;
+
+/** A loaded key: its document and the stored bytes it was parsed from (for CAS). @internal */
+export interface LoadedKey {
+  readonly doc: KeyDocument;
+  readonly raw: Uint8Array;
+}
+
+/** What a mutation returns: the new policy and the versions it adds. @internal */
+export interface Mutation {
+  policy: KeyPolicy;
+  add?: ReadonlyMap<number, KeyVersion>;
+}
+
+/** @internal */
+export class PolicyStore {
+  readonly #storage: StorageAdapter;
+  readonly #backend: CryptoBackend;
+  readonly #cache: Lru<string, LoadedKey>;
+  readonly #archive = new Lru<string, KeyVersion>(ARCHIVE_CACHE);
+  readonly #locks = new KeyedMutex();
+
+  constructor(storage: StorageAdapter, backend: CryptoBackend, cacheSize = 0) {
+    this.#storage = storage;
+    this.#backend = backend;
+    this.#cache = new Lru(cacheSize);
+  }
+
+  /** Resize the parsed-key cache (0 = unbounded). */
+  setCacheSize(size: number): void {
+    this.#cache.resize(size);
+  }
+
+  /** Forget cached state of one key (or all), e.g. after another instance wrote it. */
+  invalidate(name?: string): void {
+    if (name === undefined) {
+      this.#cache.clear();
+      this.#archive.clear();
+    } else this.#cache.delete(name);
+  }
+
+  /** Load a key (cached). */
+  async get(name: string): Promise<LoadedKey | undefined> {
+    const hit = this.#cache.get(name);
+    if (hit) return hit;
+    return this.#load(name);
+  }
+
+  async #load(name: string): Promise<LoadedKey | undefined> {
+    const raw = await this.#storage.get(keyspace.policy(name));
+    if (!raw) {
+      this.#cache.delete(name);
+      return undefined;
+    }
+    const loaded = { doc: decodeDocument(raw), raw };
+    this.#cache.set(name, loaded);
+    return loaded;
+  }
+
+  /** The material of version `v` (inline or archived). */
+  async version(key: LoadedKey, v: number): Promise<KeyVersion> {
+    const inline = key.doc.versions.get(v);
+    if (inline) return inline;
+    const { name } = key.doc.policy;
+    if (v < oldestVersion(key.doc.policy) || v > key.doc.policy.latest_version) {
+      throw internal(`key version ${v} of ${name} is not available`);
+    }
+    const path = keyspace.archive(name, key.doc.uid, v);
+    const cached = this.#archive.get(path);
+    if (cached) return cached;
+    const raw = await this.#storage.get(path);
+    if (!raw) throw internal(`archived version ${v} of key ${name} is missing from storage`);
+    const ver = decodeVersion(raw);
+    this.#archive.set(path, ver);
+    return ver;
+  }
+
+  /** Create a key unless the name exists. Returns the stored key and whether it was created. */
+  async create(
+    policy: KeyPolicy,
+    versions: ReadonlyMap<number, KeyVersion>,
+  ): Promise<{ key: LoadedKey; created: boolean }> {
+    return this.#locks.run(policy.name, async () => {
+      const doc: KeyDocument = {
+        uid: encodeHex(this.#backend.randomBytes(8)),
+        policy,
+        versions: new Map(versions),
+      };
+      const raw = encodeDocument(doc);
+      if (await this.#storage.compareAndSet(keyspace.policy(policy.name), undefined, raw)) {
+        const key = { doc, raw };
+        this.#cache.set(policy.name, key);
+        return { key, created: true };
+      }
+      const existing = await this.#load(policy.name);
+      if (!existing) throw conflict(`key ${policy.name} was deleted while being created; retry`);
+      return { key: existing, created: false };
+    });
+  }
+
+  /**
+   * Read-modify-write one key under its lock, with compare-and-set against
+   * concurrent writers (retried on conflict). `fn` must be pure apart from
+   * generating material; it may run more than once. Returning `undefined`
+   * from `fn` means "no change" (nothing is written).
+   * @returns the stored key, or `undefined` if the key does not exist.
+   */
+  async mutate(
+    name: string,
+    fn: (key: LoadedKey) => Mutation | undefined | Promise<Mutation | undefined>,
+  ): Promise<LoadedKey | undefined> {
+    return this.#locks.run(name, async () => {
+      let current = await this.get(name);
+      for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
+        if (!current) return undefined;
+        const m = await fn(current);
+        if (!m) return current;
+        const next = await this.#prepare(current, m);
+        const raw = encodeDocument(next);
+        if (await this.#storage.compareAndSet(keyspace.policy(name), current.raw, raw)) {
+          const stored = { doc: next, raw };
+          this.#cache.set(name, stored);
+          await this.#dropTrimmed(current.doc, next);
+          return stored;
+        }
+        current = await this.#load(name);
+      }
+      throw conflict(`too many concurrent updates to key ${name}; retry`);
+    });
+  }
+
+  /** Build the next document: add versions, archive those leaving the hot window. */
+  async #prepare(current: LoadedKey, m: Mutation): Promise<KeyDocument> {
+    const { uid } = current.doc;
+    const policy = m.policy;
+    const all = new Map(current.doc.versions);
+    for (const [n, v] of m.add ?? []) all.set(n, v);
+    const oldest = oldestVersion(policy);
+    const hotFloor = Math.max(oldest, policy.latest_version - HOT_VERSIONS + 1);
+    const versions = new Map<number, KeyVersion>();
+    for (const [n, v] of all) {
+      if (n >= hotFloor) versions.set(n, v);
+      else if (n >= oldest) {
+        await this.#storage.put(keyspace.archive(policy.name, uid, n), encodeVersion(v));
+      }
+    }
+    return { uid, policy, versions };
+  }
+
+  /** After a trim, remove archived entries below the new minimum. */
+  async #dropTrimmed(before: KeyDocument, after: KeyDocument): Promise<void> {
+    const from = oldestVersion(before.policy);
+    const to = oldestVersion(after.policy);
+    for (let v = from; v < to; v++) {
+      const path = keyspace.archive(after.policy.name, after.uid, v);
+      this.#archive.delete(path);
+      await this.#storage.delete(path);
+    }
+  }
+
+  /** Delete a key and its archive. Returns false when it did not exist. */
+  async delete(name: string, check: (key: LoadedKey) => void): Promise<boolean> {
+    return this.#locks.run(name, async () => {
+      for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
+        const current = await this.#load(name);
+        if (!current) return false;
+        check(current);
+        if (await this.#storage.compareAndSet(keyspace.policy(name), current.raw, undefined)) {
+          this.#cache.delete(name);
+          await this.#deleteArchive(name, current.doc.uid);
+          return true;
+        }
+      }
+      throw conflict(`too many concurrent updates to key ${name}; retry`);
+    });
+  }
+
+  async #deleteArchive(name: string, uid: string): Promise<void> {
+    const prefix = keyspace.archivePrefix(name, uid);
+    for (;;) {
+      const page = await this.#storage.list(prefix, { limit: 1000 });
+      if (page.length === 0) return;
+      for (const k of page) {
+        this.#archive.delete(prefix + k);
+        await this.#storage.delete(prefix + k);
+      }
+    }
+  }
+
+  /** Key names, sorted, paginated. */
+  async list(after: string, limit: number): Promise<string[]> {
+    return this.#storage.list(keyspace.policyPrefix, { after, limit });
+  }
+}

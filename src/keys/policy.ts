@@ -1,0 +1,243 @@
+/**
+ * The key policy model and its pure rules (openbao `keysutil/policy.go`, split
+ * by concern). No I/O here: `policy-store.ts` loads and persists, the engine
+ * modules in `src/transit/` call these rules.
+ *
+ * A policy's versions are kept apart from its configuration
+ * ({@link KeyVersion}), so that the store can keep the newest versions inline
+ * and archive older ones, and encrypt/rotate stay O(1) in the version count.
+ *
+ * @module
+ */
+import { invalidRequest } from '../errors.js';
+import { type KeyType, type KeyTypeInfo, keyType } from './key-types.js';
+
+/**
+ * One key version's material. Immutable once created.
+ * @internal
+ */
+export interface KeyVersion {
+  /** Raw key (AEAD key, or the HMAC secret for type `hmac`). */
+  readonly key: Uint8Array;
+  /** The version's independent HMAC secret (equals `key` for type `hmac`). */
+  readonly hmac_key: Uint8Array;
+  /** Creation time, Unix seconds. */
+  readonly creation_time: number;
+  /** Creation time, RFC 3339 with fraction (kept verbatim from backups). */
+  readonly time: string;
+  /** Convergent scheme of this version (0 = not convergent, 1/2 legacy, 3 current). */
+  readonly convergent_version: number;
+}
+
+/** Time and version of the last backup or restore. @public */
+export interface BackupInfo {
+  time: string;
+  version: number;
+}
+
+/**
+ * A key's configuration (everything but the versions' material).
+ * @internal
+ */
+export interface KeyPolicy {
+  name: string;
+  type: KeyType;
+  derived: boolean;
+  /** 0 = legacy HMAC-SHA256 counter KDF, 1 = HKDF-SHA256. */
+  kdf: 0 | 1;
+  convergent_encryption: boolean;
+  /** Policy-level convergent version (-1 on current keys: per-version values apply). */
+  convergent_version: number;
+  exportable: boolean;
+  allow_plaintext_backup: boolean;
+  deletion_allowed: boolean;
+  min_decryption_version: number;
+  min_encryption_version: number;
+  min_available_version: number;
+  latest_version: number;
+  /** Seconds; 0 disables. */
+  auto_rotate_period: number;
+  /** HMAC key size in bytes (type `hmac` only; else 0). */
+  key_size: number;
+  imported: boolean;
+  allow_imported_key_rotation: boolean;
+  soft_deleted: boolean;
+  backup_info: BackupInfo | null;
+  restore_info: BackupInfo | null;
+}
+
+/** The convergent scheme new keys use (reference §3). @internal */
+export const CURRENT_CONVERGENT_VERSION = 3;
+
+/** Resolved type info of a policy. @internal */
+export const typeInfo = (p: KeyPolicy): KeyTypeInfo => keyType(p.type);
+
+/** Effective convergent scheme of a version (reference §3 `convergentVersion`). @internal */
+export function convergentVersionOf(p: KeyPolicy, v: KeyVersion): number {
+  if (!p.convergent_encryption) return 0;
+  if (v.convergent_version > 0) return v.convergent_version;
+  return p.convergent_version > 0 ? p.convergent_version : 1;
+}
+
+/** The oldest version that still exists. @internal */
+export const oldestVersion = (p: KeyPolicy): number => Math.max(1, p.min_available_version);
+
+/** Refuse operations on a soft-deleted key. @internal */
+export function assertNotSoftDeleted(p: KeyPolicy): void {
+  if (p.soft_deleted) throw invalidRequest('refusing to use soft-deleted key');
+}
+
+/** Read an optional integer field. @internal */
+export function optInt(value: unknown, field: string): number | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const n = typeof value === 'string' && /^-?[0-9]+$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n)) {
+    throw invalidRequest(`'${field}' must be an integer`);
+  }
+  return n;
+}
+
+/** Read an optional boolean field (Vault's weak parsing of "true"/"false"/1/0). @internal */
+export function optBool(value: unknown, field: string): boolean | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === '1' || value === 1) return true;
+  if (value === 'false' || value === '0' || value === 0) return false;
+  throw invalidRequest(`'${field}' must be a boolean`);
+}
+
+/**
+ * Resolve the version to encrypt/sign/HMAC with (`key_version`; 0 = latest).
+ * @internal
+ */
+export function encryptionVersion(p: KeyPolicy, requested: number | undefined): number {
+  const v = requested ?? 0;
+  if (v < 0) throw invalidRequest('key version must be a non-negative integer');
+  if (v === 0) return p.latest_version;
+  if (v > p.latest_version) {
+    throw invalidRequest(`key version does not exist; latest key version is ${p.latest_version}`);
+  }
+  if (p.min_encryption_version > 0 && v < p.min_encryption_version) {
+    throw invalidRequest('requested version for encryption is less than the minimum encryption key version');
+  }
+  if (v < p.min_decryption_version || v < oldestVersion(p)) {
+    throw invalidRequest('requested version for encryption is no longer available');
+  }
+  return v;
+}
+
+/**
+ * Check a version taken from a ciphertext / HMAC / signature for decrypt or verify.
+ * `what` names the value for messages (`ciphertext`, `HMAC`, `signature`).
+ * @internal
+ */
+export function decryptionVersion(p: KeyPolicy, v: number, what: string): number {
+  const ver = v === 0 ? 1 : v; // Vault treats v0 as v1
+  if (ver > p.latest_version) throw invalidRequest(`invalid ${what}: version is too new`);
+  if (ver < p.min_decryption_version || ver < oldestVersion(p)) {
+    throw invalidRequest('ciphertext or signature version is disallowed by policy (too old)');
+  }
+  return ver;
+}
+
+/**
+ * Apply `POST keys/:name/config` to a copy of the policy (reference §15).
+ * @returns the new policy and Vault's warnings.
+ * @internal
+ */
+export function applyConfig(
+  p: KeyPolicy,
+  req: Record<string, unknown>,
+  parsePeriod: (v: unknown) => number,
+): { policy: KeyPolicy; warnings: string[] } {
+  const next: KeyPolicy = { ...p };
+  const warnings: string[] = [];
+
+  const minDec = optInt(req.min_decryption_version, 'min_decryption_version');
+  if (minDec !== undefined) {
+    if (minDec < 0) throw invalidRequest('min decryption version cannot be negative');
+    let v = minDec;
+    if (v === 0) {
+      v = 1;
+      warnings.push('since Vault 0.3, transit key numbering starts at 1; forcing minimum to 1');
+    }
+    if (v > p.latest_version) {
+      throw invalidRequest(
+        `cannot set min decryption version of ${v}, latest key version is ${p.latest_version}`,
+      );
+    }
+    next.min_decryption_version = v;
+  }
+
+  const minEnc = optInt(req.min_encryption_version, 'min_encryption_version');
+  if (minEnc !== undefined) {
+    if (minEnc < 0) throw invalidRequest('min encryption version cannot be negative');
+    if (minEnc > p.latest_version) {
+      throw invalidRequest(
+        `cannot set min encryption version of ${minEnc}, latest key version is ${p.latest_version}`,
+      );
+    }
+    next.min_encryption_version = minEnc;
+  }
+
+  if (next.min_encryption_version > 0 && next.min_encryption_version < next.min_decryption_version) {
+    throw invalidRequest(
+      `min encryption version ${next.min_encryption_version} must be greater than or equal to min decryption version ${next.min_decryption_version}`,
+    );
+  }
+  if (next.min_available_version > 0) {
+    if (next.min_encryption_version < next.min_available_version) {
+      throw invalidRequest('min encryption version should not be less than min available version');
+    }
+    if (next.min_decryption_version < next.min_available_version) {
+      throw invalidRequest('min decryption version should not be less than min available version');
+    }
+  }
+
+  const del = optBool(req.deletion_allowed, 'deletion_allowed');
+  if (del !== undefined) next.deletion_allowed = del;
+
+  const exp = optBool(req.exportable, 'exportable');
+  if (exp !== undefined) {
+    if (!exp && p.exportable) throw invalidRequest('exportability cannot be disabled after being enabled');
+    next.exportable = next.exportable || exp;
+  }
+  const apb = optBool(req.allow_plaintext_backup, 'allow_plaintext_backup');
+  if (apb !== undefined) {
+    if (!apb && p.allow_plaintext_backup) {
+      throw invalidRequest('allow_plaintext_backup cannot be disabled after being enabled');
+    }
+    next.allow_plaintext_backup = next.allow_plaintext_backup || apb;
+  }
+
+  if (req.auto_rotate_period !== undefined) {
+    next.auto_rotate_period = parsePeriod(req.auto_rotate_period);
+  }
+  return { policy: next, warnings };
+}
+
+/**
+ * Check `POST keys/:name/trim` and return the new `min_available_version`.
+ * @internal
+ */
+export function checkTrim(p: KeyPolicy, value: unknown): number {
+  const v = optInt(value, 'min_available_version');
+  if (v === undefined) throw invalidRequest('missing min_available_version');
+  if (v <= 0) throw invalidRequest('minimum available version should be positive');
+  if (v < p.min_available_version) {
+    throw invalidRequest('minimum available version cannot be decremented');
+  }
+  if (p.min_encryption_version === 0) throw invalidRequest('minimum encryption version not set');
+  if (p.min_decryption_version === 0) throw invalidRequest('minimum decryption version not set');
+  if (v > p.min_encryption_version) {
+    throw invalidRequest(
+      `cannot set min available version of ${v}, must be less than or equal to min encryption version of ${p.min_encryption_version}`,
+    );
+  }
+  if (v > p.min_decryption_version) {
+    throw invalidRequest(
+      `cannot set min available version of ${v}, must be less than or equal to min decryption version of ${p.min_decryption_version}`,
+    );
+  }
+  return v;
+}

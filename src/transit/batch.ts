@@ -1,0 +1,81 @@
+/**
+ * The shared batch runner: every item runs independently, in input order; a
+ * failing item yields `{ error, reference }` and the rest still run. The codes
+ * of failed items are recorded beside the result (not in it) so that the HTTP
+ * adapter can apply Vault's batch status rule without the engine knowing HTTP.
+ * @module
+ */
+import { type ErrorCode, TransitError, invalidRequest } from '../errors.js';
+
+const ITEM_CODES = new WeakMap<object, ErrorCode[]>();
+
+/** Error codes of the failed items of a batch result, in order (empty when all succeeded). @internal */
+export const batchErrorCodes = (result: object): readonly ErrorCode[] => ITEM_CODES.get(result) ?? [];
+
+/** The number of items in a batch result. @internal */
+export const batchSize = (result: { batch_results?: unknown[] }): number =>
+  result.batch_results?.length ?? 0;
+
+/** Default and configurable maximum number of items per batch. @internal */
+export const DEFAULT_MAX_BATCH = 10_000;
+
+/**
+ * Validate `batch_input` and return it as item objects.
+ * @internal
+ */
+export function batchItems(raw: unknown, max: number): Record<string, unknown>[] {
+  if (!Array.isArray(raw)) throw invalidRequest("'batch_input' must be an array of objects");
+  if (raw.length === 0) throw invalidRequest('missing batch input to process');
+  if (raw.length > max) {
+    throw invalidRequest(`batch_input has ${raw.length} items; the limit is ${max}`);
+  }
+  raw.forEach((item, i) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      throw invalidRequest(`failed to parse batch input: item ${i} is not an object`);
+    }
+  });
+  return raw as Record<string, unknown>[];
+}
+
+/** The `reference` of an item (always echoed, `''` when absent). @internal */
+export function referenceOf(item: Record<string, unknown>): string {
+  const r = item.reference;
+  if (r === undefined || r === null) return '';
+  if (typeof r !== 'string') throw invalidRequest("'reference' must be a string");
+  return r;
+}
+
+/** The message for an item failure; unknown errors become a generic internal message. @internal */
+export function itemError(e: unknown): { code: ErrorCode; message: string } {
+  if (e instanceof TransitError) return { code: e.code, message: e.message };
+  return { code: 'internal', message: 'internal error' };
+}
+
+/**
+ * Run `fn` on every item; collect results or per-item errors.
+ * `onError` shapes the failed item (e.g. decrypt items always carry `plaintext: ''`).
+ * @internal
+ */
+export async function runBatch<R extends { reference: string }>(
+  items: Record<string, unknown>[],
+  fn: (item: Record<string, unknown>, index: number) => Promise<Omit<R, 'reference'>> | Omit<R, 'reference'>,
+  onError: (message: string) => Omit<R, 'reference'>,
+): Promise<{ batch_results: R[] }> {
+  const out: R[] = [];
+  const codes: ErrorCode[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as Record<string, unknown>;
+    let reference = '';
+    try {
+      reference = referenceOf(item);
+      out.push({ ...(await fn(item, i)), reference } as R);
+    } catch (e) {
+      const { code, message } = itemError(e);
+      codes.push(code);
+      out.push({ ...onError(message), reference } as R);
+    }
+  }
+  const result = { batch_results: out };
+  ITEM_CODES.set(result, codes);
+  return result;
+}

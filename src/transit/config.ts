@@ -1,0 +1,68 @@
+/**
+ * Global transit settings, persisted in storage.
+ *
+ * Routes: `POST|GET /transit/config/keys` (`disable_upsert`),
+ * `POST|GET /transit/cache-config` (`size`; 0 = unlimited, else >= 10,
+ * least-recently-used eviction, applied at once).
+ * @module
+ */
+import { fromUtf8, utf8 } from '../encoding.js';
+import { internal, invalidRequest } from '../errors.js';
+import { optBool, optInt } from '../keys/policy.js';
+import { keyspace } from '../storage/keyspace.js';
+import type { Engine } from './engine.js';
+import type { CacheConfig, KeysConfig } from './types.js';
+
+/** Smallest non-zero cache size. @internal */
+export const MIN_CACHE_SIZE = 10;
+
+async function readJson(e: Engine, path: string): Promise<Record<string, unknown> | undefined> {
+  const raw = await e.storage.get(path);
+  if (!raw) return undefined;
+  try {
+    const j: unknown = JSON.parse(fromUtf8(raw));
+    if (typeof j === 'object' && j !== null) return j as Record<string, unknown>;
+  } catch (err) {
+    throw internal(`stored setting ${path} is not valid JSON`, err);
+  }
+  throw internal(`stored setting ${path} is not an object`);
+}
+
+/** Load persisted settings into the engine (at start). @internal */
+export async function loadSettings(e: Engine): Promise<void> {
+  const keys = await readJson(e, keyspace.keysConfig);
+  e.settings.disable_upsert = keys?.disable_upsert === true;
+  const cache = await readJson(e, keyspace.cacheConfig);
+  if (typeof cache?.size === 'number') e.settings.cache_size = cache.size;
+  e.store.setCacheSize(e.settings.cache_size);
+}
+
+/** @internal */
+export function readKeysConfig(e: Engine): KeysConfig {
+  return { disable_upsert: e.settings.disable_upsert };
+}
+
+/** @internal */
+export async function writeKeysConfig(e: Engine, req: Partial<KeysConfig>): Promise<KeysConfig> {
+  const v = optBool((req as Record<string, unknown>).disable_upsert, 'disable_upsert') ?? false;
+  await e.storage.put(keyspace.keysConfig, utf8(JSON.stringify({ disable_upsert: v })));
+  e.settings.disable_upsert = v;
+  return { disable_upsert: v };
+}
+
+/** @internal */
+export function readCacheConfig(e: Engine): CacheConfig {
+  return { size: e.settings.cache_size };
+}
+
+/** @internal */
+export async function writeCacheConfig(e: Engine, req: Partial<CacheConfig>): Promise<CacheConfig> {
+  const size = optInt((req as Record<string, unknown>).size, 'size') ?? 0;
+  if (size !== 0 && size < MIN_CACHE_SIZE) {
+    throw invalidRequest('size must be 0 or a value greater or equal to 10');
+  }
+  await e.storage.put(keyspace.cacheConfig, utf8(JSON.stringify({ size })));
+  e.settings.cache_size = size;
+  e.store.setCacheSize(size);
+  return { size };
+}

@@ -1,0 +1,242 @@
+/**
+ * Encrypt, decrypt and rewrap with AEAD keys (reference §1–§3).
+ *
+ * Routes: `POST /transit/encrypt/:name`, `POST /transit/decrypt/:name`,
+ * `POST /transit/rewrap/:name`.
+ *
+ * Output is byte-compatible with Vault: `<prefix>:v<N>:base64(nonce ‖ ct ‖ tag)`
+ * (convergent v1: no nonce in the payload). A caller `nonce` is accepted only
+ * for legacy convergent v1 keys, as Vault after HCSEC-2023-28.
+ * @module
+ */
+import { AeadAuthError } from '../crypto/backend.js';
+import { concatBytes, encodeBase64, toBytes, tryDecodeBase64 } from '../encoding.js';
+import { invalidRequest } from '../errors.js';
+import { formatVersioned, parseVersioned } from '../keys/ciphertext.js';
+import { convergentNonce, deriveKey } from '../keys/derive.js';
+import { keyType } from '../keys/key-types.js';
+import { checkKeyName } from '../keys/names.js';
+import type { LoadedKey } from '../keys/policy-store.js';
+import {
+  assertNotSoftDeleted,
+  convergentVersionOf,
+  decryptionVersion,
+  encryptionVersion,
+  optBool,
+  optInt,
+  typeInfo,
+} from '../keys/policy.js';
+import { batchItems, runBatch } from './batch.js';
+import { type Engine, requireKey } from './engine.js';
+import { buildPolicy } from './keys.js';
+import { newVersion } from './material.js';
+import type {
+  BatchResult,
+  CiphertextBatchItem,
+  CiphertextResult,
+  DecryptBatchItem,
+  DecryptRequest,
+  EncryptOptions,
+  EncryptRequest,
+  RewrapRequest,
+} from './types.js';
+
+const NOT_FOUND = 'encryption key not found';
+
+/** Encrypt `plaintext` with `key` (shared by encrypt, rewrap and datakey). @internal */
+export async function sealWith(
+  e: Engine,
+  key: LoadedKey,
+  item: Record<string, unknown>,
+  plaintext: Uint8Array,
+): Promise<CiphertextResult> {
+  const p = key.doc.policy;
+  assertNotSoftDeleted(p);
+  const info = typeInfo(p);
+  if (!info.supportsEncryption || !info.aead) {
+    throw invalidRequest(`message encryption not supported for key type ${p.type}`);
+  }
+  const context = toBytes(item.context, 'context');
+  const aad = toBytes(item.associated_data, 'associated_data');
+  const callerNonce = toBytes(item.nonce, 'nonce');
+  const ver = encryptionVersion(p, optInt(item.key_version, 'key_version'));
+  const version = await e.store.version(key, ver);
+  const conv = convergentVersionOf(p, version);
+  if (callerNonce.length > 0 && conv !== 1) {
+    throw invalidRequest('provided nonce not allowed for this key');
+  }
+  const derived = deriveKey(e.backend, p, version.key, info.keyBytes, context, conv);
+  let nonce: Uint8Array;
+  if (conv === 1) {
+    if (callerNonce.length !== 12) {
+      throw invalidRequest(
+        'base64-decoded nonce must be 12 bytes long when using convergent encryption with this key',
+      );
+    }
+    nonce = callerNonce;
+  } else if (conv > 1) {
+    nonce = convergentNonce(e.backend, conv, derived, context, plaintext, info.nonceBytes);
+  } else {
+    nonce = e.backend.randomBytes(info.nonceBytes);
+  }
+  const sealed = e.backend.aeadSeal(info.aead, derived.key, nonce, plaintext, aad);
+  const payload = conv === 1 ? sealed : concatBytes(nonce, sealed);
+  return { ciphertext: formatVersioned(e.prefix, ver, payload), key_version: ver };
+}
+
+/** Decrypt a ciphertext string with `key` (shared by decrypt and rewrap). @internal */
+export async function openWith(
+  e: Engine,
+  key: LoadedKey,
+  item: Record<string, unknown>,
+): Promise<Uint8Array> {
+  const p = key.doc.policy;
+  assertNotSoftDeleted(p);
+  const info = typeInfo(p);
+  if (!info.supportsDecryption || !info.aead) {
+    throw invalidRequest(`message decryption not supported for key type ${p.type}`);
+  }
+  if (item.ciphertext === undefined || item.ciphertext === '') {
+    throw invalidRequest('missing ciphertext to decrypt');
+  }
+  if (typeof item.ciphertext !== 'string') throw invalidRequest("'ciphertext' must be a string");
+  const context = toBytes(item.context, 'context');
+  const aad = toBytes(item.associated_data, 'associated_data');
+  const callerNonce = toBytes(item.nonce, 'nonce');
+  const parsed = parseVersioned(item.ciphertext, e.prefix, 'ciphertext');
+  const ver = decryptionVersion(p, parsed.version, 'ciphertext');
+  const payload = tryDecodeBase64(parsed.body);
+  if (!payload) throw invalidRequest('invalid ciphertext: could not decode base64');
+  const version = await e.store.version(key, ver);
+  const conv = convergentVersionOf(p, version);
+  const derived = deriveKey(e.backend, p, version.key, info.keyBytes, context, conv);
+  let nonce: Uint8Array;
+  let sealed: Uint8Array;
+  if (conv === 1) {
+    if (callerNonce.length !== 12) throw invalidRequest('invalid convergent nonce supplied');
+    nonce = callerNonce;
+    sealed = payload;
+  } else {
+    if (payload.length < info.nonceBytes + 16) throw invalidRequest('invalid ciphertext length');
+    nonce = payload.subarray(0, info.nonceBytes);
+    sealed = payload.subarray(info.nonceBytes);
+  }
+  try {
+    return e.backend.aeadOpen(info.aead, derived.key, nonce, sealed, aad);
+  } catch (err) {
+    if (err instanceof AeadAuthError) {
+      throw invalidRequest(
+        info.aead === 'aes-gcm'
+          ? 'cipher: message authentication failed'
+          : 'chacha20poly1305: message authentication failed',
+      );
+    }
+    throw invalidRequest('invalid ciphertext', err);
+  }
+}
+
+function plaintextOf(item: Record<string, unknown>, where: string): Uint8Array {
+  if (item.plaintext === undefined || item.plaintext === null) {
+    throw invalidRequest(`${where}missing plaintext to encrypt`);
+  }
+  return toBytes(item.plaintext, 'plaintext');
+}
+
+/** Upsert: create the key an encrypt request names, with the request's type and flags. */
+async function upsert(
+  e: Engine,
+  name: string,
+  req: EncryptRequest,
+  first: Record<string, unknown>,
+): Promise<LoadedKey> {
+  const type = req.type === undefined || req.type === '' ? 'aes256-gcm96' : req.type;
+  const info = keyType(type);
+  if (!info.upsertable) throw invalidRequest(`key type ${info.name} not supported for this operation`);
+  const derived = toBytes(first.context, 'context').length > 0;
+  const convergent = optBool(req.convergent_encryption, 'convergent_encryption') ?? false;
+  if (convergent && !derived) {
+    throw invalidRequest(
+      'convergent encryption requires derivation to be enabled, so context is required',
+    );
+  }
+  const policy = buildPolicy(name, { type: info.name, derived, convergent_encryption: convergent });
+  const { key } = await e.store.create(policy, new Map([[1, newVersion(e, policy, info)]]));
+  return key;
+}
+
+/** @internal */
+export async function encrypt(
+  e: Engine,
+  name: string,
+  req: EncryptRequest,
+  options: EncryptOptions = {},
+): Promise<CiphertextResult | BatchResult<CiphertextBatchItem>> {
+  checkKeyName(name);
+  const r = req as Record<string, unknown>;
+  const batch = r.batch_input === undefined || r.batch_input === null
+    ? undefined
+    : batchItems(r.batch_input, e.maxBatch);
+  if (batch) {
+    const withContext = toBytes(batch[0]?.context, 'context').length > 0;
+    batch.forEach((item, i) => {
+      if ((toBytes(item.context, `batch_input[${i}].context`).length > 0) !== withContext) {
+        throw invalidRequest('context should be set either in all the request blocks or in none');
+      }
+      plaintextOf(item, `failed to parse batch input: '[${i}].plaintext' `);
+    });
+  } else {
+    plaintextOf(r, '');
+  }
+  let key = await e.store.get(name);
+  if (!key) {
+    if (options.upsert === false || e.settings.disable_upsert) throw invalidRequest(NOT_FOUND);
+    key = await upsert(e, name, req, batch?.[0] ?? r);
+  }
+  const k = key;
+  if (!batch) return sealWith(e, k, r, plaintextOf(r, ''));
+  return runBatch<CiphertextBatchItem>(
+    batch,
+    (item) => sealWith(e, k, item, plaintextOf(item, '')),
+    (error) => ({ error }),
+  );
+}
+
+/** @internal */
+export async function decrypt(
+  e: Engine,
+  name: string,
+  req: DecryptRequest,
+): Promise<{ plaintext: string } | BatchResult<DecryptBatchItem>> {
+  checkKeyName(name);
+  const r = req as Record<string, unknown>;
+  const batch = r.batch_input === undefined || r.batch_input === null
+    ? undefined
+    : batchItems(r.batch_input, e.maxBatch);
+  const key = await requireKey(e, name, NOT_FOUND);
+  if (!batch) return { plaintext: encodeBase64(await openWith(e, key, r)) };
+  return runBatch<DecryptBatchItem>(
+    batch,
+    async (item) => ({ plaintext: encodeBase64(await openWith(e, key, item)) }),
+    (error) => ({ plaintext: '', error }),
+  );
+}
+
+/** @internal */
+export async function rewrap(
+  e: Engine,
+  name: string,
+  req: RewrapRequest,
+): Promise<CiphertextResult | BatchResult<CiphertextBatchItem>> {
+  checkKeyName(name);
+  const r = req as Record<string, unknown>;
+  const batch = r.batch_input === undefined || r.batch_input === null
+    ? undefined
+    : batchItems(r.batch_input, e.maxBatch);
+  const key = await requireKey(e, name, NOT_FOUND);
+  const one = async (item: Record<string, unknown>): Promise<CiphertextResult> => {
+    const plaintext = await openWith(e, key, item);
+    return sealWith(e, key, { ...item, key_version: item.key_version ?? r.key_version }, plaintext);
+  };
+  if (!batch) return one(r);
+  return runBatch<CiphertextBatchItem>(batch, one, (error) => ({ error }));
+}

@@ -1,0 +1,38 @@
+/**
+ * The engine context every endpoint module works on: storage, the key store,
+ * the crypto backend, the clock, the value prefix and the global settings.
+ * Modules receive it as their first argument; the `Transit` facade owns it.
+ * @module
+ */
+import type { Clock } from '../clock.js';
+import type { CryptoBackend } from '../crypto/backend.js';
+import { invalidRequest } from '../errors.js';
+import type { LoadedKey, PolicyStore } from '../keys/policy-store.js';
+import type { StorageAdapter } from '../storage/adapter.js';
+
+/** @internal */
+export interface Engine {
+  readonly storage: StorageAdapter;
+  readonly store: PolicyStore;
+  readonly backend: CryptoBackend;
+  readonly clock: Clock;
+  /** Ciphertext/signature prefix (default `vault`). */
+  readonly prefix: string;
+  /** Maximum items per batch. */
+  readonly maxBatch: number;
+  /** Global settings (persisted; loaded at start). */
+  readonly settings: { disable_upsert: boolean; cache_size: number };
+}
+
+/** Load a key or fail with Vault's message for the operation. @internal */
+export async function requireKey(e: Engine, name: string, missing: string): Promise<LoadedKey> {
+  const key = await e.store.get(name);
+  if (!key) throw invalidRequest(missing);
+  return key;
+}
+
+/** An RFC 3339 timestamp with fraction, UTC (Go's RFC3339Nano with trailing zeros trimmed). @internal */
+export function rfc3339(ms: number): string {
+  const iso = new Date(ms).toISOString(); // 2024-05-01T10:11:12.123Z
+  return iso.replace(/\.?0+Z$/, 'Z');
+}

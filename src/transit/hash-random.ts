@@ -1,0 +1,50 @@
+/**
+ * Stateless operations: hashing and random bytes.
+ *
+ * Routes: `POST /transit/hash(/:algorithm)`, `POST /transit/random(/:source)(/:bytes)`.
+ * @module
+ */
+import { vaultHash } from '../crypto/hash.js';
+import { encodeBase64, encodeHex } from '../encoding.js';
+import { invalidRequest } from '../errors.js';
+import { optInt } from '../keys/policy.js';
+import type { Engine } from './engine.js';
+import { inputBytes } from './hmac.js';
+import type { HashRequest, RandomRequest } from './types.js';
+
+/** Largest `random` request, as Vault (128 KiB). @internal */
+export const MAX_RANDOM_BYTES = 128 * 1024;
+
+function format(value: unknown, dflt: 'hex' | 'base64'): 'hex' | 'base64' {
+  if (value === undefined || value === null || value === '') return dflt;
+  if (value === 'hex' || value === 'base64') return value;
+  throw invalidRequest(`unsupported encoding format ${String(value)}; must be "hex" or "base64"`);
+}
+
+/** @internal */
+export function hash(e: Engine, req: HashRequest): { sum: string } {
+  const r = req as Record<string, unknown>;
+  const input = inputBytes(r.input, 'missing input to hash');
+  const fmt = format(r.format, 'hex');
+  const alg = r.algorithm === undefined || r.algorithm === '' ? 'sha2-256' : String(r.algorithm);
+  if (alg === 'sha1') throw invalidRequest('unsupported hash algorithm sha1');
+  const h = vaultHash(alg);
+  const sum = e.backend.digest(h.name, input);
+  return { sum: fmt === 'hex' ? encodeHex(sum) : encodeBase64(sum) };
+}
+
+/** @internal */
+export function randomBytes(e: Engine, req: RandomRequest): { random_bytes: string } {
+  const r = req as Record<string, unknown>;
+  const n = optInt(r.bytes, 'bytes') ?? 32;
+  if (n < 1) throw invalidRequest('the number of bytes must be greater than 0');
+  if (n > MAX_RANDOM_BYTES) throw invalidRequest(`the number of bytes cannot be more than ${MAX_RANDOM_BYTES}`);
+  const fmt = format(r.format, 'base64');
+  const source = r.source === undefined || r.source === '' ? 'platform' : r.source;
+  if (source !== 'platform' && source !== 'all') {
+    throw invalidRequest(`unsupported entropy source ${String(source)}; must be "platform" or "all"`);
+  }
+  // `all` mixes every available source; the platform CSPRNG is the only one here.
+  const bytes = e.backend.randomBytes(n);
+  return { random_bytes: fmt === 'hex' ? encodeHex(bytes) : encodeBase64(bytes) };
+}

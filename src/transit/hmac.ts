@@ -1,0 +1,178 @@
+/**
+ * HMAC generation and HMAC verification (reference §4).
+ *
+ * Routes: `POST /transit/hmac/:name(/:algorithm)`, and the `hmac` form of
+ * `POST /transit/verify/:name(/:hash_algorithm)`.
+ *
+ * Every key version has its own HMAC secret (`hmac_key`; the key itself for
+ * type `hmac`). Output is always `vault:v<N>:base64` — Vault hard-codes the
+ * `vault:v` prefix for HMACs, whatever the ciphertext prefix. Verification is
+ * constant-time and honours `hash_algorithm` (OpenBao's fix of Vault's bug).
+ * @module
+ */
+import { vaultHash } from '../crypto/hash.js';
+import { base64ErrorPosition, tryDecodeBase64 } from '../encoding.js';
+import { invalidRequest } from '../errors.js';
+import { formatVersioned, parseVersioned } from '../keys/ciphertext.js';
+import { checkKeyName } from '../keys/names.js';
+import type { LoadedKey } from '../keys/policy-store.js';
+import { assertNotSoftDeleted, oldestVersion, optInt } from '../keys/policy.js';
+import { batchItems, runBatch } from './batch.js';
+import { type Engine, requireKey } from './engine.js';
+import type {
+  BatchResult,
+  HmacBatchItem,
+  HmacRequest,
+  VerifyBatchItem,
+  VerifyRequest,
+} from './types.js';
+
+const HMAC_PREFIX = 'vault';
+
+/** Decode an HMAC/sign input with Go's error texts. @internal */
+export function inputBytes(value: unknown, missing: string): Uint8Array {
+  if (value === undefined || value === null) throw invalidRequest(missing);
+  if (value instanceof Uint8Array) return value;
+  if (typeof value !== 'string') throw invalidRequest("'input' must be a base64 string");
+  const out = tryDecodeBase64(value);
+  if (!out) {
+    throw invalidRequest(
+      `unable to decode input as base64: illegal base64 data at input byte ${base64ErrorPosition(value)}`,
+    );
+  }
+  return out;
+}
+
+function hmacVersion(p: LoadedKey['doc']['policy'], requested: number | undefined): number {
+  const v = requested ?? 0;
+  if (v < 0) throw invalidRequest('key version must be a non-negative integer');
+  if (v === 0) return p.latest_version;
+  if (v > p.latest_version) {
+    throw invalidRequest(`key version does not exist; latest key version is ${p.latest_version}`);
+  }
+  if (p.min_encryption_version > 0 && v < p.min_encryption_version) {
+    throw invalidRequest('cannot generate HMAC: version is too old (disallowed by policy)');
+  }
+  if (v < p.min_decryption_version || v < oldestVersion(p)) throw invalidRequest('no such key version');
+  return v;
+}
+
+/** @internal */
+export async function hmac(
+  e: Engine,
+  name: string,
+  req: HmacRequest,
+): Promise<{ hmac: string; key_version: number } | BatchResult<HmacBatchItem>> {
+  checkKeyName(name);
+  const r = req as Record<string, unknown>;
+  const hash = vaultHash(
+    r.algorithm === undefined || r.algorithm === '' ? 'sha2-256' : String(r.algorithm),
+  );
+  const batch = r.batch_input === undefined || r.batch_input === null
+    ? undefined
+    : batchItems(r.batch_input, e.maxBatch);
+  if (!batch) inputBytes(r.input, 'missing input for HMAC');
+  const key = await requireKey(e, name, 'encryption key not found');
+  const p = key.doc.policy;
+  assertNotSoftDeleted(p);
+  const ver = hmacVersion(p, optInt(r.key_version, 'key_version'));
+  const secret = (await e.store.version(key, ver)).hmac_key;
+  const one = (input: unknown) =>
+    formatVersioned(
+      HMAC_PREFIX,
+      ver,
+      e.backend.hmac(hash.name, secret, inputBytes(input, 'missing input for HMAC')),
+    );
+  if (!batch) return { hmac: one(r.input), key_version: ver };
+  return runBatch<HmacBatchItem>(batch, (item) => ({ hmac: one(item.input) }), (error) => ({ error }));
+}
+
+/** Verify one HMAC value against `input`. @internal */
+export async function verifyHmacValue(
+  e: Engine,
+  key: LoadedKey,
+  hashName: string,
+  value: unknown,
+  input: unknown,
+): Promise<boolean> {
+  const p = key.doc.policy;
+  const hash = vaultHash(hashName);
+  const parsed = parseVersioned(value, HMAC_PREFIX, 'HMAC');
+  const ver = parsed.version === 0 ? 1 : parsed.version;
+  if (ver > p.latest_version) throw invalidRequest('invalid HMAC: version is too new');
+  if (ver < p.min_decryption_version || ver < oldestVersion(p)) {
+    throw invalidRequest('cannot verify HMAC: version is too old (disallowed by policy)');
+  }
+  const given = tryDecodeBase64(parsed.body);
+  if (!given) throw invalidRequest('invalid HMAC: could not decode base64');
+  const secret = (await e.store.version(key, ver)).hmac_key;
+  const expected = e.backend.hmac(hash.name, secret, inputBytes(input, 'missing input to verify'));
+  return e.backend.timingSafeEqual(expected, given);
+}
+
+/** The hash a verify request names: path/`hash_algorithm` → `algorithm` → sha2-256. @internal */
+export function verifyHashName(r: Record<string, unknown>): string {
+  for (const v of [r.hash_algorithm, r.algorithm]) {
+    if (typeof v === 'string' && v !== '') return v;
+    if (v !== undefined && v !== null && v !== '') throw invalidRequest("'hash_algorithm' must be a string");
+  }
+  return 'sha2-256';
+}
+
+/** The kind of proof a verify request carries, checked Vault's way. @internal */
+export function verifyKind(
+  r: Record<string, unknown>,
+  batch: Record<string, unknown>[] | undefined,
+): 'hmac' | 'signature' {
+  const has = (o: Record<string, unknown>, f: string) => o[f] !== undefined && o[f] !== null && o[f] !== '';
+  if (!batch) {
+    if (has(r, 'hmac') && has(r, 'signature')) throw invalidRequest("provide one of 'signature' or 'hmac'");
+    if (has(r, 'hmac')) return 'hmac';
+    if (has(r, 'signature')) return 'signature';
+    throw invalidRequest("neither a 'signature' nor an 'hmac' were given to verify");
+  }
+  const kinds = new Set(batch.map((i) => (has(i, 'hmac') ? 'hmac' : has(i, 'signature') ? 'signature' : 'none')));
+  if (kinds.has('hmac') && kinds.has('signature')) {
+    throw invalidRequest("elements of batch_input must all provide 'signature' or all provide 'hmac'");
+  }
+  if (kinds.has('none')) {
+    throw invalidRequest(
+      kinds.has('hmac')
+        ? "some elements of batch_input are missing 'hmac'"
+        : "some elements of batch_input are missing 'signature'",
+    );
+  }
+  return kinds.has('hmac') ? 'hmac' : 'signature';
+}
+
+/**
+ * `POST /transit/verify/:name` for HMAC values; signature verification is
+ * dispatched by key type (asymmetric keys) and refused for symmetric ones.
+ * @internal
+ */
+export async function verify(
+  e: Engine,
+  name: string,
+  req: VerifyRequest,
+): Promise<{ valid: boolean } | BatchResult<VerifyBatchItem>> {
+  checkKeyName(name);
+  const r = req as Record<string, unknown>;
+  const batch = r.batch_input === undefined || r.batch_input === null
+    ? undefined
+    : batchItems(r.batch_input, e.maxBatch);
+  const kind = verifyKind(r, batch);
+  const hashName = verifyHashName(r);
+  vaultHash(hashName);
+  const key = await requireKey(e, name, 'signature verification key not found');
+  assertNotSoftDeleted(key.doc.policy);
+  if (kind === 'signature') {
+    throw invalidRequest(`key type ${key.doc.policy.type} does not support verification`);
+  }
+  if (!batch) return { valid: await verifyHmacValue(e, key, hashName, r.hmac, r.input) };
+  return runBatch<VerifyBatchItem>(
+    batch,
+    async (item) => ({ valid: await verifyHmacValue(e, key, hashName, item.hmac, item.input) }),
+    (error) => ({ valid: false, error }),
+  );
+}
+

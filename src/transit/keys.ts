@@ -1,0 +1,139 @@
+/**
+ * Key lifecycle: create, read, list, delete, soft-delete and restore.
+ *
+ * Routes: `POST /transit/keys/:name`, `GET /transit/keys/:name`,
+ * `LIST /transit/keys`, `DELETE /transit/keys/:name`,
+ * `DELETE /transit/keys/:name/soft-delete`, `POST /transit/keys/:name/soft-delete-restore`.
+ * @module
+ */
+import { invalidRequest, notFound } from '../errors.js';
+import { parseAutoRotatePeriod } from '../keys/duration.js';
+import { DEFAULT_KEY_TYPE, HMAC_KEY_SIZE, keyType } from '../keys/key-types.js';
+import { checkKeyName } from '../keys/names.js';
+import type { LoadedKey } from '../keys/policy-store.js';
+import { type KeyPolicy, optBool, optInt } from '../keys/policy.js';
+import type { Engine } from './engine.js';
+import { newVersion } from './material.js';
+import { keyInfo } from './read-body.js';
+import type { CreateKeyRequest, KeyInfo, ListKeysRequest } from './types.js';
+
+/** Validate a create request into a new policy (no I/O). @internal */
+export function buildPolicy(name: string, req: CreateKeyRequest): KeyPolicy {
+  checkKeyName(name);
+  if (typeof req !== 'object' || req === null) throw invalidRequest('request must be an object');
+  const info = keyType(req.type === undefined || req.type === '' ? DEFAULT_KEY_TYPE : req.type);
+  const derived = optBool(req.derived, 'derived') ?? false;
+  const convergent = optBool(req.convergent_encryption, 'convergent_encryption') ?? false;
+  if (convergent && !derived) {
+    throw invalidRequest('convergent encryption requires derivation to be enabled');
+  }
+  if (derived && !info.supportsDerivation) {
+    throw invalidRequest(
+      `key derivation and convergent encryption not supported for keys of type ${info.name}`,
+    );
+  }
+  if (convergent && !info.supportsEncryption) {
+    throw invalidRequest(`convergent encryption not supported for keys of type ${info.name}`);
+  }
+  const sizeReq = optInt(req.key_size, 'key_size');
+  let keySize = 0;
+  if (info.family === 'hmac') {
+    keySize = sizeReq === undefined || sizeReq === 0 ? HMAC_KEY_SIZE.default : sizeReq;
+    if (keySize < HMAC_KEY_SIZE.min || keySize > HMAC_KEY_SIZE.max) {
+      throw invalidRequest(`invalid key_size ${keySize}`);
+    }
+  } else if (sizeReq !== undefined && sizeReq !== 0) {
+    throw invalidRequest(`key_size is not valid for algorithm ${info.name}`);
+  }
+  return {
+    name,
+    type: info.name,
+    derived,
+    kdf: derived ? 1 : 0,
+    convergent_encryption: convergent,
+    convergent_version: convergent ? -1 : 0,
+    exportable: optBool(req.exportable, 'exportable') ?? false,
+    allow_plaintext_backup: optBool(req.allow_plaintext_backup, 'allow_plaintext_backup') ?? false,
+    deletion_allowed: false,
+    min_decryption_version: 1,
+    min_encryption_version: 0,
+    min_available_version: 0,
+    latest_version: 1,
+    auto_rotate_period: parseAutoRotatePeriod(req.auto_rotate_period),
+    key_size: keySize,
+    imported: false,
+    allow_imported_key_rotation: false,
+    soft_deleted: false,
+    backup_info: null,
+    restore_info: null,
+  };
+}
+
+/**
+ * Create a key; an existing key is returned unchanged (`created: false`), as Vault.
+ * @internal
+ */
+export async function createKey(
+  e: Engine,
+  name: string,
+  req: CreateKeyRequest = {},
+): Promise<{ info: KeyInfo; created: boolean }> {
+  const policy = buildPolicy(name, req);
+  const first = newVersion(e, policy, keyType(policy.type));
+  const { key, created } = await e.store.create(policy, new Map([[1, first]]));
+  return { info: await keyInfo(e, key), created };
+}
+
+/** @internal */
+export async function readKey(e: Engine, name: string): Promise<KeyInfo> {
+  checkKeyName(name);
+  const key = await e.store.get(name);
+  if (!key) throw notFound(`no key named ${name}`);
+  return keyInfo(e, key);
+}
+
+/** @internal */
+export async function listKeys(e: Engine, req: ListKeysRequest = {}): Promise<{ keys: string[] }> {
+  const after = req.after ?? '';
+  if (typeof after !== 'string') throw invalidRequest("'after' must be a string");
+  const limit = optInt(req.limit, 'limit') ?? 0;
+  if (limit < 0) throw invalidRequest("'limit' must not be negative");
+  return { keys: await e.store.list(after, limit) };
+}
+
+/** @internal */
+export async function deleteKey(e: Engine, name: string): Promise<void> {
+  checkKeyName(name);
+  const deleted = await e.store.delete(name, (key: LoadedKey) => {
+    if (!key.doc.policy.deletion_allowed) {
+      throw invalidRequest(
+        `error deleting policy ${name}: deletion is not allowed for this key`,
+      );
+    }
+  });
+  if (!deleted) throw invalidRequest(`error deleting policy ${name}: could not delete key; not found`);
+}
+
+/**
+ * Set or clear `soft_deleted`. Returns the read body and Vault's warning when
+ * nothing changed.
+ * @internal
+ */
+export async function setSoftDeleted(
+  e: Engine,
+  name: string,
+  value: boolean,
+): Promise<{ info: KeyInfo; warning?: string }> {
+  checkKeyName(name);
+  let warning: string | undefined;
+  const key = await e.store.mutate(name, ({ doc }) => {
+    warning = undefined;
+    if (doc.policy.soft_deleted === value) {
+      warning = value ? 'key was already marked as soft deleted' : 'key was already restored';
+    }
+    return { policy: { ...doc.policy, soft_deleted: value } };
+  });
+  if (!key) throw notFound(`no key named ${name}`);
+  const info = await keyInfo(e, key);
+  return warning ? { info, warning } : { info };
+}

@@ -1,0 +1,90 @@
+/**
+ * Key configuration, rotation and trimming.
+ *
+ * Routes: `POST /transit/keys/:name/config`, `POST /transit/keys/:name/rotate`,
+ * `POST /transit/keys/:name/trim`.
+ * @module
+ */
+import { invalidRequest } from '../errors.js';
+import { parseAutoRotatePeriod } from '../keys/duration.js';
+import { checkKeyName } from '../keys/names.js';
+import type { LoadedKey } from '../keys/policy-store.js';
+import { applyConfig, assertNotSoftDeleted, checkTrim, typeInfo } from '../keys/policy.js';
+import type { Engine } from './engine.js';
+import { newVersion } from './material.js';
+import { keyInfo } from './read-body.js';
+import type { KeyConfigRequest, KeyInfo } from './types.js';
+
+/** @internal */
+export async function updateKeyConfig(
+  e: Engine,
+  name: string,
+  req: KeyConfigRequest = {},
+): Promise<{ info: KeyInfo; warnings: string[] }> {
+  checkKeyName(name);
+  if (typeof req !== 'object' || req === null) throw invalidRequest('request must be an object');
+  let warnings: string[] = [];
+  const key = await e.store.mutate(name, ({ doc }) => {
+    const r = applyConfig(doc.policy, req as Record<string, unknown>, parseAutoRotatePeriod);
+    warnings = r.warnings;
+    return { policy: r.policy };
+  });
+  if (!key) throw invalidRequest(`no existing key named ${name} could be found`);
+  return { info: await keyInfo(e, key), warnings };
+}
+
+/** Add a version. @internal */
+export async function rotateKey(e: Engine, name: string): Promise<KeyInfo> {
+  checkKeyName(name);
+  const key = await rotate(e, name);
+  if (!key) throw invalidRequest('key not found');
+  return keyInfo(e, key);
+}
+
+/**
+ * Rotation without the read body. With `ifDue` (auto-rotation) the key is
+ * rotated only if its period has elapsed, checked under the key's lock so
+ * concurrent passes never rotate twice.
+ * @internal
+ */
+export async function rotate(
+  e: Engine,
+  name: string,
+  ifDue = false,
+): Promise<LoadedKey | undefined> {
+  return e.store.mutate(name, async (key) => {
+    const p = key.doc.policy;
+    if (ifDue && !(await isDue(e, key))) return undefined;
+    assertNotSoftDeleted(p);
+    if (p.imported && !p.allow_imported_key_rotation) {
+      throw invalidRequest(`imported key ${name} does not allow rotation within transit`);
+    }
+    const latest = p.latest_version + 1;
+    const policy = { ...p, latest_version: latest };
+    return { policy, add: new Map([[latest, newVersion(e, policy, typeInfo(p))]]) };
+  });
+}
+
+/** Whether a key's auto-rotation period has elapsed since its latest version. @internal */
+export async function isDue(e: Engine, key: LoadedKey): Promise<boolean> {
+  const p = key.doc.policy;
+  if (p.auto_rotate_period <= 0 || p.soft_deleted) return false;
+  if (p.imported && !p.allow_imported_key_rotation) return false;
+  const latest = await e.store.version(key, p.latest_version);
+  return e.clock.now() > (latest.creation_time + p.auto_rotate_period) * 1000;
+}
+
+/** Permanently remove versions below `min_available_version`. @internal */
+export async function trimKey(
+  e: Engine,
+  name: string,
+  req: { min_available_version?: number } = {},
+): Promise<KeyInfo> {
+  checkKeyName(name);
+  const key = await e.store.mutate(name, ({ doc }) => {
+    const v = checkTrim(doc.policy, req.min_available_version);
+    return { policy: { ...doc.policy, min_available_version: v } };
+  });
+  if (!key) throw invalidRequest('invalid key name');
+  return keyInfo(e, key);
+}

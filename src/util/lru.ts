@@ -1,0 +1,58 @@
+/**
+ * A small LRU map (insertion-ordered `Map`, re-inserted on access). Capacity 0
+ * means unbounded. Used for the parsed-policy cache (`cache-config`) and the
+ * archived-version cache.
+ * @module
+ */
+
+/** @internal */
+export class Lru<K, V> {
+  #map = new Map<K, V>();
+  #capacity: number;
+
+  constructor(capacity = 0) {
+    this.#capacity = capacity;
+  }
+
+  get size(): number {
+    return this.#map.size;
+  }
+
+  get(key: K): V | undefined {
+    const v = this.#map.get(key);
+    if (v !== undefined && this.#capacity > 0) {
+      this.#map.delete(key);
+      this.#map.set(key, v);
+    }
+    return v;
+  }
+
+  set(key: K, value: V): void {
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    this.#evict();
+  }
+
+  delete(key: K): void {
+    this.#map.delete(key);
+  }
+
+  clear(): void {
+    this.#map.clear();
+  }
+
+  /** Change the capacity (0 = unbounded), evicting the least recently used. */
+  resize(capacity: number): void {
+    this.#capacity = capacity;
+    this.#evict();
+  }
+
+  #evict(): void {
+    if (this.#capacity <= 0) return;
+    while (this.#map.size > this.#capacity) {
+      const oldest = this.#map.keys().next();
+      if (oldest.done) return;
+      this.#map.delete(oldest.value);
+    }
+  }
+}
