@@ -1,0 +1,154 @@
+/**
+ * Parameter checks shared by both backends, so that `noble` and `node` reject
+ * exactly the same inputs with the same native error class and message.
+ *
+ * Runtime-neutral (no `node:` imports): it lives in `noble/` and `node/`
+ * imports it, as `node/` already depends on `@noble/*` for XChaCha20.
+ *
+ * Rules (the `CryptoBackend` contract in `../backend.ts`):
+ * - byte inputs must be `Uint8Array`s (Buffer included) → else `TypeError`;
+ * - unsupported sizes (key, nonce, sealed input shorter than the tag, HKDF
+ *   length over 255·HashLen) and unknown algorithm names → `RangeError`;
+ * - messages name the parameter and its *length*, never its bytes.
+ *
+ * @module
+ */
+import type { AeadAlgorithm, HashName } from '../backend.js';
+
+/** Length of every AEAD tag we produce or accept, in bytes. @internal */
+export const TAG_LENGTH = 16;
+
+/** Key and nonce lengths accepted per AEAD algorithm. @internal */
+const AEAD_PARAMS: Readonly<
+  Record<AeadAlgorithm, { readonly keyLengths: readonly number[]; readonly nonceLength: number }>
+> = {
+  'aes-gcm': { keyLengths: [16, 32], nonceLength: 12 },
+  'chacha20-poly1305': { keyLengths: [32], nonceLength: 12 },
+  'xchacha20-poly1305': { keyLengths: [32], nonceLength: 24 },
+};
+
+/** Output size in bytes of each {@link HashName}. @internal */
+export const HASH_OUTPUT_LENGTH: Readonly<Record<HashName, number>> = {
+  sha1: 20,
+  sha224: 28,
+  sha256: 32,
+  sha384: 48,
+  sha512: 64,
+  'sha3-224': 28,
+  'sha3-256': 32,
+  'sha3-384': 48,
+  'sha3-512': 64,
+};
+
+/** Like noble's `isBytes`: any Uint8Array, including Buffer and other realms. */
+function isBytes(value: unknown): value is Uint8Array {
+  return (
+    value instanceof Uint8Array ||
+    (ArrayBuffer.isView(value) && value.constructor.name === 'Uint8Array')
+  );
+}
+
+/**
+ * Asserts `value` is a `Uint8Array`.
+ * @throws TypeError otherwise (the message names `label` and the received type only).
+ * @internal
+ */
+export function assertBytes(value: unknown, label: string): asserts value is Uint8Array {
+  if (!isBytes(value)) {
+    throw new TypeError(`${label} must be a Uint8Array, got ${describe(value)}`);
+  }
+}
+
+/** A type description that can never leak the value itself. */
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value !== 'object') return typeof value;
+  return value.constructor?.name ?? 'object';
+}
+
+/**
+ * Validates the AEAD parameters common to seal and open.
+ * @throws RangeError for an unknown algorithm or a wrong key/nonce length;
+ *   TypeError for non-byte inputs.
+ * @internal
+ */
+export function checkAead(
+  alg: AeadAlgorithm,
+  key: Uint8Array,
+  nonce: Uint8Array,
+  aad: Uint8Array | undefined,
+): void {
+  if (typeof alg !== 'string' || !Object.hasOwn(AEAD_PARAMS, alg)) {
+    throw new RangeError(`unsupported AEAD algorithm ${JSON.stringify(String(alg))}`);
+  }
+  const params = AEAD_PARAMS[alg];
+  assertBytes(key, `${alg}: key`);
+  assertBytes(nonce, `${alg}: nonce`);
+  if (aad !== undefined) assertBytes(aad, `${alg}: aad`);
+  if (!params.keyLengths.includes(key.length)) {
+    const allowed = params.keyLengths.join(' or ');
+    throw new RangeError(`${alg}: key must be ${allowed} bytes, got ${key.length}`);
+  }
+  if (nonce.length !== params.nonceLength) {
+    throw new RangeError(`${alg}: nonce must be ${params.nonceLength} bytes, got ${nonce.length}`);
+  }
+}
+
+/**
+ * Validates a `ciphertext ‖ tag` input of `aeadOpen`.
+ * @throws TypeError if not bytes; RangeError if shorter than the tag.
+ * @internal
+ */
+export function checkSealed(alg: AeadAlgorithm, sealed: Uint8Array): void {
+  assertBytes(sealed, `${alg}: sealed input`);
+  if (sealed.length < TAG_LENGTH) {
+    throw new RangeError(
+      `${alg}: sealed input must be at least ${TAG_LENGTH} bytes (the tag), got ${sealed.length}`,
+    );
+  }
+}
+
+/**
+ * Validates a hash name and returns its output size.
+ * @throws RangeError for a name that is not a `HashName`.
+ * @internal
+ */
+export function hashLength(hash: HashName): number {
+  if (typeof hash !== 'string' || !Object.hasOwn(HASH_OUTPUT_LENGTH, hash)) {
+    throw new RangeError(`unsupported hash ${JSON.stringify(String(hash))}`);
+  }
+  return HASH_OUTPUT_LENGTH[hash];
+}
+
+/**
+ * Validates a byte count: a safe integer ≥ 0 (and ≤ `max` when given).
+ * @throws TypeError if not a number; RangeError otherwise.
+ * @internal
+ */
+export function checkCount(n: number, label: string, max?: number): void {
+  if (typeof n !== 'number') throw new TypeError(`${label} must be a number, got ${typeof n}`);
+  if (!Number.isSafeInteger(n) || n < 0) {
+    throw new RangeError(`${label} must be an integer >= 0, got ${n}`);
+  }
+  if (max !== undefined && n > max) throw new RangeError(`${label} must be <= ${max}, got ${n}`);
+}
+
+/**
+ * Validates the arguments of `CryptoBackend.hkdf`: RFC 5869 caps the
+ * output at 255·HashLen bytes.
+ * @throws TypeError / RangeError as above.
+ * @internal
+ */
+export function checkHkdf(
+  hash: HashName,
+  ikm: Uint8Array,
+  salt: Uint8Array,
+  info: Uint8Array,
+  length: number,
+): void {
+  const size = hashLength(hash);
+  assertBytes(ikm, 'hkdf: ikm');
+  assertBytes(salt, 'hkdf: salt');
+  assertBytes(info, 'hkdf: info');
+  checkCount(length, 'hkdf: length', 255 * size);
+}

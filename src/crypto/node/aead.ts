@@ -1,0 +1,111 @@
+/**
+ * AEAD seal/open over node:crypto (OpenSSL): `aes-128-gcm`, `aes-256-gcm` and
+ * `chacha20-poly1305`, all with a 16-byte tag appended (`ciphertext ‖ tag`).
+ *
+ * XChaCha20-Poly1305: node:crypto (OpenSSL 3) has no XChaCha20, so this
+ * backend delegates it to noble's `xchacha20poly1305` (`../noble/aead.ts`).
+ * Results are identical by construction and checked by the cross-backend test.
+ *
+ * Hot path: one output allocation per seal (the update output is copied once
+ * into `ciphertext ‖ tag`); open returns OpenSSL's output buffer zero-copy.
+ *
+ * @module
+ */
+import {
+  type CipherChaCha20Poly1305,
+  type CipherGCM,
+  createCipheriv,
+  createDecipheriv,
+  type DecipherChaCha20Poly1305,
+  type DecipherGCM,
+} from 'node:crypto';
+import { type AeadAlgorithm, AeadAuthError } from '../backend.js';
+import { nobleAeadOpen, nobleAeadSeal } from '../noble/aead.js';
+import { assertBytes, checkAead, checkSealed, TAG_LENGTH } from '../noble/params.js';
+import { ownedBytes } from './bytes.js';
+
+/** The algorithms OpenSSL runs for us. */
+type NodeAead = Exclude<AeadAlgorithm, 'xchacha20-poly1305'>;
+
+const OPTIONS = { authTagLength: TAG_LENGTH } as const;
+
+/** An OpenSSL encryptor; `checkAead` has already pinned the key length. */
+function encryptor(
+  alg: NodeAead,
+  key: Uint8Array,
+  nonce: Uint8Array,
+): CipherGCM | CipherChaCha20Poly1305 {
+  if (alg === 'chacha20-poly1305') return createCipheriv(alg, key, nonce, OPTIONS);
+  return createCipheriv(key.length === 16 ? 'aes-128-gcm' : 'aes-256-gcm', key, nonce, OPTIONS);
+}
+
+/** An OpenSSL decryptor; `checkAead` has already pinned the key length. */
+function decryptor(
+  alg: NodeAead,
+  key: Uint8Array,
+  nonce: Uint8Array,
+): DecipherGCM | DecipherChaCha20Poly1305 {
+  if (alg === 'chacha20-poly1305') return createDecipheriv(alg, key, nonce, OPTIONS);
+  return createDecipheriv(key.length === 16 ? 'aes-128-gcm' : 'aes-256-gcm', key, nonce, OPTIONS);
+}
+
+/**
+ * Encrypts and authenticates `plaintext`; returns `ciphertext ‖ tag(16)`.
+ * @throws RangeError / TypeError for bad parameters (see `../noble/params.ts`).
+ * @internal
+ */
+export function nodeAeadSeal(
+  alg: AeadAlgorithm,
+  key: Uint8Array,
+  nonce: Uint8Array,
+  plaintext: Uint8Array,
+  aad?: Uint8Array,
+): Uint8Array {
+  if (alg === 'xchacha20-poly1305') return nobleAeadSeal(alg, key, nonce, plaintext, aad);
+  checkAead(alg, key, nonce, aad);
+  assertBytes(plaintext, `${alg}: plaintext`);
+  const cipher = encryptor(alg, key, nonce);
+  if (aad !== undefined && aad.length > 0) {
+    cipher.setAAD(aad, { plaintextLength: plaintext.length });
+  }
+  const out = new Uint8Array(plaintext.length + TAG_LENGTH);
+  const body = cipher.update(plaintext);
+  out.set(body, 0);
+  // GCM and ChaCha20-Poly1305 are stream modes: final() yields no bytes.
+  const rest = cipher.final();
+  if (rest.length > 0) out.set(rest, body.length);
+  out.set(cipher.getAuthTag(), plaintext.length);
+  return out;
+}
+
+/**
+ * Verifies and decrypts `ciphertext ‖ tag(16)`. No plaintext is returned (and
+ * the partial output is wiped) unless the tag verifies.
+ * @throws AeadAuthError when the tag does not verify; RangeError / TypeError
+ *   for bad parameters.
+ * @internal
+ */
+export function nodeAeadOpen(
+  alg: AeadAlgorithm,
+  key: Uint8Array,
+  nonce: Uint8Array,
+  sealed: Uint8Array,
+  aad?: Uint8Array,
+): Uint8Array {
+  if (alg === 'xchacha20-poly1305') return nobleAeadOpen(alg, key, nonce, sealed, aad);
+  checkAead(alg, key, nonce, aad);
+  checkSealed(alg, sealed);
+  const ctLength = sealed.length - TAG_LENGTH;
+  const decipher = decryptor(alg, key, nonce);
+  decipher.setAuthTag(sealed.subarray(ctLength));
+  if (aad !== undefined && aad.length > 0) decipher.setAAD(aad, { plaintextLength: ctLength });
+  const body = decipher.update(sealed.subarray(0, ctLength));
+  try {
+    decipher.final();
+  } catch {
+    // OpenSSL's only failure left after validation: "unable to authenticate data".
+    body.fill(0);
+    throw new AeadAuthError();
+  }
+  return ownedBytes(body);
+}

@@ -1,0 +1,59 @@
+/**
+ * The `node` {@link CryptoBackend}: node:crypto (OpenSSL, AES-NI,
+ * constant-time compare). The default on Node through `#default-backend`.
+ *
+ * Every output is a plain `Uint8Array` (never a `Buffer`), so results compare
+ * equal to the noble backend's. XChaCha20-Poly1305, and HKDF with an `info`
+ * over 1024 bytes, are delegated to noble (node:crypto lacks them).
+ *
+ * This folder is the only place in `src/crypto` allowed to import `node:*`.
+ *
+ * @module
+ */
+import { timingSafeEqual as nodeTimingSafeEqual, randomFillSync } from 'node:crypto';
+import type { CryptoBackend } from '../backend.js';
+import { assertBytes, checkCount } from '../noble/params.js';
+import { nodeAeadOpen, nodeAeadSeal } from './aead.js';
+import { nodeDigest, nodeHkdf, nodeHmac } from './hash.js';
+
+/** `n` CSPRNG bytes, filled in place into a fresh (unpooled) Uint8Array. */
+function randomBytes(n: number): Uint8Array {
+  checkCount(n, 'randomBytes: n');
+  const out = new Uint8Array(n);
+  if (n > 0) randomFillSync(out);
+  return out;
+}
+
+/** Constant-time for equal lengths; false (early) for different lengths. */
+function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  assertBytes(a, 'timingSafeEqual: a');
+  assertBytes(b, 'timingSafeEqual: b');
+  // node's timingSafeEqual throws on a length mismatch; lengths are not secret.
+  if (a.length !== b.length) return false;
+  return nodeTimingSafeEqual(a, b);
+}
+
+/**
+ * The node:crypto backend; the default on Node.
+ *
+ * @example
+ * ```ts
+ * import { nodeBackend } from './crypto/node/index.js';
+ * const mac = nodeBackend.hmac('sha256', nodeBackend.randomBytes(32), new Uint8Array([1]));
+ * mac.length; // 32
+ * ```
+ * @public
+ */
+export const nodeBackend: CryptoBackend = /* @__PURE__ */ Object.freeze({
+  name: 'node',
+  aeadSeal: nodeAeadSeal,
+  aeadOpen: nodeAeadOpen,
+  digest: nodeDigest,
+  hmac: nodeHmac,
+  hkdf: nodeHkdf,
+  randomBytes,
+  timingSafeEqual,
+});
+
+/** The backend `#default-backend` resolves to on Node. @internal */
+export { nodeBackend as defaultBackend };
