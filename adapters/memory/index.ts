@@ -1,0 +1,370 @@
+/**
+ * `MemoryStorage`: the in-process storage adapter (tests, examples, single
+ * instance apps, browsers).
+ *
+ * It implements the whole contract of `src/storage/adapter.ts`: the core, the
+ * {@link StorageLock} capability (leases read the injected {@link Clock}, so tests
+ * expire them with a fake clock) and {@link StorageWatch} (subscribers of the
+ * *same* instance are told about writes, in a microtask after the write).
+ *
+ * Shape, and why:
+ * - Values live in a `Map`; a separate sorted array of keys ({@link SortedKeys})
+ *   makes `list` pages O(log n + page) instead of sorting every key per call.
+ * - Bytes are copied on the way in (synchronously, when `put` is called) and on
+ *   the way out, so no caller can mutate what is stored.
+ * - Every method body runs without an `await`, so `compareAndSet` is atomic with
+ *   respect to every other call on the instance for free.
+ * - No `node:*` import: this module must run in a browser.
+ *
+ * The small helpers below (key checks, {@link SortedKeys}, {@link LeaseTable}) are
+ * shared with the file adapter and are not part of the public API.
+ *
+ * @module
+ */
+import { type Clock, systemClock } from '../../src/clock.js';
+import { invalidRequest } from '../../src/errors.js';
+import type {
+  ListOptions,
+  LockHandle,
+  StorageAdapter,
+  StorageLock,
+  StorageWatch,
+} from '../../src/storage/adapter.js';
+
+/** Options of {@link MemoryStorage}. @public */
+export interface MemoryStorageOptions {
+  /** Time source for lock leases (default: the system clock). */
+  clock?: Clock;
+}
+
+interface Subscriber {
+  readonly prefix: string;
+  readonly onChange: (key: string) => void;
+}
+
+/**
+ * A complete storage adapter held in memory.
+ *
+ * @throws `TransitError` `invalid_request` for an empty key, a key containing NUL
+ * or a lone UTF-16 surrogate, a value that is not a `Uint8Array`, bad list options,
+ * or a bad lock name / TTL.
+ *
+ * @example
+ * ```ts
+ * const storage = new MemoryStorage();
+ * await storage.put('policy/k1', new Uint8Array([1, 2, 3]));
+ * await storage.list('policy/'); // ['k1']
+ * ```
+ * @public
+ */
+export class MemoryStorage implements StorageAdapter, StorageLock, StorageWatch {
+  readonly #values = new Map<string, Uint8Array>();
+  readonly #keys = new SortedKeys();
+  readonly #leases: LeaseTable;
+  readonly #subscribers = new Set<Subscriber>();
+
+  /** Create an empty store. */
+  constructor(options: MemoryStorageOptions = {}) {
+    this.#leases = new LeaseTable(options.clock ?? systemClock);
+  }
+
+  /** The value at `key` (a fresh copy), or `undefined`. */
+  async get(key: string): Promise<Uint8Array | undefined> {
+    checkKey(key);
+    const v = this.#values.get(key);
+    return v === undefined ? undefined : new Uint8Array(v);
+  }
+
+  /** Store a copy of `value` at `key`. */
+  async put(key: string, value: Uint8Array): Promise<void> {
+    checkKey(key);
+    this.#set(key, copyBytes(value));
+  }
+
+  /** Remove `key`; a missing key is fine. */
+  async delete(key: string): Promise<void> {
+    checkKey(key);
+    this.#remove(key);
+  }
+
+  /** Keys under `prefix`, sorted, without the prefix; O(log n + page). */
+  async list(prefix: string, options?: ListOptions): Promise<string[]> {
+    const { after, limit } = checkListArgs(prefix, options);
+    return this.#keys.page(prefix, after, limit);
+  }
+
+  /** Swap `expected` for `next` atomically (`undefined` = absent / delete). */
+  async compareAndSet(
+    key: string,
+    expected: Uint8Array | undefined,
+    next: Uint8Array | undefined,
+  ): Promise<boolean> {
+    checkKey(key);
+    if (expected !== undefined) checkBytes(expected, 'expected');
+    const nextCopy = next === undefined ? undefined : copyBytes(next);
+    const current = this.#values.get(key);
+    if (!sameValue(current, expected)) return false;
+    if (nextCopy === undefined) this.#remove(key);
+    else this.#set(key, nextCopy);
+    return true;
+  }
+
+  /** Take the lease `name` for `ttlMs`, or `undefined` while someone else holds it. */
+  async lock(name: string, ttlMs: number): Promise<LockHandle | undefined> {
+    return this.#leases.acquire(name, ttlMs);
+  }
+
+  /**
+   * Call `onChange(key)` in a microtask after each put, delete of an existing key,
+   * or successful compareAndSet under `prefix`. A throwing listener is ignored
+   * (it cannot break the write or other listeners).
+   */
+  async watch(prefix: string, onChange: (key: string) => void): Promise<() => Promise<void>> {
+    if (typeof prefix !== 'string') throw invalidRequest('watch prefix must be a string');
+    if (typeof onChange !== 'function') throw invalidRequest('watch onChange must be a function');
+    const sub: Subscriber = { prefix, onChange };
+    this.#subscribers.add(sub);
+    return async () => {
+      this.#subscribers.delete(sub);
+    };
+  }
+
+  /** Drop every watcher and lease. Stored data stays readable. Idempotent. */
+  async close(): Promise<void> {
+    this.#subscribers.clear();
+    this.#leases.clear();
+  }
+
+  #set(key: string, value: Uint8Array): void {
+    if (!this.#values.has(key)) this.#keys.insert(key);
+    this.#values.set(key, value);
+    this.#notify(key);
+  }
+
+  #remove(key: string): void {
+    if (!this.#values.delete(key)) return;
+    this.#keys.remove(key);
+    this.#notify(key);
+  }
+
+  #notify(key: string): void {
+    for (const sub of this.#subscribers) {
+      if (!key.startsWith(sub.prefix)) continue;
+      queueMicrotask(() => {
+        if (!this.#subscribers.has(sub)) return; // unsubscribed in the meantime
+        try {
+          sub.onChange(key);
+        } catch {
+          // A listener's failure is its own; the write already happened.
+        }
+      });
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Shared helpers (used by adapters/file too). Not part of the public API.
+// ---------------------------------------------------------------------------
+
+/** Matches a UTF-16 surrogate that is not half of a pair. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * Refuse keys no adapter can store faithfully: non-strings, `''`, NUL (PostgreSQL
+ * text and C APIs cannot hold it) and lone surrogates (UTF-8 engines would turn
+ * them into U+FFFD and silently alias two keys).
+ * @throws `TransitError` `invalid_request`.
+ * @internal
+ */
+export function checkKey(key: unknown): asserts key is string {
+  if (typeof key !== 'string') throw invalidRequest('storage key must be a string');
+  if (key.length === 0) throw invalidRequest('storage key must not be empty');
+  if (key.includes('\0')) throw invalidRequest('storage key must not contain NUL (\\0)');
+  if (LONE_SURROGATE.test(key)) {
+    throw invalidRequest('storage key must be well-formed Unicode (it has a lone surrogate)');
+  }
+}
+
+/**
+ * Validate `list` arguments; returns `after` and `limit` (0 = all).
+ * @throws `TransitError` `invalid_request`.
+ * @internal
+ */
+export function checkListArgs(
+  prefix: unknown,
+  options: ListOptions | undefined,
+): { after: string | undefined; limit: number } {
+  if (typeof prefix !== 'string') throw invalidRequest('list prefix must be a string');
+  const after = options?.after;
+  const limit = options?.limit ?? 0;
+  if (after !== undefined && typeof after !== 'string') {
+    throw invalidRequest('list option "after" must be a string');
+  }
+  if (!Number.isSafeInteger(limit) || limit < 0) {
+    throw invalidRequest(`list option "limit" must be an integer >= 0, got ${String(limit)}`);
+  }
+  return { after, limit };
+}
+
+/** True for a `Uint8Array` (including a Node `Buffer`), from any realm. */
+function isBytes(v: unknown): v is Uint8Array {
+  return (
+    v instanceof Uint8Array ||
+    (ArrayBuffer.isView(v) && Object.prototype.toString.call(v) === '[object Uint8Array]')
+  );
+}
+
+/**
+ * @throws `TransitError` `invalid_request` when `v` is not a `Uint8Array`.
+ * @internal
+ */
+export function checkBytes(v: unknown, what: string): asserts v is Uint8Array {
+  if (!isBytes(v)) throw invalidRequest(`storage ${what} must be a Uint8Array`);
+}
+
+/**
+ * A plain `Uint8Array` copy of exactly the bytes of `v` (view offsets honoured).
+ * @throws `TransitError` `invalid_request` when `v` is not a `Uint8Array`.
+ * @internal
+ */
+export function copyBytes(v: unknown, what = 'value'): Uint8Array {
+  checkBytes(v, what);
+  return new Uint8Array(v);
+}
+
+/**
+ * Equality of two optional byte strings (`undefined` = absent). Not constant-time:
+ * it compares stored records, not secrets from an attacker.
+ * @internal
+ */
+export function sameValue(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * A sorted set of keys (JS string order = UTF-16 code units), for O(log n + page)
+ * listing. Insert and remove are a binary search plus an array splice.
+ * @internal
+ */
+export class SortedKeys {
+  #keys: string[] = [];
+
+  /** Build from keys in any order (duplicates are dropped). */
+  static from(keys: Iterable<string>): SortedKeys {
+    const s = new SortedKeys();
+    s.#keys = [...new Set(keys)].sort();
+    return s;
+  }
+
+  /** Number of keys. */
+  get size(): number {
+    return this.#keys.length;
+  }
+
+  /** Add `key` if absent. */
+  insert(key: string): void {
+    const i = this.#lowerBound(key);
+    if (this.#keys[i] !== key) this.#keys.splice(i, 0, key);
+  }
+
+  /** Remove `key` if present. */
+  remove(key: string): void {
+    const i = this.#lowerBound(key);
+    if (this.#keys[i] === key) this.#keys.splice(i, 1);
+  }
+
+  /** Keys starting with `prefix` (and > prefix + after), without the prefix. */
+  page(prefix: string, after: string | undefined, limit: number): string[] {
+    const keys = this.#keys;
+    let i = after === undefined ? this.#lowerBound(prefix) : this.#upperBound(prefix + after);
+    const out: string[] = [];
+    for (; i < keys.length && (limit === 0 || out.length < limit); i++) {
+      const k = keys[i] as string;
+      if (!k.startsWith(prefix)) break; // keys sharing a prefix are contiguous
+      out.push(k.slice(prefix.length));
+    }
+    return out;
+  }
+
+  /** First index whose key is >= `x`. */
+  #lowerBound(x: string): number {
+    let lo = 0;
+    let hi = this.#keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.#keys[mid] as string) < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** First index whose key is > `x`. */
+  #upperBound(x: string): number {
+    let lo = 0;
+    let hi = this.#keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.#keys[mid] as string) <= x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+/**
+ * Process-local lease locks read from a {@link Clock}.
+ *
+ * A lease is held while `clock.now() < expiresAt`. `refresh` succeeds as long as
+ * nobody else has taken the lock since (an expired lease that no one claimed is
+ * still this holder's); `release` never frees a lock someone else now holds.
+ * @internal
+ */
+export class LeaseTable {
+  readonly #clock: Clock;
+  readonly #held = new Map<string, { expiresAt: number }>();
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /**
+   * Take `name` for `ttlMs`, or `undefined` while another live lease holds it.
+   * @throws `TransitError` `invalid_request` for an empty name or a TTL that is not > 0.
+   */
+  acquire(name: string, ttlMs: number): LockHandle | undefined {
+    if (typeof name !== 'string' || name.length === 0) {
+      throw invalidRequest('lock name must be a non-empty string');
+    }
+    checkTtl(ttlMs);
+    const now = this.#clock.now();
+    const current = this.#held.get(name);
+    if (current !== undefined && now < current.expiresAt) return undefined;
+    const lease = { expiresAt: now + ttlMs };
+    this.#held.set(name, lease);
+    return {
+      refresh: async (ttl: number) => {
+        checkTtl(ttl);
+        if (this.#held.get(name) !== lease) return false;
+        lease.expiresAt = this.#clock.now() + ttl;
+        return true;
+      },
+      release: async () => {
+        if (this.#held.get(name) === lease) this.#held.delete(name);
+      },
+    };
+  }
+
+  /** Forget every lease (on close). */
+  clear(): void {
+    this.#held.clear();
+  }
+}
+
+function checkTtl(ttlMs: unknown): void {
+  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) {
+    throw invalidRequest(`lock ttl must be a finite number of ms > 0, got ${String(ttlMs)}`);
+  }
+}

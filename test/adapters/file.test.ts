@@ -1,0 +1,391 @@
+/**
+ * FileStorage: the shared conformance suites (core, lock), then what only a
+ * file adapter has: the key <-> file name encoding, what lands on disk, crash
+ * leftovers, reopen, and the one-process-per-directory lock (checked against a
+ * real second process, run through tsx).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FileStorage } from '../../adapters/file/index.js';
+import { decodeFileName, encodeKey } from '../../adapters/file/key-codec.js';
+import { isTransitError } from '../../src/errors.js';
+import { expectInvalid, runStorageConformance } from '../conformance/storage.js';
+import { runLockConformance } from '../conformance/storage-lock.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+
+const roots: string[] = [];
+afterAll(async () => {
+  await Promise.all(roots.map((r) => rm(r, { recursive: true, force: true })));
+});
+
+async function tempRoot(): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'transitkit-file-'));
+  roots.push(root);
+  return root;
+}
+
+async function fixture() {
+  const root = await tempRoot();
+  const clock = new FakeClock();
+  const storage = await FileStorage.open(join(root, 'data'), { clock });
+  return {
+    storage,
+    clock,
+    cleanup: async () => {
+      await storage.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+runStorageConformance('file', fixture);
+runLockConformance('file', fixture);
+
+const b = (s: string): Uint8Array => new TextEncoder().encode(s);
+const text = (u: Uint8Array | undefined): string | undefined =>
+  u === undefined ? undefined : new TextDecoder().decode(u);
+
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  return p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+}
+
+describe('FileStorage key encoding', () => {
+  it('round-trips any well-formed key into a lowercase [a-z0-9_%-] name not starting with "."', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', minLength: 1 }), (key) => {
+        fc.pre(!key.includes('\0'));
+        const name = encodeKey(key);
+        expect(name).toMatch(/^[a-z0-9_%-]+$/);
+        expect(decodeFileName(name)).toBe(key);
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('keeps case and normalization variants apart even on case-folding file systems', () => {
+    const keys = ['A', 'a', 'caf\u00e9', 'cafe\u0301', 'CAF\u00c9', '\u212b', '\u00c5'];
+    const names = keys.map(encodeKey);
+    expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(keys.length);
+  });
+
+  it('escapes path syntax and Windows device names; keeps a leading U+FEFF', () => {
+    expect(encodeKey('../../etc/passwd')).toBe('%2e%2e%2f%2e%2e%2fetc%2fpasswd');
+    expect(encodeKey('.')).toBe('%2e');
+    expect(encodeKey('con')).toBe('%63on');
+    expect(encodeKey('lpt1')).toBe('%6cpt1');
+    expect(decodeFileName('%63on')).toBe('con');
+    expect(encodeKey('console')).toBe('console');
+    // a leading U+FEFF is part of the key: the decoder must not strip it as a BOM
+    expect(decodeFileName(encodeKey('\ufeffx'))).toBe('\ufeffx');
+  });
+
+  it('treats non-canonical names as foreign files, not keys', () => {
+    for (const name of [
+      '',
+      'A',
+      'README',
+      '%2F',
+      '%61',
+      '%',
+      '%2',
+      '%zz',
+      '.lock',
+      '.tmp-abc',
+      '%ff',
+      '%c3',
+      'con',
+      'a.b',
+    ]) {
+      expect(decodeFileName(name), name).toBeUndefined();
+    }
+    expect(decodeFileName('%00')).toBeUndefined();
+  });
+});
+
+describe('FileStorage on disk', () => {
+  it('stores ../../etc/passwd as one file inside the directory, and round-trips it', async () => {
+    const root = await tempRoot();
+    const dir = join(root, 'data');
+    const s = await FileStorage.open(dir);
+    try {
+      for (const key of ['../../etc/passwd', '/etc/passwd', '..', 'a/../../b'])
+        await s.put(key, b(key));
+      const files = (await readdir(dir)).filter((f) => f !== '.lock').sort();
+      expect(files).toEqual([
+        '%2e%2e',
+        '%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+        '%2fetc%2fpasswd',
+        'a%2f%2e%2e%2f%2e%2e%2fb',
+      ]);
+      for (const f of files) expect((await stat(join(dir, f))).isFile()).toBe(true);
+      expect(await readFile(join(dir, '%2e%2e%2f%2e%2e%2fetc%2fpasswd'), 'utf8')).toBe(
+        '../../etc/passwd',
+      );
+      expect(await readdir(root)).toEqual(['data']); // nothing escaped next to the directory
+      expect(text(await s.get('../../etc/passwd'))).toBe('../../etc/passwd');
+      expect(await s.list('')).toEqual(['..', '../../etc/passwd', '/etc/passwd', 'a/../../b']);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('writes owner-only files (0600) and no subdirectories', async () => {
+    const dir = join(await tempRoot(), 'data');
+    const s = await FileStorage.open(dir);
+    await s.put('a/b/c', b('secret'));
+    await s.close();
+    const entries = await readdir(dir, { withFileTypes: true });
+    expect(entries.every((e) => e.isFile())).toBe(true);
+    if (process.platform !== 'win32') {
+      expect((await stat(join(dir, 'a%2fb%2fc'))).mode & 0o777).toBe(0o600);
+    }
+  });
+
+  it('refuses keys whose file name would exceed 255 bytes, and writes nothing', async () => {
+    const dir = join(await tempRoot(), 'data');
+    const s = await FileStorage.open(dir);
+    try {
+      await s.put('a'.repeat(255), b('ok'));
+      await s.put('A'.repeat(85), b('ok')); // 85 × "%41" = 255
+      for (const key of ['a'.repeat(256), 'A'.repeat(86), '€'.repeat(29)]) {
+        await expectInvalid(() => s.put(key, b('v')), /255/);
+        await expectInvalid(() => s.get(key), /too long/);
+        await expectInvalid(() => s.delete(key), /too long/);
+        await expectInvalid(() => s.compareAndSet(key, undefined, b('v')), /too long/);
+      }
+      expect(await s.list('')).toEqual(['A'.repeat(85), 'a'.repeat(255)]);
+      expect((await readdir(dir)).length).toBe(3); // two keys + .lock
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('ignores crash leftovers (temp files) and foreign files; removes temp files at open', async () => {
+    const dir = join(await tempRoot(), 'data');
+    let s = await FileStorage.open(dir);
+    await s.put('a', b('old value'));
+    // What a crash mid-write leaves: a torn temp file next to the intact old value.
+    await writeFile(join(dir, '.tmp-0123456789abcdef01234567'), 'new val');
+    await writeFile(join(dir, 'README'), 'not a key');
+    await mkdir(join(dir, 'sub'));
+    expect(await s.list('')).toEqual(['a']);
+    expect(await s.get('.tmp-0123456789abcdef01234567')).toBeUndefined();
+    await s.close();
+
+    s = await FileStorage.open(dir);
+    try {
+      expect((await readdir(dir)).sort()).toEqual(['.lock', 'README', 'a', 'sub']);
+      expect(await s.list('')).toEqual(['a']);
+      expect(text(await s.get('a'))).toBe('old value');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('keeps data across close and reopen (the index is rebuilt from the directory)', async () => {
+    const dir = join(await tempRoot(), 'data');
+    const keys = [
+      'policy/k1',
+      'policy/k2',
+      'archive/k1',
+      '🔑/鍵',
+      'cafe\u0301',
+      'caf\u00e9',
+      '\ufeffbom',
+      '..',
+      'Key',
+    ];
+    let s = await FileStorage.open(dir);
+    for (const k of keys) await s.put(k, b(`v:${k}`));
+    await s.delete('policy/k2');
+    expect(await s.compareAndSet('archive/k1', b('v:archive/k1'), b('swapped'))).toBe(true);
+    const before = await s.list('');
+    await s.close();
+
+    s = await FileStorage.open(dir);
+    try {
+      expect(await s.list('')).toEqual(before);
+      expect(before).toHaveLength(keys.length - 1);
+      expect(await s.list('policy/')).toEqual(['k1']);
+      expect(text(await s.get('archive/k1'))).toBe('swapped');
+      for (const k of before.filter((k) => k !== 'archive/k1'))
+        expect(text(await s.get(k))).toBe(`v:${k}`);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('close waits for writes in flight, releases .lock, is idempotent; later use fails', async () => {
+    const dir = join(await tempRoot(), 'data');
+    const s = await FileStorage.open(dir);
+    const pending = s.put('k', b('v'));
+    await s.close();
+    await pending;
+    await s.close();
+    expect(await readdir(dir)).toEqual(['k']);
+    const err = await rejection(s.get('k'));
+    expect(isTransitError(err, 'internal')).toBe(true);
+    expect((err as Error).message).toMatch(/closed/);
+  });
+});
+
+describe('FileStorage: one process, one instance per directory', () => {
+  it('refuses a second open of the same directory in this process, by any path spelling', async () => {
+    const root = await tempRoot();
+    const dir = join(root, 'data');
+    const first = await FileStorage.open(dir);
+    await symlink(dir, join(root, 'link'));
+    for (const other of [dir, `${dir}/./`, join(root, 'link')]) {
+      const err = await rejection(FileStorage.open(other));
+      expect(isTransitError(err, 'conflict'), String(err)).toBe(true);
+      expect((err as Error).message).toContain(first.dir);
+      expect((err as Error).message).toMatch(/already open/);
+    }
+    await first.close();
+    const again = await FileStorage.open(dir);
+    await again.close();
+  });
+
+  it('refuses while another live process holds it; takes over once that process is killed', async () => {
+    const root = await tempRoot();
+    const dir = join(root, 'data');
+    const child = startChild(root, dir);
+    try {
+      expect(await child.line).toBe('ready');
+      const err = await rejection(FileStorage.open(dir));
+      expect(isTransitError(err, 'conflict'), String(err)).toBe(true);
+      expect((err as Error).message).toContain(`process ${child.proc.pid}`);
+      expect((err as Error).message).toContain(dir);
+    } finally {
+      child.proc.kill('SIGKILL'); // a crash: no close, the .lock stays behind
+      await child.exited;
+    }
+    expect(await readFile(join(dir, '.lock'), 'utf8')).toBe(`${child.proc.pid}\n${hostname()}\n`);
+    const s = await FileStorage.open(dir);
+    try {
+      expect(text(await s.get('from-child'))).toBe('written by the child');
+      expect(await readFile(join(dir, '.lock'), 'utf8')).toBe(`${process.pid}\n${hostname()}\n`);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a second process cannot open a directory this process holds', async () => {
+    const root = await tempRoot();
+    const dir = join(root, 'data');
+    const s = await FileStorage.open(dir);
+    const child = startChild(root, dir);
+    try {
+      expect(await child.line).toMatch(
+        new RegExp(`^error conflict: .*in use by process ${process.pid}`),
+      );
+      expect(await child.exited).toBe(3);
+    } finally {
+      child.proc?.kill('SIGKILL'); // only if it wrongly got in and is still running
+      await s.close();
+    }
+  });
+
+  it('takes over a .lock whose pid is dead, garbled, or this process without an open instance', async () => {
+    const dead = spawn(process.execPath, ['-e', '']);
+    const deadPid = dead.pid;
+    await new Promise((r) => dead.once('exit', r));
+    for (const content of [
+      `${deadPid}\n${hostname()}\n`,
+      'garbage',
+      '',
+      `${process.pid}\n${hostname()}\n`,
+    ]) {
+      const dir = join(await tempRoot(), 'data');
+      await mkdir(dir);
+      await writeFile(join(dir, '.lock'), content);
+      const s = await FileStorage.open(dir);
+      expect(await readFile(join(dir, '.lock'), 'utf8')).toBe(`${process.pid}\n${hostname()}\n`);
+      await s.close();
+      expect(await readdir(dir)).toEqual([]);
+    }
+  });
+
+  it('honours a .lock from another host (its pid cannot be probed)', async () => {
+    const dir = join(await tempRoot(), 'data');
+    await mkdir(dir);
+    await writeFile(join(dir, '.lock'), `1\nsome-other-host.example\n`);
+    const err = await rejection(FileStorage.open(dir));
+    expect(isTransitError(err, 'conflict'), String(err)).toBe(true);
+    expect((err as Error).message).toMatch(/some-other-host\.example/);
+  });
+});
+
+const ADAPTER = fileURLToPath(new URL('../../adapters/file/index.ts', import.meta.url));
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Run a second Node process (through tsx) that opens `dir`, writes a key and
+ * stays alive. `line` is its first line of output: `ready` or `error <code>: …`.
+ */
+function startChild(
+  root: string,
+  dir: string,
+): { proc: ChildProcess; line: Promise<string>; exited: Promise<number | null> } {
+  const script = join(root, `child-${Math.random().toString(36).slice(2)}.mts`);
+  const source = `
+    import { FileStorage } from ${JSON.stringify(ADAPTER)};
+    try {
+      const s = await FileStorage.open(process.argv[2]);
+      await s.put('from-child', new TextEncoder().encode('written by the child'));
+      process.stdout.write('ready\\n');
+      setInterval(() => {}, 1 << 30);
+    } catch (e) {
+      process.stdout.write('error ' + e.code + ': ' + e.message + '\\n');
+      process.exit(3);
+    }
+  `;
+  const started = writeFile(script, source);
+  let proc!: ChildProcess;
+  const procReady = started.then(() => {
+    proc = spawn(process.execPath, ['--import', 'tsx', script, dir], {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return proc;
+  });
+  const handle = {
+    get proc() {
+      return proc;
+    },
+    line: procReady.then(
+      (p) =>
+        new Promise<string>((resolve, reject) => {
+          let out = '';
+          let errOut = '';
+          p.stdout?.on('data', (d: Buffer) => {
+            out += d.toString();
+            const nl = out.indexOf('\n');
+            if (nl >= 0) resolve(out.slice(0, nl));
+          });
+          p.stderr?.on('data', (d: Buffer) => {
+            errOut += d.toString();
+          });
+          p.once('exit', (code) =>
+            reject(new Error(`child exited (${code}) before a line: ${errOut}`)),
+          );
+        }),
+    ),
+    exited: procReady.then(
+      (p) =>
+        new Promise<number | null>((resolve) => {
+          if (p.exitCode !== null || p.signalCode !== null) resolve(p.exitCode);
+          else p.once('exit', (code) => resolve(code));
+        }),
+    ),
+  };
+  return handle;
+}
