@@ -23,7 +23,7 @@ const NEWLINES = /[\r\n]/g;
 
 type BufferLike = {
   from(s: string, enc: string): Uint8Array & { buffer: ArrayBufferLike; byteOffset: number };
-  from(b: Uint8Array): { toString(enc: string): string };
+  from(b: ArrayBufferLike, offset: number, length: number): { toString(enc: string): string };
 };
 const NodeBuffer: BufferLike | undefined = (globalThis as { Buffer?: BufferLike }).Buffer;
 
@@ -58,7 +58,10 @@ export function base64ErrorPosition(s: string): number {
 
 /** Bytes → standard base64 with padding. @internal */
 export function encodeBase64(bytes: Uint8Array): string {
-  return NodeBuffer ? NodeBuffer.from(bytes).toString('base64') : base64.encode(bytes);
+  // A Buffer view over the same memory: no copy before encoding.
+  return NodeBuffer
+    ? NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('base64')
+    : base64.encode(bytes);
 }
 
 /** Bytes → URL-safe base64 without padding (JWS). @internal */

@@ -184,16 +184,15 @@ export async function encrypt(
       }
       plaintextOf(item, `failed to parse batch input: '[${i}].plaintext' `);
     });
-  } else {
-    plaintextOf(r, '');
   }
+  const single = batch ? undefined : plaintextOf(r, '');
   let key = await e.store.get(name);
   if (!key) {
     if (options.upsert === false || e.settings.disable_upsert) throw invalidRequest(NOT_FOUND);
     key = await upsert(e, name, req, batch?.[0] ?? r);
   }
   const k = key;
-  if (!batch) return sealWith(e, k, r, plaintextOf(r, ''));
+  if (!batch) return sealWith(e, k, r, single ?? new Uint8Array(0));
   return runBatch<CiphertextBatchItem>(
     batch,
     (item) => sealWith(e, k, item, plaintextOf(item, '')),
