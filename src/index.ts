@@ -8,11 +8,34 @@
  * @packageDocumentation
  */
 
+export type { MemoryStorageOptions } from '../adapters/memory/index.js';
+export { MemoryStorage } from '../adapters/memory/index.js';
+export type { Clock } from './clock.js';
+export { systemClock } from './clock.js';
+export type { AeadAlgorithm, CryptoBackend, HashName } from './crypto/backend.js';
+// Crypto backends
+export { AeadAuthError } from './crypto/backend.js';
+export { nobleBackend } from './crypto/noble/index.js';
+export type { BinaryInput } from './encoding.js';
+export type { ErrorCode } from './errors.js';
+// Errors, time, encodings
+export { isTransitError, TransitError } from './errors.js';
+export type { KeyType } from './keys/key-types.js';
+export { MAX_KEY_NAME_LENGTH } from './keys/names.js';
+export type { BackupInfo } from './keys/policy.js';
+export type {
+  ListOptions,
+  LockHandle,
+  StorageAdapter,
+  StorageLock,
+  StorageWatch,
+} from './storage/adapter.js';
+// Storage
+export { hasLock, hasWatch } from './storage/adapter.js';
+export type { AutoRotateResult } from './transit/auto-rotate.js';
+export type { TransitOptions } from './transit/transit.js';
 // Engine
 export { Transit } from './transit/transit.js';
-export type { TransitOptions } from './transit/transit.js';
-export type { AutoRotateResult } from './transit/auto-rotate.js';
-export { warningsOf } from './transit/warnings.js';
 export type {
   BatchResult,
   CacheConfig,
@@ -43,30 +66,4 @@ export type {
   VerifyItem,
   VerifyRequest,
 } from './transit/types.js';
-export type { KeyType } from './keys/key-types.js';
-export type { BackupInfo } from './keys/policy.js';
-export { MAX_KEY_NAME_LENGTH } from './keys/names.js';
-
-// Errors, time, encodings
-export { TransitError, isTransitError } from './errors.js';
-export type { ErrorCode } from './errors.js';
-export { systemClock } from './clock.js';
-export type { Clock } from './clock.js';
-export type { BinaryInput } from './encoding.js';
-
-// Storage
-export { hasLock, hasWatch } from './storage/adapter.js';
-export type {
-  ListOptions,
-  LockHandle,
-  StorageAdapter,
-  StorageLock,
-  StorageWatch,
-} from './storage/adapter.js';
-export { MemoryStorage } from '../adapters/memory/index.js';
-export type { MemoryStorageOptions } from '../adapters/memory/index.js';
-
-// Crypto backends
-export { AeadAuthError } from './crypto/backend.js';
-export type { AeadAlgorithm, CryptoBackend, HashName } from './crypto/backend.js';
-export { nobleBackend } from './crypto/noble/index.js';
+export { warningsOf } from './transit/warnings.js';

@@ -22,14 +22,11 @@
  */
 import { mkdir, readdir, readFile, realpath, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Clock, systemClock } from '../../src/clock.js';
+// Public types come from the package entry, so the built declarations of this
+// subpath refer to `transitkit` instead of carrying copies of them.
+import type { Clock, ListOptions, LockHandle, StorageAdapter, StorageLock } from 'transitkit';
+import { systemClock } from '../../src/clock.js';
 import { internal, invalidRequest, isTransitError } from '../../src/errors.js';
-import type {
-  ListOptions,
-  LockHandle,
-  StorageAdapter,
-  StorageLock,
-} from '../../src/storage/adapter.js';
 import {
   checkBytes,
   checkListArgs,

@@ -69,7 +69,13 @@ export interface CryptoBackend {
   /** HMAC. */
   hmac(hash: HashName, key: Uint8Array, data: Uint8Array): Uint8Array;
   /** HKDF (RFC 5869) extract-and-expand; an empty `salt` means hashLen zero bytes. */
-  hkdf(hash: HashName, ikm: Uint8Array, salt: Uint8Array, info: Uint8Array, length: number): Uint8Array;
+  hkdf(
+    hash: HashName,
+    ikm: Uint8Array,
+    salt: Uint8Array,
+    info: Uint8Array,
+    length: number,
+  ): Uint8Array;
   /** `n` bytes from the platform CSPRNG. */
   randomBytes(n: number): Uint8Array;
   /** Constant-time equality (false for different lengths). */

@@ -38,7 +38,8 @@ export function deriveKey(
   if (context.length === 0) throw invalidRequest(MISSING_CONTEXT);
   if (p.kdf === 0) {
     const out = counterKdfSha256(backend, versionKey, context, 256);
-    if (out.length !== keyBytes) throw invalidRequest('could not derive enc key, length not correct');
+    if (out.length !== keyBytes)
+      throw invalidRequest('could not derive enc key, length not correct');
     return { key: out };
   }
   if (convergentVersion === 3) {

@@ -19,14 +19,14 @@ import type { StorageAdapter } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { Lru } from '../util/lru.js';
+import { type KeyPolicy, type KeyVersion, oldestVersion } from './policy.js';
 import {
-  type KeyDocument,
   decodeDocument,
   decodeVersion,
   encodeDocument,
   encodeVersion,
+  type KeyDocument,
 } from './policy-codec.js';
-import { type KeyPolicy, type KeyVersion, oldestVersion } from './policy.js';
 
 /** How many of the newest versions stay inline in the key document. @internal */
 export const HOT_VERSIONS = 16;

@@ -118,7 +118,9 @@ export function encryptionVersion(p: KeyPolicy, requested: number | undefined): 
     throw invalidRequest(`key version does not exist; latest key version is ${p.latest_version}`);
   }
   if (p.min_encryption_version > 0 && v < p.min_encryption_version) {
-    throw invalidRequest('requested version for encryption is less than the minimum encryption key version');
+    throw invalidRequest(
+      'requested version for encryption is less than the minimum encryption key version',
+    );
   }
   if (v < p.min_decryption_version || v < oldestVersion(p)) {
     throw invalidRequest('requested version for encryption is no longer available');
@@ -180,7 +182,10 @@ export function applyConfig(
     next.min_encryption_version = minEnc;
   }
 
-  if (next.min_encryption_version > 0 && next.min_encryption_version < next.min_decryption_version) {
+  if (
+    next.min_encryption_version > 0 &&
+    next.min_encryption_version < next.min_decryption_version
+  ) {
     throw invalidRequest(
       `min encryption version ${next.min_encryption_version} must be greater than or equal to min decryption version ${next.min_decryption_version}`,
     );
@@ -199,7 +204,8 @@ export function applyConfig(
 
   const exp = optBool(req.exportable, 'exportable');
   if (exp !== undefined) {
-    if (!exp && p.exportable) throw invalidRequest('exportability cannot be disabled after being enabled');
+    if (!exp && p.exportable)
+      throw invalidRequest('exportability cannot be disabled after being enabled');
     next.exportable = next.exportable || exp;
   }
   const apb = optBool(req.allow_plaintext_backup, 'allow_plaintext_backup');

@@ -5,12 +5,13 @@
  * adapter can apply Vault's batch status rule without the engine knowing HTTP.
  * @module
  */
-import { type ErrorCode, TransitError, invalidRequest } from '../errors.js';
+import { type ErrorCode, invalidRequest, TransitError } from '../errors.js';
 
 const ITEM_CODES = new WeakMap<object, ErrorCode[]>();
 
 /** Error codes of the failed items of a batch result, in order (empty when all succeeded). @internal */
-export const batchErrorCodes = (result: object): readonly ErrorCode[] => ITEM_CODES.get(result) ?? [];
+export const batchErrorCodes = (result: object): readonly ErrorCode[] =>
+  ITEM_CODES.get(result) ?? [];
 
 /** The number of items in a batch result. @internal */
 export const batchSize = (result: { batch_results?: unknown[] }): number =>
@@ -58,7 +59,10 @@ export function itemError(e: unknown): { code: ErrorCode; message: string } {
  */
 export async function runBatch<R extends { reference: string }>(
   items: Record<string, unknown>[],
-  fn: (item: Record<string, unknown>, index: number) => Promise<Omit<R, 'reference'>> | Omit<R, 'reference'>,
+  fn: (
+    item: Record<string, unknown>,
+    index: number,
+  ) => Promise<Omit<R, 'reference'>> | Omit<R, 'reference'>,
   onError: (message: string) => Omit<R, 'reference'>,
 ): Promise<{ batch_results: R[] }> {
   const out: R[] = [];

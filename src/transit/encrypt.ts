@@ -16,7 +16,6 @@ import { formatVersioned, parseVersioned } from '../keys/ciphertext.js';
 import { convergentNonce, deriveKey } from '../keys/derive.js';
 import { keyType } from '../keys/key-types.js';
 import { checkKeyName } from '../keys/names.js';
-import type { LoadedKey } from '../keys/policy-store.js';
 import {
   assertNotSoftDeleted,
   convergentVersionOf,
@@ -26,6 +25,7 @@ import {
   optInt,
   typeInfo,
 } from '../keys/policy.js';
+import type { LoadedKey } from '../keys/policy-store.js';
 import { batchItems, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
 import { buildPolicy } from './keys.js';
@@ -151,7 +151,8 @@ async function upsert(
 ): Promise<LoadedKey> {
   const type = req.type === undefined || req.type === '' ? 'aes256-gcm96' : req.type;
   const info = keyType(type);
-  if (!info.upsertable) throw invalidRequest(`key type ${info.name} not supported for this operation`);
+  if (!info.upsertable)
+    throw invalidRequest(`key type ${info.name} not supported for this operation`);
   const derived = toBytes(first.context, 'context').length > 0;
   const convergent = optBool(req.convergent_encryption, 'convergent_encryption') ?? false;
   if (convergent && !derived) {
@@ -173,13 +174,14 @@ export async function encrypt(
 ): Promise<CiphertextResult | BatchResult<CiphertextBatchItem>> {
   checkKeyName(name);
   const r = req as Record<string, unknown>;
-  const batch = r.batch_input === undefined || r.batch_input === null
-    ? undefined
-    : batchItems(r.batch_input, e.maxBatch);
+  const batch =
+    r.batch_input === undefined || r.batch_input === null
+      ? undefined
+      : batchItems(r.batch_input, e.maxBatch);
   if (batch) {
     const withContext = toBytes(batch[0]?.context, 'context').length > 0;
     batch.forEach((item, i) => {
-      if ((toBytes(item.context, `batch_input[${i}].context`).length > 0) !== withContext) {
+      if (toBytes(item.context, `batch_input[${i}].context`).length > 0 !== withContext) {
         throw invalidRequest('context should be set either in all the request blocks or in none');
       }
       plaintextOf(item, `failed to parse batch input: '[${i}].plaintext' `);
@@ -208,9 +210,10 @@ export async function decrypt(
 ): Promise<{ plaintext: string } | BatchResult<DecryptBatchItem>> {
   checkKeyName(name);
   const r = req as Record<string, unknown>;
-  const batch = r.batch_input === undefined || r.batch_input === null
-    ? undefined
-    : batchItems(r.batch_input, e.maxBatch);
+  const batch =
+    r.batch_input === undefined || r.batch_input === null
+      ? undefined
+      : batchItems(r.batch_input, e.maxBatch);
   const key = await requireKey(e, name, NOT_FOUND);
   if (!batch) return { plaintext: encodeBase64(await openWith(e, key, r)) };
   return runBatch<DecryptBatchItem>(
@@ -228,9 +231,10 @@ export async function rewrap(
 ): Promise<CiphertextResult | BatchResult<CiphertextBatchItem>> {
   checkKeyName(name);
   const r = req as Record<string, unknown>;
-  const batch = r.batch_input === undefined || r.batch_input === null
-    ? undefined
-    : batchItems(r.batch_input, e.maxBatch);
+  const batch =
+    r.batch_input === undefined || r.batch_input === null
+      ? undefined
+      : batchItems(r.batch_input, e.maxBatch);
   const key = await requireKey(e, name, NOT_FOUND);
   const one = async (item: Record<string, unknown>): Promise<CiphertextResult> => {
     const plaintext = await openWith(e, key, item);

@@ -38,11 +38,14 @@ export function randomBytes(e: Engine, req: RandomRequest): { random_bytes: stri
   const r = req as Record<string, unknown>;
   const n = optInt(r.bytes, 'bytes') ?? 32;
   if (n < 1) throw invalidRequest('the number of bytes must be greater than 0');
-  if (n > MAX_RANDOM_BYTES) throw invalidRequest(`the number of bytes cannot be more than ${MAX_RANDOM_BYTES}`);
+  if (n > MAX_RANDOM_BYTES)
+    throw invalidRequest(`the number of bytes cannot be more than ${MAX_RANDOM_BYTES}`);
   const fmt = format(r.format, 'base64');
   const source = r.source === undefined || r.source === '' ? 'platform' : r.source;
   if (source !== 'platform' && source !== 'all') {
-    throw invalidRequest(`unsupported entropy source ${String(source)}; must be "platform" or "all"`);
+    throw invalidRequest(
+      `unsupported entropy source ${String(source)}; must be "platform" or "all"`,
+    );
   }
   // `all` mixes every available source; the platform CSPRNG is the only one here.
   const bytes = e.backend.randomBytes(n);

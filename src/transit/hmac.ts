@@ -15,8 +15,8 @@ import { base64ErrorPosition, tryDecodeBase64 } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { formatVersioned, parseVersioned } from '../keys/ciphertext.js';
 import { checkKeyName } from '../keys/names.js';
-import type { LoadedKey } from '../keys/policy-store.js';
 import { assertNotSoftDeleted, oldestVersion, optInt } from '../keys/policy.js';
+import type { LoadedKey } from '../keys/policy-store.js';
 import { batchItems, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
 import type {
@@ -53,7 +53,8 @@ function hmacVersion(p: LoadedKey['doc']['policy'], requested: number | undefine
   if (p.min_encryption_version > 0 && v < p.min_encryption_version) {
     throw invalidRequest('cannot generate HMAC: version is too old (disallowed by policy)');
   }
-  if (v < p.min_decryption_version || v < oldestVersion(p)) throw invalidRequest('no such key version');
+  if (v < p.min_decryption_version || v < oldestVersion(p))
+    throw invalidRequest('no such key version');
   return v;
 }
 
@@ -68,9 +69,10 @@ export async function hmac(
   const hash = vaultHash(
     r.algorithm === undefined || r.algorithm === '' ? 'sha2-256' : String(r.algorithm),
   );
-  const batch = r.batch_input === undefined || r.batch_input === null
-    ? undefined
-    : batchItems(r.batch_input, e.maxBatch);
+  const batch =
+    r.batch_input === undefined || r.batch_input === null
+      ? undefined
+      : batchItems(r.batch_input, e.maxBatch);
   if (!batch) inputBytes(r.input, 'missing input for HMAC');
   const key = await requireKey(e, name, 'encryption key not found');
   const p = key.doc.policy;
@@ -84,7 +86,11 @@ export async function hmac(
       e.backend.hmac(hash.name, secret, inputBytes(input, 'missing input for HMAC')),
     );
   if (!batch) return { hmac: one(r.input), key_version: ver };
-  return runBatch<HmacBatchItem>(batch, (item) => ({ hmac: one(item.input) }), (error) => ({ error }));
+  return runBatch<HmacBatchItem>(
+    batch,
+    (item) => ({ hmac: one(item.input) }),
+    (error) => ({ error }),
+  );
 }
 
 /** Verify one HMAC value against `input`. @internal */
@@ -114,7 +120,8 @@ export async function verifyHmacValue(
 export function verifyHashName(r: Record<string, unknown>): string {
   for (const v of [r.hash_algorithm, r.algorithm]) {
     if (typeof v === 'string' && v !== '') return v;
-    if (v !== undefined && v !== null && v !== '') throw invalidRequest("'hash_algorithm' must be a string");
+    if (v !== undefined && v !== null && v !== '')
+      throw invalidRequest("'hash_algorithm' must be a string");
   }
   return 'sha2-256';
 }
@@ -124,16 +131,22 @@ export function verifyKind(
   r: Record<string, unknown>,
   batch: Record<string, unknown>[] | undefined,
 ): 'hmac' | 'signature' {
-  const has = (o: Record<string, unknown>, f: string) => o[f] !== undefined && o[f] !== null && o[f] !== '';
+  const has = (o: Record<string, unknown>, f: string) =>
+    o[f] !== undefined && o[f] !== null && o[f] !== '';
   if (!batch) {
-    if (has(r, 'hmac') && has(r, 'signature')) throw invalidRequest("provide one of 'signature' or 'hmac'");
+    if (has(r, 'hmac') && has(r, 'signature'))
+      throw invalidRequest("provide one of 'signature' or 'hmac'");
     if (has(r, 'hmac')) return 'hmac';
     if (has(r, 'signature')) return 'signature';
     throw invalidRequest("neither a 'signature' nor an 'hmac' were given to verify");
   }
-  const kinds = new Set(batch.map((i) => (has(i, 'hmac') ? 'hmac' : has(i, 'signature') ? 'signature' : 'none')));
+  const kinds = new Set(
+    batch.map((i) => (has(i, 'hmac') ? 'hmac' : has(i, 'signature') ? 'signature' : 'none')),
+  );
   if (kinds.has('hmac') && kinds.has('signature')) {
-    throw invalidRequest("elements of batch_input must all provide 'signature' or all provide 'hmac'");
+    throw invalidRequest(
+      "elements of batch_input must all provide 'signature' or all provide 'hmac'",
+    );
   }
   if (kinds.has('none')) {
     throw invalidRequest(
@@ -157,9 +170,10 @@ export async function verify(
 ): Promise<{ valid: boolean } | BatchResult<VerifyBatchItem>> {
   checkKeyName(name);
   const r = req as Record<string, unknown>;
-  const batch = r.batch_input === undefined || r.batch_input === null
-    ? undefined
-    : batchItems(r.batch_input, e.maxBatch);
+  const batch =
+    r.batch_input === undefined || r.batch_input === null
+      ? undefined
+      : batchItems(r.batch_input, e.maxBatch);
   const kind = verifyKind(r, batch);
   const hashName = verifyHashName(r);
   vaultHash(hashName);
@@ -175,4 +189,3 @@ export async function verify(
     (error) => ({ valid: false, error }),
   );
 }
-

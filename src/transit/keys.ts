@@ -10,8 +10,8 @@ import { invalidRequest, notFound } from '../errors.js';
 import { parseAutoRotatePeriod } from '../keys/duration.js';
 import { DEFAULT_KEY_TYPE, HMAC_KEY_SIZE, keyType } from '../keys/key-types.js';
 import { checkKeyName } from '../keys/names.js';
-import type { LoadedKey } from '../keys/policy-store.js';
 import { type KeyPolicy, optBool, optInt } from '../keys/policy.js';
+import type { LoadedKey } from '../keys/policy-store.js';
 import type { Engine } from './engine.js';
 import { newVersion } from './material.js';
 import { keyInfo } from './read-body.js';
@@ -106,12 +106,11 @@ export async function deleteKey(e: Engine, name: string): Promise<void> {
   checkKeyName(name);
   const deleted = await e.store.delete(name, (key: LoadedKey) => {
     if (!key.doc.policy.deletion_allowed) {
-      throw invalidRequest(
-        `error deleting policy ${name}: deletion is not allowed for this key`,
-      );
+      throw invalidRequest(`error deleting policy ${name}: deletion is not allowed for this key`);
     }
   });
-  if (!deleted) throw invalidRequest(`error deleting policy ${name}: could not delete key; not found`);
+  if (!deleted)
+    throw invalidRequest(`error deleting policy ${name}: could not delete key; not found`);
 }
 
 /**

@@ -3,8 +3,9 @@
  * config, rotate, trim and the soft-delete calls.
  * @module
  */
-import type { LoadedKey } from '../keys/policy-store.js';
+
 import { oldestVersion, typeInfo } from '../keys/policy.js';
+import type { LoadedKey } from '../keys/policy-store.js';
 import type { Engine } from './engine.js';
 import type { KeyInfo } from './types.js';
 

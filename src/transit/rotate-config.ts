@@ -8,8 +8,8 @@
 import { invalidRequest } from '../errors.js';
 import { parseAutoRotatePeriod } from '../keys/duration.js';
 import { checkKeyName } from '../keys/names.js';
-import type { LoadedKey } from '../keys/policy-store.js';
 import { applyConfig, assertNotSoftDeleted, checkTrim, typeInfo } from '../keys/policy.js';
+import type { LoadedKey } from '../keys/policy-store.js';
 import type { Engine } from './engine.js';
 import { newVersion } from './material.js';
 import { keyInfo } from './read-body.js';

@@ -240,7 +240,11 @@ export class Transit {
     req: EncryptRequest & { batch_input: EncryptItem[] },
     options?: EncryptOptions,
   ): Promise<BatchResult<CiphertextBatchItem>>;
-  async encrypt(name: string, req: EncryptRequest, options?: EncryptOptions): Promise<CiphertextResult>;
+  async encrypt(
+    name: string,
+    req: EncryptRequest,
+    options?: EncryptOptions,
+  ): Promise<CiphertextResult>;
   async encrypt(
     name: string,
     req: EncryptRequest,

@@ -94,7 +94,7 @@ export interface EncryptItem {
   reference?: string;
 }
 
-/** Options of {@link Transit.encrypt}. @public */
+/** Options of `Transit.encrypt`. @public */
 export interface EncryptRequest extends EncryptItem {
   batch_input?: EncryptItem[];
   /** Type of a key created by upsert. */
@@ -105,7 +105,7 @@ export interface EncryptRequest extends EncryptItem {
   partial_failure_response_code?: number;
 }
 
-/** Per-call options of {@link Transit.encrypt}. @public */
+/** Per-call options of `Transit.encrypt`. @public */
 export interface EncryptOptions {
   /** Create a missing key (upsert). Default true, unless the global `disable_upsert` is set. */
   upsert?: boolean;
@@ -139,7 +139,7 @@ export interface DecryptItem {
   reference?: string;
 }
 
-/** Options of {@link Transit.decrypt}. @public */
+/** Options of `Transit.decrypt`. @public */
 export interface DecryptRequest extends DecryptItem {
   batch_input?: DecryptItem[];
   partial_failure_response_code?: number;
@@ -157,7 +157,7 @@ export interface RewrapItem extends DecryptItem {
   key_version?: number;
 }
 
-/** Options of {@link Transit.rewrap}. @public */
+/** Options of `Transit.rewrap`. @public */
 export interface RewrapRequest extends RewrapItem {
   batch_input?: RewrapItem[];
   partial_failure_response_code?: number;
@@ -187,7 +187,7 @@ export interface HmacItem {
   reference?: string;
 }
 
-/** Options of {@link Transit.hmac}. @public */
+/** Options of `Transit.hmac`. @public */
 export interface HmacRequest extends HmacItem {
   /** sha2-224/256/384/512, sha3-224/256/384/512; default sha2-256. */
   algorithm?: string;
@@ -211,7 +211,7 @@ export interface VerifyItem {
   reference?: string;
 }
 
-/** Options of {@link Transit.verify}. @public */
+/** Options of `Transit.verify`. @public */
 export interface VerifyRequest extends VerifyItem {
   hash_algorithm?: string;
   /** Deprecated alias of `hash_algorithm`. */

@@ -8,8 +8,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gcm } from '@noble/ciphers/aes.js';
-import { describe, expect, it } from 'vitest';
 import { MemoryStorage, Transit } from 'transitkit';
+import { describe, expect, it } from 'vitest';
 import { BACKENDS } from '../helpers/backends.js';
 import { ascii, b64, hexBytes, putKnownKey } from '../helpers/known-key.js';
 import { FIXTURES_DIR } from '../helpers/vectors.js';
@@ -26,7 +26,11 @@ interface HmacFixture {
 interface BackupFixture {
   key_b64: string;
   hmac_key_b64: string;
-  computed: { plaintext_b64: string; ciphertext: string; hmac_by_algorithm: Record<string, string> };
+  computed: {
+    plaintext_b64: string;
+    ciphertext: string;
+    hmac_by_algorithm: Record<string, string>;
+  };
 }
 interface KdfFixture {
   counter_mode_vector: { key_hex: string; context_utf8: string; expected_hex: string };
@@ -49,7 +53,10 @@ for (const [backendName, backend] of BACKENDS) {
       const { storage, transit } = await engine();
       const v1 = ascii(hmacFx.hmac_key_v1_ascii);
       const v2 = ascii(hmacFx.hmac_key_v2_ascii);
-      await putKnownKey(storage, 'foo', [{ key: v1, hmac_key: v1 }, { key: v1, hmac_key: v2 }]);
+      await putKnownKey(storage, 'foo', [
+        { key: v1, hmac_key: v1 },
+        { key: v1, hmac_key: v2 },
+      ]);
       let checked = 0;
       for (const v of hmacFx.vectors) {
         const r = await transit.hmac('foo', {
@@ -89,7 +96,9 @@ for (const [backendName, backend] of BACKENDS) {
         message: 'cipher: message authentication failed',
       });
       for (const [alg, expected] of Object.entries(backupFx.computed.hmac_by_algorithm)) {
-        expect((await transit.hmac('aes', { input: FOX, algorithm: alg })).hmac, alg).toBe(expected);
+        expect((await transit.hmac('aes', { input: FOX, algorithm: alg })).hmac, alg).toBe(
+          expected,
+        );
       }
     });
 
@@ -112,8 +121,12 @@ for (const [backendName, backend] of BACKENDS) {
       });
       const context = 'bXktY29udGV4dA==';
       const expected = 'vault:v1:T9wcdB9eLrzAbRGYfCsq0McO/MMba/68FkeSloQLOYkCn+yabkgvd5mu/s2P6g0=';
-      expect((await transit.encrypt('conv', { plaintext: FOX, context })).ciphertext).toBe(expected);
-      expect((await transit.decrypt('conv', { ciphertext: expected, context })).plaintext).toBe(FOX);
+      expect((await transit.encrypt('conv', { plaintext: FOX, context })).ciphertext).toBe(
+        expected,
+      );
+      expect((await transit.decrypt('conv', { ciphertext: expected, context })).plaintext).toBe(
+        FOX,
+      );
     });
 
     it('derived (HKDF) keys use the reference derived key for "my-context"', async () => {
@@ -130,11 +143,16 @@ for (const [backendName, backend] of BACKENDS) {
     it('legacy kdf:0 (counter-mode) derived keys still work', async () => {
       const { storage, transit } = await engine();
       const v = kdfFx.counter_mode_vector;
-      await putKnownKey(storage, 'legacy', [{ key: hexBytes(v.key_hex) }], { derived: true, kdf: 0 });
+      await putKnownKey(storage, 'legacy', [{ key: hexBytes(v.key_hex) }], {
+        derived: true,
+        kdf: 0,
+      });
       const context = Buffer.from(v.context_utf8).toString('base64');
       const { ciphertext } = await transit.encrypt('legacy', { plaintext: FOX, context });
       const payload = b64(ciphertext.slice('vault:v1:'.length));
-      const pt = gcm(hexBytes(v.expected_hex), payload.subarray(0, 12)).decrypt(payload.subarray(12));
+      const pt = gcm(hexBytes(v.expected_hex), payload.subarray(0, 12)).decrypt(
+        payload.subarray(12),
+      );
       expect(Buffer.from(pt).toString()).toBe('the quick brown fox');
       expect((await transit.decrypt('legacy', { ciphertext, context })).plaintext).toBe(FOX);
       expect((await transit.readKey('legacy')).kdf).toBe('hmac-sha256-counter');

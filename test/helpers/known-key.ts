@@ -4,8 +4,9 @@
  * through the public engine. It writes the stored document with the engine's
  * own codec — the same bytes `createKey` would write, but with chosen keys.
  */
-import { encodeDocument } from '../../src/keys/policy-codec.js';
+
 import type { KeyPolicy, KeyVersion } from '../../src/keys/policy.js';
+import { encodeDocument } from '../../src/keys/policy-codec.js';
 import type { StorageAdapter } from '../../src/storage/adapter.js';
 import { keyspace } from '../../src/storage/keyspace.js';
 

@@ -6,9 +6,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
 import { MemoryStorage, Transit } from 'transitkit';
 import { FileStorage } from 'transitkit/adapters/file';
+import { describe, expect, it } from 'vitest';
 import { decodeDocument } from '../../src/keys/policy-codec.js';
 import { HOT_VERSIONS } from '../../src/keys/policy-store.js';
 
