@@ -22,24 +22,46 @@ const STRICT_B64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}
 const NEWLINES = /[\r\n]/g;
 
 type BufferLike = {
+  byteLength(s: string, enc: string): number;
   from(s: string, enc: string): Uint8Array & { buffer: ArrayBufferLike; byteOffset: number };
   from(b: ArrayBufferLike, offset: number, length: number): { toString(enc: string): string };
 };
 const NodeBuffer: BufferLike | undefined = (globalThis as { Buffer?: BufferLike }).Buffer;
 
-/** Strict standard base64 → bytes; `undefined` when malformed. @internal */
+/**
+ * Strict standard base64 → bytes; `undefined` when malformed.
+ *
+ * With `Buffer` (Node) the check is by length instead of a regex (8–14 ms per
+ * MiB): the lenient native decoder drops characters outside the alphabet, so a
+ * strict input is exactly one that is ASCII, has no URL-safe characters and no
+ * inner `=`, and decodes to `3·len/4 − padding` bytes. A fuzz test pins this
+ * against the strict regex.
+ * @internal
+ */
 export function tryDecodeBase64(s: string): Uint8Array | undefined {
   const clean = s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0 ? s.replace(NEWLINES, '') : s;
+  if (NodeBuffer) return decodeWithBuffer(NodeBuffer, clean);
   if (!STRICT_B64.test(clean)) return undefined;
-  if (NodeBuffer) {
-    const b = NodeBuffer.from(clean, 'base64');
-    return new Uint8Array(b.buffer, b.byteOffset, b.length);
-  }
   try {
     return base64.decode(clean);
   } catch {
     return undefined;
   }
+}
+
+function decodeWithBuffer(B: BufferLike, s: string): Uint8Array | undefined {
+  const n = s.length;
+  if (n % 4 !== 0 || B.byteLength(s, 'utf8') !== n) return undefined;
+  if (s.indexOf('-') >= 0 || s.indexOf('_') >= 0) return undefined;
+  let pad = 0;
+  const eq = s.indexOf('=');
+  if (eq >= 0) {
+    if (eq < n - 2 || s.charCodeAt(n - 1) !== 61) return undefined;
+    pad = n - eq;
+  }
+  const b = B.from(s, 'base64');
+  if (b.length !== (n / 4) * 3 - pad) return undefined;
+  return new Uint8Array(b.buffer, b.byteOffset, b.length);
 }
 
 /**

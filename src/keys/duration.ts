@@ -29,14 +29,14 @@ export function parseDurationSeconds(value: unknown, field: string): number {
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw invalidRequest(`invalid duration for ${field}`);
     if (value < 0) throw invalidRequest(`${field}: cannot provide negative value`);
-    return Math.trunc(value);
+    return checkMax(Math.trunc(value), field);
   }
   if (typeof value !== 'string') throw invalidRequest(`invalid duration for ${field}`);
   const s = value.trim();
   if (/^-/.test(s)) throw invalidRequest(`${field}: cannot provide negative value`);
-  if (/^\+?[0-9]+$/.test(s)) return Number.parseInt(s, 10);
+  if (/^\+?[0-9]+$/.test(s)) return checkMax(Number.parseInt(s, 10), field);
   const days = /^\+?([0-9]+)d$/.exec(s);
-  if (days?.[1]) return Number.parseInt(days[1], 10) * 86_400;
+  if (days?.[1]) return checkMax(Number.parseInt(days[1], 10) * 86_400, field);
   let rest = s.startsWith('+') ? s.slice(1) : s;
   if (rest === '0') return 0;
   let total = 0;
@@ -55,7 +55,15 @@ export function parseDurationSeconds(value: unknown, field: string): number {
   if (parts === 0 || !Number.isFinite(total)) {
     throw invalidRequest(`invalid duration for ${field}: ${JSON.stringify(value)}`);
   }
-  return Math.trunc(total + 1e-9);
+  return checkMax(Math.trunc(total + 1e-9), field);
+}
+
+/** Largest duration Vault can store: int64 nanoseconds, in whole seconds. @internal */
+export const MAX_DURATION_SECONDS = 9_223_372_036;
+
+function checkMax(seconds: number, field: string): number {
+  if (seconds > MAX_DURATION_SECONDS) throw invalidRequest(`${field}: duration is too large`);
+  return seconds;
 }
 
 /** Minimum non-zero auto-rotation period: one hour. @internal */

@@ -45,8 +45,11 @@ export interface KeyTypeInfo {
   readonly supportsSigning: boolean;
   /** Accepts `associated_data`. */
   readonly supportsAssociatedData: boolean;
-  /** May be created implicitly by encrypt (upsert). */
-  readonly upsertable: boolean;
+  /**
+   * Whether encrypt may create a key of this type (upsert); when not, how
+   * Vault words the refusal (`unknown key type` or `not supported for this operation`).
+   */
+  readonly upsert: 'allowed' | 'unsupported' | 'unknown';
 }
 
 const aead = (
@@ -67,7 +70,7 @@ const aead = (
   supportsDerivation: true,
   supportsSigning: false,
   supportsAssociatedData: true,
-  upsertable: true,
+  upsert: 'allowed',
 });
 
 const TABLE: ReadonlyMap<string, KeyTypeInfo> = /* @__PURE__ */ new Map<string, KeyTypeInfo>([
@@ -88,7 +91,7 @@ const TABLE: ReadonlyMap<string, KeyTypeInfo> = /* @__PURE__ */ new Map<string, 
       supportsDerivation: false,
       supportsSigning: false,
       supportsAssociatedData: false,
-      upsertable: false,
+      upsert: 'unknown',
     },
   ],
 ]);

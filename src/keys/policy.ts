@@ -112,10 +112,10 @@ export function optBool(value: unknown, field: string): boolean | undefined {
  */
 export function encryptionVersion(p: KeyPolicy, requested: number | undefined): number {
   const v = requested ?? 0;
-  if (v < 0) throw invalidRequest('key version must be a non-negative integer');
+  if (v < 0) throw invalidRequest('requested version for encryption is negative');
   if (v === 0) return p.latest_version;
   if (v > p.latest_version) {
-    throw invalidRequest(`key version does not exist; latest key version is ${p.latest_version}`);
+    throw invalidRequest('requested version for encryption is higher than the latest key version');
   }
   if (p.min_encryption_version > 0 && v < p.min_encryption_version) {
     throw invalidRequest(
@@ -187,7 +187,7 @@ export function applyConfig(
     next.min_encryption_version < next.min_decryption_version
   ) {
     throw invalidRequest(
-      `min encryption version ${next.min_encryption_version} must be greater than or equal to min decryption version ${next.min_decryption_version}`,
+      `cannot set min encryption/decryption values; min encryption version of ${next.min_encryption_version} must be greater than or equal to min decryption version of ${next.min_decryption_version}`,
     );
   }
   if (next.min_available_version > 0) {
@@ -202,18 +202,11 @@ export function applyConfig(
   const del = optBool(req.deletion_allowed, 'deletion_allowed');
   if (del !== undefined) next.deletion_allowed = del;
 
-  const exp = optBool(req.exportable, 'exportable');
-  if (exp !== undefined) {
-    if (!exp && p.exportable)
-      throw invalidRequest('exportability cannot be disabled after being enabled');
-    next.exportable = next.exportable || exp;
-  }
-  const apb = optBool(req.allow_plaintext_backup, 'allow_plaintext_backup');
-  if (apb !== undefined) {
-    if (!apb && p.allow_plaintext_backup) {
-      throw invalidRequest('allow_plaintext_backup cannot be disabled after being enabled');
-    }
-    next.allow_plaintext_backup = next.allow_plaintext_backup || apb;
+  // One-way flags: `true` turns them on; a later `false` is ignored (as Vault),
+  // so clients that send every field on each update keep working.
+  if (optBool(req.exportable, 'exportable')) next.exportable = true;
+  if (optBool(req.allow_plaintext_backup, 'allow_plaintext_backup')) {
+    next.allow_plaintext_backup = true;
   }
 
   if (req.auto_rotate_period !== undefined) {
@@ -229,21 +222,29 @@ export function applyConfig(
 export function checkTrim(p: KeyPolicy, value: unknown): number {
   const v = optInt(value, 'min_available_version');
   if (v === undefined) throw invalidRequest('missing min_available_version');
-  if (v <= 0) throw invalidRequest('minimum available version should be positive');
-  if (v < p.min_available_version) {
-    throw invalidRequest('minimum available version cannot be decremented');
+  if (p.min_encryption_version === 0) {
+    throw invalidRequest(
+      'minimum available version cannot be set when minimum encryption version is not set',
+    );
   }
-  if (p.min_encryption_version === 0) throw invalidRequest('minimum encryption version not set');
-  if (p.min_decryption_version === 0) throw invalidRequest('minimum decryption version not set');
+  if (p.min_decryption_version === 0) {
+    throw invalidRequest(
+      'minimum available version cannot be set when minimum decryption version is not set',
+    );
+  }
   if (v > p.min_encryption_version) {
     throw invalidRequest(
-      `cannot set min available version of ${v}, must be less than or equal to min encryption version of ${p.min_encryption_version}`,
+      'minimum available version cannot be greater than minimum encryption version',
     );
   }
   if (v > p.min_decryption_version) {
     throw invalidRequest(
-      `cannot set min available version of ${v}, must be less than or equal to min decryption version of ${p.min_decryption_version}`,
+      'minimum available version cannot be greater than minimum decryption version',
     );
+  }
+  if (v <= 0) throw invalidRequest('minimum available version should be positive');
+  if (v < p.min_available_version) {
+    throw invalidRequest('minimum available version cannot be decremented');
   }
   return v;
 }

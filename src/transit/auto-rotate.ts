@@ -32,9 +32,7 @@ export async function autoRotateTick(e: Engine): Promise<AutoRotateResult> {
       try {
         const key = await e.store.get(name);
         if (!key || !(await isDue(e, key))) continue;
-        const before = key.doc.policy.latest_version;
-        const after = await rotate(e, name, true);
-        if (after && after.doc.policy.latest_version > before) result.rotated.push(name);
+        if ((await rotate(e, name, true)).rotated) result.rotated.push(name);
       } catch (err) {
         result.errors.push({ name, error: err instanceof Error ? err.message : 'unknown error' });
       }

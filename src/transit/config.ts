@@ -11,6 +11,7 @@ import { internal, invalidRequest } from '../errors.js';
 import { optBool, optInt } from '../keys/policy.js';
 import { keyspace } from '../storage/keyspace.js';
 import type { Engine } from './engine.js';
+import { asRequest } from './request.js';
 import type { CacheConfig, KeysConfig } from './types.js';
 
 /** Smallest non-zero cache size. @internal */
@@ -44,7 +45,7 @@ export function readKeysConfig(e: Engine): KeysConfig {
 
 /** @internal */
 export async function writeKeysConfig(e: Engine, req: Partial<KeysConfig>): Promise<KeysConfig> {
-  const v = optBool((req as Record<string, unknown>).disable_upsert, 'disable_upsert') ?? false;
+  const v = optBool(asRequest(req).disable_upsert, 'disable_upsert') ?? false;
   await e.storage.put(keyspace.keysConfig, utf8(JSON.stringify({ disable_upsert: v })));
   e.settings.disable_upsert = v;
   return { disable_upsert: v };
@@ -57,7 +58,7 @@ export function readCacheConfig(e: Engine): CacheConfig {
 
 /** @internal */
 export async function writeCacheConfig(e: Engine, req: Partial<CacheConfig>): Promise<CacheConfig> {
-  const size = optInt((req as Record<string, unknown>).size, 'size') ?? 0;
+  const size = optInt(asRequest(req).size, 'size') ?? 0;
   if (size !== 0 && size < MIN_CACHE_SIZE) {
     throw invalidRequest('size must be 0 or a value greater or equal to 10');
   }

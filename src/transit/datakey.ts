@@ -11,6 +11,7 @@ import { checkKeyName } from '../keys/names.js';
 import { optInt } from '../keys/policy.js';
 import { sealWith } from './encrypt.js';
 import { type Engine, requireKey } from './engine.js';
+import { asRequest } from './request.js';
 import type { DataKeyRequest, DataKeyResult } from './types.js';
 
 const BITS = new Set([128, 256, 512]);
@@ -26,11 +27,12 @@ export async function generateDataKey(
   if (kind !== 'plaintext' && kind !== 'wrapped') {
     throw invalidRequest("Invalid path, must be 'plaintext' or 'wrapped'");
   }
-  const bits = optInt(req.bits, 'bits') ?? 256;
+  const r = asRequest(req);
+  const bits = optInt(r.bits, 'bits') ?? 256;
   if (!BITS.has(bits)) throw invalidRequest('invalid bit length');
   const key = await requireKey(e, name, 'encryption key not found');
   const material = e.backend.randomBytes(bits / 8);
-  const out: DataKeyResult = await sealWith(e, key, req as Record<string, unknown>, material);
+  const out: DataKeyResult = await sealWith(e, key, r, material);
   if (kind === 'plaintext') out.plaintext = encodeBase64(material);
   return out;
 }

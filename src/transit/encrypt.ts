@@ -26,10 +26,11 @@ import {
   typeInfo,
 } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
-import { batchItems, runBatch } from './batch.js';
+import { batchErrorCodes, batchItems, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
 import { buildPolicy } from './keys.js';
 import { newVersion } from './material.js';
+import { asRequest, optString } from './request.js';
 import type {
   BatchResult,
   CiphertextBatchItem,
@@ -117,53 +118,67 @@ export async function openWith(
     nonce = callerNonce;
     sealed = payload;
   } else {
-    if (payload.length < info.nonceBytes + 16) throw invalidRequest('invalid ciphertext length');
+    // As Vault: only a payload shorter than the nonce is a length error; a
+    // missing or short tag is an authentication failure.
+    if (payload.length < info.nonceBytes) throw invalidRequest('invalid ciphertext length');
     nonce = payload.subarray(0, info.nonceBytes);
     sealed = payload.subarray(info.nonceBytes);
   }
+  const authFailed = () =>
+    invalidRequest(
+      info.aead === 'aes-gcm'
+        ? 'cipher: message authentication failed'
+        : 'chacha20poly1305: message authentication failed',
+    );
+  if (sealed.length < 16) throw authFailed();
   try {
     return e.backend.aeadOpen(info.aead, derived.key, nonce, sealed, aad);
   } catch (err) {
-    if (err instanceof AeadAuthError) {
-      throw invalidRequest(
-        info.aead === 'aes-gcm'
-          ? 'cipher: message authentication failed'
-          : 'chacha20poly1305: message authentication failed',
-      );
-    }
+    if (err instanceof AeadAuthError) throw authFailed();
     throw invalidRequest('invalid ciphertext', err);
   }
 }
 
-function plaintextOf(item: Record<string, unknown>, where: string): Uint8Array {
+function plaintextOf(item: Record<string, unknown>): Uint8Array {
   if (item.plaintext === undefined || item.plaintext === null) {
-    throw invalidRequest(`${where}missing plaintext to encrypt`);
+    throw invalidRequest('missing plaintext to encrypt');
   }
   return toBytes(item.plaintext, 'plaintext');
 }
 
-/** Upsert: create the key an encrypt request names, with the request's type and flags. */
-async function upsert(
+/** A binary field is present (a non-empty string or byte array), before decoding. */
+const present = (v: unknown): boolean =>
+  (typeof v === 'string' && v !== '') || (v instanceof Uint8Array && v.length > 0);
+
+/**
+ * The key an encrypt upsert would create, built in memory only: it is stored
+ * after the operation succeeds, so a rejected request never creates a key.
+ */
+function pendingKey(
   e: Engine,
   name: string,
-  req: EncryptRequest,
+  r: Record<string, unknown>,
   first: Record<string, unknown>,
-): Promise<LoadedKey> {
-  const type = req.type === undefined || req.type === '' ? 'aes256-gcm96' : req.type;
-  const info = keyType(type);
-  if (!info.upsertable)
+): LoadedKey {
+  const typeName = optString(r.type, 'type') ?? 'aes256-gcm96';
+  const info = keyType(typeName);
+  if (info.upsert === 'unknown') throw invalidRequest(`unknown key type ${typeName}`);
+  if (info.upsert === 'unsupported') {
     throw invalidRequest(`key type ${info.name} not supported for this operation`);
-  const derived = toBytes(first.context, 'context').length > 0;
-  const convergent = optBool(req.convergent_encryption, 'convergent_encryption') ?? false;
+  }
+  const derived = present(first.context);
+  const convergent = optBool(r.convergent_encryption, 'convergent_encryption') ?? false;
   if (convergent && !derived) {
     throw invalidRequest(
       'convergent encryption requires derivation to be enabled, so context is required',
     );
   }
   const policy = buildPolicy(name, { type: info.name, derived, convergent_encryption: convergent });
-  const { key } = await e.store.create(policy, new Map([[1, newVersion(e, policy, info)]]));
-  return key;
+  const versions = new Map([[1, newVersion(e, policy, info)]]);
+  return { doc: { uid: '', policy, versions }, raw: new Uint8Array(0) };
 }
+
+type EncryptResult = CiphertextResult | BatchResult<CiphertextBatchItem>;
 
 /** @internal */
 export async function encrypt(
@@ -171,35 +186,45 @@ export async function encrypt(
   name: string,
   req: EncryptRequest,
   options: EncryptOptions = {},
-): Promise<CiphertextResult | BatchResult<CiphertextBatchItem>> {
+): Promise<EncryptResult> {
   checkKeyName(name);
-  const r = req as Record<string, unknown>;
+  const r = asRequest(req);
+  const upsertAllowed = optBool(asRequest(options, 'options').upsert, 'upsert') ?? true;
   const batch =
     r.batch_input === undefined || r.batch_input === null
       ? undefined
       : batchItems(r.batch_input, e.maxBatch);
   if (batch) {
-    const withContext = toBytes(batch[0]?.context, 'context').length > 0;
+    const withContext = present(batch[0]?.context);
     batch.forEach((item, i) => {
-      if (toBytes(item.context, `batch_input[${i}].context`).length > 0 !== withContext) {
+      if (present(item.context) !== withContext) {
         throw invalidRequest('context should be set either in all the request blocks or in none');
       }
-      plaintextOf(item, `failed to parse batch input: '[${i}].plaintext' `);
+      if (item.plaintext === undefined || item.plaintext === null) {
+        throw invalidRequest(
+          `failed to parse batch input: '[${i}].plaintext' missing plaintext to encrypt`,
+        );
+      }
     });
   }
-  const single = batch ? undefined : plaintextOf(r, '');
-  let key = await e.store.get(name);
-  if (!key) {
-    if (options.upsert === false || e.settings.disable_upsert) throw invalidRequest(NOT_FOUND);
-    key = await upsert(e, name, req, batch?.[0] ?? r);
-  }
-  const k = key;
-  if (!batch) return sealWith(e, k, r, single ?? new Uint8Array(0));
-  return runBatch<CiphertextBatchItem>(
-    batch,
-    (item) => sealWith(e, k, item, plaintextOf(item, '')),
-    (error) => ({ error }),
-  );
+  const run = async (key: LoadedKey): Promise<EncryptResult> => {
+    if (!batch) return sealWith(e, key, r, plaintextOf(r));
+    return runBatch<CiphertextBatchItem>(
+      batch,
+      (item) => sealWith(e, key, item, plaintextOf(item)),
+      (error) => ({ error }),
+    );
+  };
+  const existing = await e.store.get(name);
+  if (existing) return run(existing);
+  if (!upsertAllowed || e.settings.disable_upsert) throw invalidRequest(NOT_FOUND);
+  const pending = pendingKey(e, name, r, batch?.[0] ?? r);
+  const result = await run(pending);
+  if (batch && batchErrorCodes(result).length === batch.length) return result;
+  const { key, created } = await e.store.create(pending.doc.policy, pending.doc.versions);
+  // Another writer created the key first: our output used material that was
+  // never stored, so redo the operation with the stored key.
+  return created ? result : run(key);
 }
 
 /** @internal */
@@ -209,7 +234,7 @@ export async function decrypt(
   req: DecryptRequest,
 ): Promise<{ plaintext: string } | BatchResult<DecryptBatchItem>> {
   checkKeyName(name);
-  const r = req as Record<string, unknown>;
+  const r = asRequest(req);
   const batch =
     r.batch_input === undefined || r.batch_input === null
       ? undefined
@@ -230,7 +255,7 @@ export async function rewrap(
   req: RewrapRequest,
 ): Promise<CiphertextResult | BatchResult<CiphertextBatchItem>> {
   checkKeyName(name);
-  const r = req as Record<string, unknown>;
+  const r = asRequest(req);
   const batch =
     r.batch_input === undefined || r.batch_input === null
       ? undefined

@@ -10,23 +10,25 @@ import { invalidRequest } from '../errors.js';
 import { optInt } from '../keys/policy.js';
 import type { Engine } from './engine.js';
 import { inputBytes } from './hmac.js';
+import { asRequest, optString } from './request.js';
 import type { HashRequest, RandomRequest } from './types.js';
 
 /** Largest `random` request, as Vault (128 KiB). @internal */
 export const MAX_RANDOM_BYTES = 128 * 1024;
 
 function format(value: unknown, dflt: 'hex' | 'base64'): 'hex' | 'base64' {
-  if (value === undefined || value === null || value === '') return dflt;
-  if (value === 'hex' || value === 'base64') return value;
+  const v = optString(value, 'format');
+  if (v === undefined) return dflt;
+  if (v === 'hex' || v === 'base64') return v;
   throw invalidRequest(`unsupported encoding format ${String(value)}; must be "hex" or "base64"`);
 }
 
 /** @internal */
 export function hash(e: Engine, req: HashRequest): { sum: string } {
-  const r = req as Record<string, unknown>;
+  const r = asRequest(req);
   const input = inputBytes(r.input, 'missing input to hash');
   const fmt = format(r.format, 'hex');
-  const alg = r.algorithm === undefined || r.algorithm === '' ? 'sha2-256' : String(r.algorithm);
+  const alg = optString(r.algorithm, 'algorithm') ?? 'sha2-256';
   if (alg === 'sha1') throw invalidRequest('unsupported hash algorithm sha1');
   const h = vaultHash(alg);
   const sum = e.backend.digest(h.name, input);
@@ -35,13 +37,13 @@ export function hash(e: Engine, req: HashRequest): { sum: string } {
 
 /** @internal */
 export function randomBytes(e: Engine, req: RandomRequest): { random_bytes: string } {
-  const r = req as Record<string, unknown>;
+  const r = asRequest(req);
   const n = optInt(r.bytes, 'bytes') ?? 32;
   if (n < 1) throw invalidRequest('the number of bytes must be greater than 0');
   if (n > MAX_RANDOM_BYTES)
     throw invalidRequest(`the number of bytes cannot be more than ${MAX_RANDOM_BYTES}`);
   const fmt = format(r.format, 'base64');
-  const source = r.source === undefined || r.source === '' ? 'platform' : r.source;
+  const source = optString(r.source, 'source') ?? 'platform';
   if (source !== 'platform' && source !== 'all') {
     throw invalidRequest(
       `unsupported entropy source ${String(source)}; must be "platform" or "all"`,

@@ -19,6 +19,7 @@ import { assertNotSoftDeleted, oldestVersion, optInt } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
 import { batchItems, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
+import { asRequest, optString } from './request.js';
 import type {
   BatchResult,
   HmacBatchItem,
@@ -65,10 +66,8 @@ export async function hmac(
   req: HmacRequest,
 ): Promise<{ hmac: string; key_version: number } | BatchResult<HmacBatchItem>> {
   checkKeyName(name);
-  const r = req as Record<string, unknown>;
-  const hash = vaultHash(
-    r.algorithm === undefined || r.algorithm === '' ? 'sha2-256' : String(r.algorithm),
-  );
+  const r = asRequest(req);
+  const hash = vaultHash(optString(r.algorithm, 'algorithm') ?? 'sha2-256');
   const batch =
     r.batch_input === undefined || r.batch_input === null
       ? undefined
@@ -169,7 +168,7 @@ export async function verify(
   req: VerifyRequest,
 ): Promise<{ valid: boolean } | BatchResult<VerifyBatchItem>> {
   checkKeyName(name);
-  const r = req as Record<string, unknown>;
+  const r = asRequest(req);
   const batch =
     r.batch_input === undefined || r.batch_input === null
       ? undefined

@@ -15,13 +15,14 @@ import type { LoadedKey } from '../keys/policy-store.js';
 import type { Engine } from './engine.js';
 import { newVersion } from './material.js';
 import { keyInfo } from './read-body.js';
+import { asRequest, optString } from './request.js';
 import type { CreateKeyRequest, KeyInfo, ListKeysRequest } from './types.js';
 
 /** Validate a create request into a new policy (no I/O). @internal */
-export function buildPolicy(name: string, req: CreateKeyRequest): KeyPolicy {
+export function buildPolicy(name: string, request: CreateKeyRequest): KeyPolicy {
   checkKeyName(name);
-  if (typeof req !== 'object' || req === null) throw invalidRequest('request must be an object');
-  const info = keyType(req.type === undefined || req.type === '' ? DEFAULT_KEY_TYPE : req.type);
+  const req = asRequest(request);
+  const info = keyType(optString(req.type, 'type') ?? DEFAULT_KEY_TYPE);
   const derived = optBool(req.derived, 'derived') ?? false;
   const convergent = optBool(req.convergent_encryption, 'convergent_encryption') ?? false;
   if (convergent && !derived) {
@@ -93,9 +94,12 @@ export async function readKey(e: Engine, name: string): Promise<KeyInfo> {
 }
 
 /** @internal */
-export async function listKeys(e: Engine, req: ListKeysRequest = {}): Promise<{ keys: string[] }> {
-  const after = req.after ?? '';
-  if (typeof after !== 'string') throw invalidRequest("'after' must be a string");
+export async function listKeys(
+  e: Engine,
+  request: ListKeysRequest = {},
+): Promise<{ keys: string[] }> {
+  const req = asRequest(request);
+  const after = optString(req.after, 'after') ?? '';
   const limit = optInt(req.limit, 'limit') ?? 0;
   if (limit < 0) throw invalidRequest("'limit' must not be negative");
   return { keys: await e.store.list(after, limit) };

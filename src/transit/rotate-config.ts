@@ -13,6 +13,7 @@ import type { LoadedKey } from '../keys/policy-store.js';
 import type { Engine } from './engine.js';
 import { newVersion } from './material.js';
 import { keyInfo } from './read-body.js';
+import { asRequest } from './request.js';
 import type { KeyConfigRequest, KeyInfo } from './types.js';
 
 /** @internal */
@@ -22,10 +23,10 @@ export async function updateKeyConfig(
   req: KeyConfigRequest = {},
 ): Promise<{ info: KeyInfo; warnings: string[] }> {
   checkKeyName(name);
-  if (typeof req !== 'object' || req === null) throw invalidRequest('request must be an object');
+  const request = asRequest(req);
   let warnings: string[] = [];
   const key = await e.store.mutate(name, ({ doc }) => {
-    const r = applyConfig(doc.policy, req as Record<string, unknown>, parseAutoRotatePeriod);
+    const r = applyConfig(doc.policy, request, parseAutoRotatePeriod);
     warnings = r.warnings;
     return { policy: r.policy };
   });
@@ -36,7 +37,7 @@ export async function updateKeyConfig(
 /** Add a version. @internal */
 export async function rotateKey(e: Engine, name: string): Promise<KeyInfo> {
   checkKeyName(name);
-  const key = await rotate(e, name);
+  const { key } = await rotate(e, name);
   if (!key) throw invalidRequest('key not found');
   return keyInfo(e, key);
 }
@@ -51,18 +52,22 @@ export async function rotate(
   e: Engine,
   name: string,
   ifDue = false,
-): Promise<LoadedKey | undefined> {
-  return e.store.mutate(name, async (key) => {
-    const p = key.doc.policy;
-    if (ifDue && !(await isDue(e, key))) return undefined;
+): Promise<{ key: LoadedKey | undefined; rotated: boolean }> {
+  let rotated = false;
+  const key = await e.store.mutate(name, async (current) => {
+    rotated = false;
+    const p = current.doc.policy;
+    if (ifDue && !(await isDue(e, current))) return undefined;
     assertNotSoftDeleted(p);
     if (p.imported && !p.allow_imported_key_rotation) {
       throw invalidRequest(`imported key ${name} does not allow rotation within transit`);
     }
     const latest = p.latest_version + 1;
     const policy = { ...p, latest_version: latest };
+    rotated = true;
     return { policy, add: new Map([[latest, newVersion(e, policy, typeInfo(p))]]) };
   });
+  return { key, rotated };
 }
 
 /** Whether a key's auto-rotation period has elapsed since its latest version. @internal */
@@ -81,8 +86,9 @@ export async function trimKey(
   req: { min_available_version?: number } = {},
 ): Promise<KeyInfo> {
   checkKeyName(name);
+  const request = asRequest(req);
   const key = await e.store.mutate(name, ({ doc }) => {
-    const v = checkTrim(doc.policy, req.min_available_version);
+    const v = checkTrim(doc.policy, request.min_available_version);
     return { policy: { ...doc.policy, min_available_version: v } };
   });
   if (!key) throw invalidRequest('invalid key name');

@@ -20,7 +20,9 @@ import { decrypt, encrypt, rewrap } from './encrypt.js';
 import type { Engine } from './engine.js';
 import { hash, randomBytes } from './hash-random.js';
 import { hmac, verify } from './hmac.js';
+import { watchForChanges } from './invalidation.js';
 import { createKey, deleteKey, listKeys, readKey, setSoftDeleted } from './keys.js';
+import { asRequest } from './request.js';
 import { rotateKey, trimKey, updateKeyConfig } from './rotate-config.js';
 import type {
   BatchResult,
@@ -112,13 +114,20 @@ export class Transit {
   readonly #e: Engine;
   readonly #ready: Promise<void>;
   #timer: ReturnType<typeof setInterval> | undefined;
+  #unwatch: (() => Promise<void>) | undefined;
 
-  constructor(options: TransitOptions = {}) {
+  constructor(opts: TransitOptions = {}) {
+    const options = asRequest(opts, 'options') as TransitOptions;
     const backend = resolveBackend(options.crypto);
     const storage = options.storage ?? new MemoryStorage();
     const prefix = options.prefix ?? 'vault';
-    if (!PREFIX.test(prefix)) throw invalidRequest('prefix must be 1-32 letters, digits, _ or -');
+    if (typeof prefix !== 'string' || !PREFIX.test(prefix)) {
+      throw invalidRequest('prefix must be 1-32 letters, digits, _ or -');
+    }
     const cacheSize = options.cacheSize ?? 0;
+    if (!Number.isSafeInteger(cacheSize) || cacheSize < 0) {
+      throw invalidRequest('cacheSize must be a non-negative integer');
+    }
     const maxBatch = options.maxBatchSize ?? DEFAULT_MAX_BATCH;
     if (!Number.isSafeInteger(maxBatch) || maxBatch < 1) {
       throw invalidRequest('maxBatchSize must be a positive integer');
@@ -132,7 +141,11 @@ export class Transit {
       maxBatch,
       settings: { disable_upsert: false, cache_size: cacheSize },
     };
-    this.#ready = config.loadSettings(this.#e);
+    const e = this.#e;
+    this.#ready = (async () => {
+      await config.loadSettings(e);
+      this.#unwatch = await watchForChanges(e);
+    })();
     // Keep an unhandled rejection from escaping; every call awaits #ready and sees it.
     this.#ready.catch(() => undefined);
     if (options.autoRotate !== false) {
@@ -374,9 +387,13 @@ export class Transit {
     return autoRotateTick(this.#e);
   }
 
-  /** Stop background work (the auto-rotation timer). Storage is left open. */
+  /** Stop background work (the auto-rotation timer, the storage watch). Storage is left open. */
   async close(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
+    await this.#ready.catch(() => undefined);
+    const unwatch = this.#unwatch;
+    this.#unwatch = undefined;
+    await unwatch?.();
   }
 }

@@ -41,7 +41,8 @@ const FORMAT = { der: 'der', p1363: 'compact' } as const;
 
 /** @throws RangeError for an unknown format. */
 function checkFormat(format: unknown): asserts format is EcdsaSignatureFormat {
-  if (format !== 'der' && format !== 'p1363') throw new RangeError('ECDSA format must be "der" or "p1363"');
+  if (format !== 'der' && format !== 'p1363')
+    throw new RangeError('ECDSA format must be "der" or "p1363"');
 }
 
 /** The digest to sign: the caller's, or the hash of the message. */
@@ -54,7 +55,11 @@ function digestOf(hash: SignatureHash, data: SignedData): Uint8Array {
  * Sign a digest (any length; truncated to the order's bits).
  * @internal
  */
-export function nobleEcdsaSignDigest(key: EcPrivateKey, digest: Uint8Array, format: EcdsaSignatureFormat): Uint8Array {
+export function nobleEcdsaSignDigest(
+  key: EcPrivateKey,
+  digest: Uint8Array,
+  format: EcdsaSignatureFormat,
+): Uint8Array {
   checkCurve(key.curve);
   checkFormat(format);
   assertBytes(digest, 'digest');

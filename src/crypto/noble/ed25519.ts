@@ -39,7 +39,10 @@ export async function nobleEd25519PublicKey(key: Ed25519PrivateKey): Promise<Uin
 }
 
 /** Sign (deterministic). @internal */
-export async function nobleEd25519Sign(key: Ed25519PrivateKey, message: Uint8Array): Promise<Uint8Array> {
+export async function nobleEd25519Sign(
+  key: Ed25519PrivateKey,
+  message: Uint8Array,
+): Promise<Uint8Array> {
   const seed = checkSeed(key);
   assertBytes(message, 'message');
   return ed25519.sign(message, seed);

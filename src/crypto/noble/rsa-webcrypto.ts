@@ -53,7 +53,15 @@ function toJwk(key: RsaPublicKey, asPrivate: boolean): JsonWebKey {
   const jwk: JsonWebKey = { kty: 'RSA', n: b64u(key.n), e: b64u(key.e), ext: false };
   if (!asPrivate) return jwk;
   if (!isPrivate(key)) throw new TypeError('"key" expected an RSA private key');
-  return { ...jwk, d: b64u(key.d), p: b64u(key.p), q: b64u(key.q), dp: b64u(key.dp), dq: b64u(key.dq), qi: b64u(key.qi) };
+  return {
+    ...jwk,
+    d: b64u(key.d),
+    p: b64u(key.p),
+    q: b64u(key.q),
+    dp: b64u(key.dp),
+    dq: b64u(key.dq),
+    qi: b64u(key.qi),
+  };
 }
 
 const cache = new WeakMap<object, Map<string, Promise<CryptoKey>>>();
@@ -79,7 +87,8 @@ export function importRsa(
   const id = `${alg}|${hash}|${asPrivate ? 'private' : 'public'}`;
   let ck = perKey.get(id);
   if (ck === undefined) {
-    const usage: KeyUsage = alg === 'RSA-OAEP' ? (asPrivate ? 'decrypt' : 'encrypt') : asPrivate ? 'sign' : 'verify';
+    const usage: KeyUsage =
+      alg === 'RSA-OAEP' ? (asPrivate ? 'decrypt' : 'encrypt') : asPrivate ? 'sign' : 'verify';
     ck = s.importKey('jwk', toJwk(key, asPrivate), { name: alg, hash }, false, [usage]);
     const entries = perKey;
     ck.catch(() => entries.delete(id));
@@ -98,7 +107,12 @@ export async function webGenerateRsa(bits: RsaModulusBits): Promise<RsaPrivateKe
   const s = subtle();
   if (s === undefined) throw new Error('RSA key generation requires WebCrypto (crypto.subtle)');
   const pair = await s.generateKey(
-    { name: 'RSASSA-PKCS1-v1_5', modulusLength: bits, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
+    {
+      name: 'RSASSA-PKCS1-v1_5',
+      modulusLength: bits,
+      publicExponent: new Uint8Array([1, 0, 1]),
+      hash: 'SHA-256',
+    },
     true,
     ['sign', 'verify'],
   );

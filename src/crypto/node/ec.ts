@@ -1,0 +1,142 @@
+/**
+ * ECDSA and Ed25519 on node:crypto (OpenSSL), for the node backend.
+ *
+ * node's `crypto.sign`/`verify` always hash their input (with algorithm
+ * `null`, EC keys get SHA-256 — checked against noble), so a caller's digest
+ * (Vault `prehashed=true`, `hash_algorithm=none`) cannot go through OpenSSL;
+ * that case uses the same `@noble/curves` code as the noble backend
+ * (`../noble/ec.ts`). Messages use OpenSSL's one-pass sign/verify.
+ *
+ * OpenSSL, like Go, neither produces nor requires low-S signatures, and its
+ * DER decoding is strict (it re-encodes and compares).
+ *
+ * @module
+ */
+import { generateKeyPair, type KeyObject, sign, verify } from 'node:crypto';
+import type {
+  EcCurve,
+  EcdsaSignatureFormat,
+  EcPrivateKey,
+  EcPublicKey,
+  Ed25519PrivateKey,
+  SignatureHash,
+  SignedData,
+} from '../asymmetric-backend.js';
+import { assertBytes, checkCurve, resolveData } from '../asymmetric-checks.js';
+import { nobleEcdsaSignDigest, nobleEcdsaVerifyDigest } from '../noble/ec.js';
+import { checkSeed } from '../noble/ed25519.js';
+import {
+  ecFromKeyObject,
+  ecPrivateKeyObject,
+  ecPublicKeyObject,
+  ed25519FromKeyObject,
+  ed25519PrivateKeyObject,
+  ed25519PublicBytes,
+  ed25519PublicKeyObject,
+  JWK_CURVE,
+} from './asym-keys.js';
+
+/** node's `dsaEncoding` for each format. */
+const DSA_ENCODING = { der: 'der', p1363: 'ieee-p1363' } as const;
+
+/** @throws RangeError for an unknown format. */
+function checkFormat(format: unknown): asserts format is EcdsaSignatureFormat {
+  if (format !== 'der' && format !== 'p1363')
+    throw new RangeError('ECDSA format must be "der" or "p1363"');
+}
+
+/** Promise wrapper of node's callback `generateKeyPair` (runs in the libuv threadpool). */
+function generatePrivate(type: 'ec' | 'ed25519', namedCurve?: string): Promise<KeyObject> {
+  return new Promise((resolve, reject) => {
+    const done = (err: Error | null, _pub: KeyObject, priv: KeyObject): void =>
+      err ? reject(err) : resolve(priv);
+    if (type === 'ec') generateKeyPair('ec', { namedCurve: namedCurve ?? '' }, done);
+    else generateKeyPair('ed25519', {}, done);
+  });
+}
+
+/** @internal */
+export async function nodeGenerateEc(curve: EcCurve): Promise<EcPrivateKey> {
+  checkCurve(curve);
+  return ecFromKeyObject(curve, await generatePrivate('ec', JWK_CURVE[curve]));
+}
+
+/** @internal */
+export async function nodeEcdsaSign(
+  key: EcPrivateKey,
+  hash: SignatureHash,
+  data: SignedData,
+  format: EcdsaSignatureFormat,
+): Promise<Uint8Array> {
+  const d = resolveData(hash, data, true, false);
+  checkCurve(key.curve);
+  checkFormat(format);
+  if (d.kind === 'digest' || hash === 'none') return nobleEcdsaSignDigest(key, d.bytes, format);
+  return new Uint8Array(
+    sign(hash, d.bytes, { key: ecPrivateKeyObject(key), dsaEncoding: DSA_ENCODING[format] }),
+  );
+}
+
+/** @internal */
+export async function nodeEcdsaVerify(
+  key: EcPublicKey,
+  hash: SignatureHash,
+  data: SignedData,
+  signature: Uint8Array,
+  format: EcdsaSignatureFormat,
+): Promise<boolean> {
+  const d = resolveData(hash, data, true, false);
+  checkCurve(key.curve);
+  checkFormat(format);
+  assertBytes(signature, 'signature');
+  if (d.kind === 'digest' || hash === 'none')
+    return nobleEcdsaVerifyDigest(key, d.bytes, signature, format);
+  try {
+    return verify(
+      hash,
+      d.bytes,
+      { key: ecPublicKeyObject(key), dsaEncoding: DSA_ENCODING[format] },
+      signature,
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** @internal */
+export async function nodeGenerateEd25519(): Promise<Ed25519PrivateKey> {
+  return ed25519FromKeyObject(await generatePrivate('ed25519'));
+}
+
+/** @internal */
+export async function nodeEd25519PublicKey(key: Ed25519PrivateKey): Promise<Uint8Array> {
+  checkSeed(key);
+  return ed25519PublicBytes(ed25519PrivateKeyObject(key));
+}
+
+/** @internal */
+export async function nodeEd25519Sign(
+  key: Ed25519PrivateKey,
+  message: Uint8Array,
+): Promise<Uint8Array> {
+  checkSeed(key);
+  assertBytes(message, 'message');
+  return new Uint8Array(sign(null, message, ed25519PrivateKeyObject(key)));
+}
+
+/** @internal */
+export async function nodeEd25519Verify(
+  publicKey: Uint8Array,
+  message: Uint8Array,
+  signature: Uint8Array,
+): Promise<boolean> {
+  assertBytes(publicKey, 'publicKey');
+  assertBytes(message, 'message');
+  assertBytes(signature, 'signature');
+  if (publicKey.length !== 32) return false;
+  try {
+    return verify(null, message, ed25519PublicKeyObject(publicKey), signature);
+  } catch {
+    return false;
+  }
+}

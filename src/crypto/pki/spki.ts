@@ -1,0 +1,108 @@
+/**
+ * X.509 `SubjectPublicKeyInfo` (RFC 5280 §4.1, RFC 5480, RFC 8410) for RSA,
+ * EC and Ed25519 through `pkijs`/`asn1js`. Encoding matches Go's
+ * `x509.MarshalPKIXPublicKey` (Vault's `PUBLIC KEY` exports) and OpenSSL byte
+ * for byte. Parsing accepts rsaEncryption (and the id-RSASSA-PSS OID),
+ * uncompressed P-256/384/521 points validated on the curve, and Ed25519.
+ *
+ * @module
+ */
+import * as asn1js from 'asn1js';
+import { type AlgorithmIdentifier, PublicKeyInfo } from 'pkijs';
+import { invalidRequest } from '../../errors.js';
+import type { EcPublicKey, RsaPublicKey } from '../asymmetric-backend.js';
+import { ecPointBytes } from '../asymmetric-checks.js';
+import {
+  bitStringBytes,
+  CURVE_OID,
+  curveFromOid,
+  OID,
+  oidOf,
+  parseWithSchema,
+  toDer,
+} from './der.js';
+import { decodeEcPoint } from './ec.js';
+import { algorithm } from './pkcs8.js';
+import { decodePkcs1PublicKey, encodePkcs1PublicKey } from './rsa.js';
+
+/** A public key of any asymmetric type, tagged (Ed25519: the 32 raw bytes). @public */
+export type PublicKeyMaterial =
+  | { readonly type: 'rsa'; readonly key: RsaPublicKey }
+  | { readonly type: 'ec'; readonly key: EcPublicKey }
+  | { readonly type: 'ed25519'; readonly key: Uint8Array };
+
+const ED25519_SIZE = 32;
+
+/**
+ * X.509 `SubjectPublicKeyInfo` DER (PEM label `PUBLIC KEY`), as Go's
+ * `MarshalPKIXPublicKey`.
+ * @public
+ */
+export function encodeSpki(material: PublicKeyMaterial): Uint8Array {
+  let alg: AlgorithmIdentifier;
+  let bits: Uint8Array;
+  switch (material.type) {
+    case 'rsa':
+      alg = algorithm(OID.rsaEncryption, new asn1js.Null());
+      bits = encodePkcs1PublicKey(material.key);
+      break;
+    case 'ec':
+      alg = algorithm(
+        OID.ecPublicKey,
+        new asn1js.ObjectIdentifier({ value: CURVE_OID[material.key.curve] }),
+      );
+      bits = ecPointBytes(material.key);
+      break;
+    case 'ed25519':
+      if (material.key.length !== ED25519_SIZE)
+        throw new RangeError('Ed25519 public key must be 32 bytes');
+      alg = algorithm(OID.ed25519);
+      bits = material.key;
+      break;
+  }
+  const spki = new PublicKeyInfo({
+    algorithm: alg,
+    subjectPublicKey: new asn1js.BitString({ valueHex: bits }),
+  });
+  return toDer(spki.toSchema());
+}
+
+/**
+ * Parse a `SubjectPublicKeyInfo` (RSA — also under the PSS OID —, EC
+ * P-256/384/521 uncompressed and validated on the curve, Ed25519).
+ * @throws TransitError `invalid_request` for malformed input or an unsupported algorithm.
+ * @public
+ */
+export function decodeSpki(der: Uint8Array): PublicKeyMaterial {
+  const what = 'public key';
+  const r = parseWithSchema(
+    der,
+    PublicKeyInfo.schema({
+      names: {
+        algorithm: { names: { algorithmIdentifier: 'alg', algorithmParams: 'params' } },
+        subjectPublicKey: 'bits',
+      },
+    }),
+    what,
+  );
+  const bits = bitStringBytes(r.bits, what);
+  switch (oidOf(r.alg)) {
+    case OID.rsaEncryption:
+    case OID.rsassaPss:
+      return { type: 'rsa', key: decodePkcs1PublicKey(bits) };
+    case OID.ecPublicKey: {
+      const oid = oidOf(r.params);
+      const curve = oid === undefined ? undefined : curveFromOid(oid);
+      if (curve === undefined) throw invalidRequest(`${what}: missing or unsupported named curve`);
+      return { type: 'ec', key: decodeEcPoint(curve, bits, what) };
+    }
+    case OID.ed25519:
+      if (r.params !== undefined)
+        throw invalidRequest(`${what}: Ed25519 must not have algorithm parameters`);
+      if (bits.length !== ED25519_SIZE)
+        throw invalidRequest(`${what}: Ed25519 public key must be 32 bytes`);
+      return { type: 'ed25519', key: bits };
+    default:
+      throw invalidRequest(`${what}: unsupported key algorithm`);
+  }
+}

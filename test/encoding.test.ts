@@ -1,0 +1,43 @@
+/**
+ * The strict base64 decoder: the fast Buffer path must accept exactly what
+ * the strict regex (Go's StdEncoding) accepts, and decode to the same bytes.
+ */
+import { base64 } from '@scure/base';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { encodeBase64, toBytes, tryDecodeBase64 } from '../src/encoding.js';
+
+const STRICT = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const ALPHABET = [...'AB+/=-_ !.aZ09\t', '\u00e9', '\u0141', '\u20ac', '\ud83d', '\u0100', 'A'];
+
+describe('strict base64', () => {
+  it('accepts exactly the strict language (random strings over a hostile alphabet)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...ALPHABET), { maxLength: 16 }), (chars) => {
+        const s = chars.join('');
+        const out = tryDecodeBase64(s);
+        expect(out !== undefined).toBe(STRICT.test(s));
+        if (out) expect(out).toEqual(base64.decode(s));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('round-trips random bytes and skips CR/LF as Go does', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
+        const s = encodeBase64(bytes);
+        expect(tryDecodeBase64(s)).toEqual(bytes);
+        const wrapped = s.replace(/(.{8})/g, '$1\r\n');
+        expect(tryDecodeBase64(wrapped)).toEqual(bytes);
+      }),
+    );
+  });
+
+  it('refuses what lenient decoders accept', () => {
+    for (const bad of ['foobar', 'AQI', 'AQ=I', 'A===', '-_-_', 'AQID ', '\u0141QID', 'AQ==AQ==']) {
+      expect(tryDecodeBase64(bad), bad).toBeUndefined();
+      expect(() => toBytes(bad, 'plaintext')).toThrow(/failed to base64-decode plaintext/);
+    }
+  });
+});
