@@ -11,6 +11,8 @@ export interface Case {
   /** Throws if the implementation is wrong. Runs once before timing. */
   check?: () => Promise<void> | void;
   fn: () => Promise<unknown> | unknown;
+  /** The case this one is compared with (default: the first case of the group). */
+  vs?: string;
 }
 
 export interface Row {
@@ -38,16 +40,19 @@ export async function compare(group: string, cases: Case[]): Promise<Row[]> {
     const r = t?.result as { throughput?: { mean?: number }; hz?: number } | undefined;
     return r?.throughput?.mean ?? r?.hz ?? 0;
   };
-  const base = cases[0];
-  if (!base) return [];
-  const baseHz = hz(base.name);
-  return cases.map((c) => ({
-    group,
-    name: c.name,
-    opsPerSec: hz(c.name),
-    ratio: baseHz > 0 ? hz(c.name) / baseHz : 0,
-    baseline: base.name,
-  }));
+  const first = cases[0];
+  if (!first) return [];
+  return cases.map((c) => {
+    const baseline = c.vs ?? first.name;
+    const baseHz = hz(baseline);
+    return {
+      group,
+      name: c.name,
+      opsPerSec: hz(c.name),
+      ratio: baseHz > 0 ? hz(c.name) / baseHz : 0,
+      baseline,
+    };
+  });
 }
 
 /** Print rows as one aligned table. */

@@ -62,6 +62,7 @@ export async function encryptBench(sizes: number[]): Promise<Row[]> {
         name: 'transit.encrypt (noble)',
         check: roundTrip(noble),
         fn: () => noble.encrypt('bench', { plaintext: ptB64 }),
+        vs: 'raw noble aes-256-gcm',
       },
     ];
     rows.push(...(await compare(`encrypt ${label}`, cases)));
