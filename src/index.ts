@@ -60,6 +60,7 @@ export type {
   KeysConfig,
   ListKeysRequest,
   RandomRequest,
+  RestoreRequest,
   RewrapItem,
   RewrapRequest,
   VerifyBatchItem,

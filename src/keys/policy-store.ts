@@ -14,7 +14,7 @@
  */
 import type { CryptoBackend } from '../crypto/backend.js';
 import { encodeHex } from '../encoding.js';
-import { conflict, internal } from '../errors.js';
+import { conflict, internal, invalidRequest } from '../errors.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
@@ -164,10 +164,17 @@ export class PolicyStore {
 
   /** Build the next document: add versions, archive those leaving the hot window. */
   async #prepare(current: LoadedKey, m: Mutation): Promise<KeyDocument> {
-    const { uid } = current.doc;
-    const policy = m.policy;
     const all = new Map(current.doc.versions);
     for (const [n, v] of m.add ?? []) all.set(n, v);
+    return this.#split(current.doc.uid, m.policy, all);
+  }
+
+  /** Archive the versions outside the hot window (before the document drops them). */
+  async #split(
+    uid: string,
+    policy: KeyPolicy,
+    all: ReadonlyMap<number, KeyVersion>,
+  ): Promise<KeyDocument> {
     const oldest = oldestVersion(policy);
     const hotFloor = Math.max(oldest, policy.latest_version - HOT_VERSIONS + 1);
     const versions = new Map<number, KeyVersion>();
@@ -189,6 +196,34 @@ export class PolicyStore {
       this.#archive.delete(path);
       await this.#storage.delete(path);
     }
+  }
+
+  /**
+   * Store a whole key (restore from backup): refused when the name exists
+   * unless `force`, in which case the old incarnation and its archive are replaced.
+   */
+  async replace(
+    policy: KeyPolicy,
+    versions: ReadonlyMap<number, KeyVersion>,
+    force: boolean,
+  ): Promise<LoadedKey> {
+    const { name } = policy;
+    return this.#locks.run(name, async () => {
+      for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
+        const current = await this.#load(name);
+        if (current && !force) throw invalidRequest(`key "${name}" already exists`);
+        const doc = await this.#split(encodeHex(this.#backend.randomBytes(8)), policy, versions);
+        const raw = encodeDocument(doc);
+        if (await this.#storage.compareAndSet(keyspace.policy(name), current?.raw, raw)) {
+          const stored = { doc, raw };
+          this.#cache.set(name, stored);
+          if (current) await this.#deleteArchive(name, current.doc.uid);
+          return stored;
+        }
+        await this.#deleteArchive(name, doc.uid);
+      }
+      throw conflict(`too many concurrent updates to key ${name}; retry`);
+    });
   }
 
   /** Delete a key and its archive. Returns false when it did not exist. */

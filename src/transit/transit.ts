@@ -13,6 +13,7 @@ import { invalidRequest } from '../errors.js';
 import { PolicyStore } from '../keys/policy-store.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { type AutoRotateResult, autoRotateTick } from './auto-rotate.js';
+import { backupKey, restoreKey } from './backup.js';
 import { DEFAULT_MAX_BATCH } from './batch.js';
 import * as config from './config.js';
 import { generateDataKey } from './datakey.js';
@@ -47,6 +48,7 @@ import type {
   KeysConfig,
   ListKeysRequest,
   RandomRequest,
+  RestoreRequest,
   RewrapItem,
   RewrapRequest,
   VerifyBatchItem,
@@ -352,6 +354,27 @@ export class Transit {
   async randomBytes(req: RandomRequest = {}): Promise<{ random_bytes: string }> {
     await this.#ready;
     return randomBytes(this.#e, req ?? {});
+  }
+
+  /**
+   * Back up a key with all its versions and HMAC secrets, in Vault's backup
+   * format (`GET /transit/backup/:name`). Requires `exportable` and
+   * `allow_plaintext_backup`; the blob contains key material in the clear.
+   * @throws TransitError `not_found` for a missing key; `invalid_request` when backup is not allowed.
+   */
+  async backupKey(name: string): Promise<{ backup: string }> {
+    await this.#ready;
+    return backupKey(this.#e, name);
+  }
+
+  /**
+   * Restore a key from a backup blob made here or by Vault/OpenBao
+   * (`POST /transit/restore(/:name)`). An existing name is refused unless `force`.
+   * @throws TransitError `invalid_request` for a malformed blob or an existing name.
+   */
+  async restoreKey(req: RestoreRequest): Promise<void> {
+    await this.#ready;
+    return restoreKey(this.#e, req);
   }
 
   /** Read the global key settings (`GET /transit/config/keys`). */

@@ -249,3 +249,13 @@ export interface KeysConfig {
 export interface CacheConfig {
   size: number;
 }
+
+/** Options of `Transit.restoreKey`. @public */
+export interface RestoreRequest {
+  /** The backup blob (base64), as `backupKey` or Vault's `GET /transit/backup/:name` returns it. */
+  backup: string;
+  /** Restore under this name instead of the one in the blob. */
+  name?: string;
+  /** Replace an existing key of the same name. */
+  force?: boolean;
+}

@@ -1,0 +1,57 @@
+/**
+ * Backup and restore in Vault's blob format (reference §6).
+ *
+ * Routes: `GET /transit/backup/:name`, `POST /transit/restore(/:name)`.
+ *
+ * A backup needs `exportable` and `allow_plaintext_backup`; it records
+ * `backup_info` on the key before serialising (so the blob carries it, as
+ * Vault's does). A restore refuses an existing name unless `force`, renames
+ * with `name`, records `restore_info`, and stores every version at once.
+ * Where Vault answers these refusals with HTTP 500, they are `invalid_request`
+ * (`not_found` for a missing key) here, with Vault's texts.
+ * @module
+ */
+import { invalidRequest, notFound } from '../errors.js';
+import { checkKeyName } from '../keys/names.js';
+import type { KeyVersion } from '../keys/policy.js';
+import { assertNotSoftDeleted, oldestVersion, optBool, typeInfo } from '../keys/policy.js';
+import { decodeVaultBackup, encodeVaultBackup, restoreName } from '../keys/vault-backup.js';
+import { type Engine, rfc3339 } from './engine.js';
+import { asRequest } from './request.js';
+import type { RestoreRequest } from './types.js';
+
+/** @internal */
+export async function backupKey(e: Engine, name: string): Promise<{ backup: string }> {
+  checkKeyName(name);
+  const key = await e.store.mutate(name, ({ doc }) => {
+    const p = doc.policy;
+    assertNotSoftDeleted(p);
+    if (!p.exportable) throw invalidRequest('exporting is disallowed on the policy');
+    if (!p.allow_plaintext_backup)
+      throw invalidRequest('plaintext backup is disallowed on the policy');
+    return {
+      policy: { ...p, backup_info: { time: rfc3339(e.clock.now()), version: p.latest_version } },
+    };
+  });
+  if (!key) throw notFound(`key "${name}" not found`);
+  const p = key.doc.policy;
+  const versions = new Map<number, KeyVersion>();
+  for (let v = oldestVersion(p); v <= p.latest_version; v++) {
+    versions.set(v, await e.store.version(key, v));
+  }
+  return { backup: encodeVaultBackup({ policy: p, versions }, typeInfo(p)) };
+}
+
+/** @internal */
+export async function restoreKey(e: Engine, req: RestoreRequest): Promise<void> {
+  const r = asRequest(req);
+  const force = optBool(r.force, 'force') ?? false;
+  const { policy, versions } = decodeVaultBackup(r.backup, (n) => e.backend.randomBytes(n));
+  const name = restoreName(r.name, policy.name);
+  const restored = {
+    ...policy,
+    name,
+    restore_info: { time: rfc3339(e.clock.now()), version: policy.latest_version },
+  };
+  await e.store.replace(restored, versions, force);
+}
