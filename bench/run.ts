@@ -5,6 +5,7 @@
  */
 import os from 'node:os';
 import { printTable, quick } from './harness.js';
+import { signBench } from './sign.bench.js';
 import { encryptBench } from './transit.bench.js';
 
 const started = Date.now();
@@ -13,4 +14,5 @@ console.log(
 );
 const rows = await encryptBench(quick ? [64] : [64, 4096, 1024 * 1024]);
 printTable(rows);
+printTable(await signBench());
 console.log(`\nbench done in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -7,6 +7,7 @@ export declare const SUBPATHS: ReadonlyArray<{
 }>;
 export declare const BACKEND_SPECIFIER: string;
 export declare const BACKENDS: ReadonlyArray<{ entry: string; source: string; condition: string }>;
+export declare const BINS: ReadonlyArray<{ bin: string; entry: string; source: string }>;
 export declare function entryName(subpath: string): string;
 export declare function reportName(subpath: string): string;
 export declare function distFiles(entry: string): {

@@ -21,8 +21,16 @@ export const SUBPATHS = [
   { subpath: '.', source: 'src/index.ts', browser: true },
   { subpath: './adapters/file', source: 'adapters/file/index.ts' },
   // { subpath: './adapters/redis', source: 'adapters/redis/index.ts' },
-  // { subpath: './http', source: 'adapters/http/index.ts' },
+  { subpath: './http', source: 'adapters/http/index.ts' },
+  { subpath: './http/node', source: 'adapters/http/node-server.ts' },
 ];
+
+/**
+ * Executables: package.json `bin` name → tsup entry (dist path) → source. Built with the other
+ * entries (ESM + CJS, a `#!` line kept and made executable by tsup); `bin` names the ESM file.
+ * @type {ReadonlyArray<{ bin: string, entry: string, source: string }>}
+ */
+export const BINS = [{ bin: 'transitkit', entry: 'cli/main', source: 'adapters/cli/main.ts' }];
 
 /** The package-internal specifier through which the core imports its default backend. */
 export const BACKEND_SPECIFIER = '#default-backend';
@@ -59,10 +67,11 @@ export function distFiles(entry) {
   };
 }
 
-/** tsup's `entry` option: every public subpath and every backend. */
+/** tsup's `entry` option: every public subpath, every backend and every executable. */
 export function tsupEntries() {
   const entries = {};
   for (const { subpath, source } of SUBPATHS) entries[entryName(subpath)] = source;
   for (const { entry, source } of BACKENDS) entries[entry] = source;
+  for (const { entry, source } of BINS) entries[entry] = source;
   return entries;
 }

@@ -12,6 +12,22 @@ export type { MemoryStorageOptions } from '../adapters/memory/index.js';
 export { MemoryStorage } from '../adapters/memory/index.js';
 export type { Clock } from './clock.js';
 export { systemClock } from './clock.js';
+// Asymmetric keys (issue 3)
+export type {
+  AsymmetricBackend,
+  EcCurve,
+  EcdsaSignatureFormat,
+  EcPrivateKey,
+  EcPublicKey,
+  Ed25519PrivateKey,
+  OaepHash,
+  RsaModulusBits,
+  RsaPrivateKey,
+  RsaPublicKey,
+  SignatureHash,
+  SignedData,
+} from './crypto/asymmetric-backend.js';
+export { RsaDecryptionError } from './crypto/asymmetric-backend.js';
 export type { AeadAlgorithm, CryptoBackend, HashName } from './crypto/backend.js';
 // Crypto backends
 export { AeadAuthError } from './crypto/backend.js';
@@ -23,6 +39,24 @@ export { isTransitError, TransitError } from './errors.js';
 export type { KeyType } from './keys/key-types.js';
 export { MAX_KEY_NAME_LENGTH } from './keys/names.js';
 export type { BackupInfo } from './keys/policy.js';
+// Leases (issue 6)
+export { LeaseManager } from './leases/lease-manager.js';
+export type {
+  IrrevocableLease,
+  IrrevocableList,
+  IssueRequest,
+  LeaseCount,
+  LeaseDuration,
+  LeaseGrant,
+  LeaseList,
+  LeaseLookup,
+  LeaseManagerOptions,
+  RevokableLease,
+  RevokeOptions,
+  Revoker,
+  TickResult,
+  TidyResult,
+} from './leases/types.js';
 export type {
   ListOptions,
   LockHandle,
@@ -37,6 +71,7 @@ export type { TransitOptions } from './transit/transit.js';
 // Engine
 export { Transit } from './transit/transit.js';
 export type {
+  AsymmetricKeyVersionInfo,
   BatchResult,
   CacheConfig,
   CiphertextBatchItem,
@@ -51,6 +86,9 @@ export type {
   EncryptItem,
   EncryptOptions,
   EncryptRequest,
+  ExportKeyOptions,
+  ExportKeyResult,
+  ExportKeyType,
   HashRequest,
   HmacBatchItem,
   HmacItem,
@@ -60,9 +98,19 @@ export type {
   KeysConfig,
   ListKeysRequest,
   RandomRequest,
+  ReadKeyRequest,
   RestoreRequest,
   RewrapItem,
   RewrapRequest,
+  SetCertificateRequest,
+  SetCertificateResult,
+  SignatureOptions,
+  SignBatchItem,
+  SignCsrRequest,
+  SignCsrResult,
+  SignItem,
+  SignRequest,
+  SignResult,
   VerifyBatchItem,
   VerifyItem,
   VerifyRequest,

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import type { AsymmetricBackend } from './asymmetric-backend.js';
 
 /**
  * AEAD ciphers. AES-GCM takes a 16- or 32-byte key (AES-128/256); the nonce is
@@ -37,15 +38,17 @@ export type HashName =
   | 'sha3-512';
 
 /**
- * A crypto implementation. Synchronous for the symmetric hot path (both
- * node:crypto and noble are synchronous there).
+ * A crypto implementation: the symmetric primitives, synchronous for the hot
+ * path (both node:crypto and noble are synchronous there), plus the
+ * asynchronous {@link AsymmetricBackend} half (ECDSA, Ed25519, RSA), so that
+ * one object selects both halves (`new Transit({ crypto })`).
  *
  * Errors: `aeadOpen` throws {@link AeadAuthError} on any authentication
  * failure; other methods throw native `TypeError`/`RangeError` for bad sizes,
  * which the engine maps to `invalid_request`.
  * @public
  */
-export interface CryptoBackend {
+export interface CryptoBackend extends AsymmetricBackend {
   /** `'node'` or `'noble'` (or a custom name). */
   readonly name: string;
   /** Encrypt: returns `ciphertext ‖ tag(16)`. */

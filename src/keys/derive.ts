@@ -13,7 +13,8 @@ import { counterKdfSha256, hkdfSha256 } from '../crypto/kdf.js';
 import { invalidRequest } from '../errors.js';
 import type { KeyPolicy } from './policy.js';
 
-const MISSING_CONTEXT =
+/** Vault's message for a derived key used without a context. @internal */
+export const MISSING_CONTEXT =
   "missing 'context' for key derivation; the key was created using a derived key, which means additional, per-request information must be included in order to perform operations with the key";
 
 /** Derived material for one request: the encryption key and, for convergent v3, the nonce key. @internal */

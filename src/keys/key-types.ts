@@ -3,14 +3,20 @@
  *
  * A type name is resolved once, with {@link keyType}; code below takes the
  * resolved {@link KeyTypeInfo} and reads its flags. No other file switches on a
- * type name, so adding a type (the asymmetric ones) means adding a row.
+ * type name, so adding a type means adding a row.
  *
  * `vaultId` is Vault's integer for the type in policy/backup JSON
  * (reference §0.1: Vault's numbering is written; xchacha20 is written as 11
  * without `key_size`, the OpenBao form).
  *
+ * Asymmetric rows (`ecdsa`, `ed25519`, `rsa` families) carry the curve or
+ * modulus size and the name the read body shows (`P-256`, `ed25519`,
+ * `rsa-2048`); their operations live in `./asymmetric/` and are found by
+ * family, never by type name.
+ *
  * @module
  */
+import type { EcCurve, RsaModulusBits } from '../crypto/asymmetric-backend.js';
 import type { AeadAlgorithm } from '../crypto/backend.js';
 import { invalidRequest } from '../errors.js';
 
@@ -23,19 +29,37 @@ export type KeyType =
   | 'aes256-gcm96'
   | 'chacha20-poly1305'
   | 'xchacha20-poly1305'
-  | 'hmac';
+  | 'hmac'
+  | 'ed25519'
+  | 'ecdsa-p256'
+  | 'ecdsa-p384'
+  | 'ecdsa-p521'
+  | 'rsa-2048'
+  | 'rsa-3072'
+  | 'rsa-4096';
+
+/** The asymmetric key families. @internal */
+export type AsymmetricFamilyName = 'ecdsa' | 'ed25519' | 'rsa';
 
 /** What a key family is, for the engine's dispatch. @internal */
-export type KeyFamily = 'aead' | 'hmac';
+export type KeyFamily = 'aead' | 'hmac' | AsymmetricFamilyName;
 
 /** One registry row. @internal */
 export interface KeyTypeInfo {
   readonly name: KeyType;
   readonly vaultId: number;
   readonly family: KeyFamily;
+  /** True for the `ecdsa`, `ed25519` and `rsa` families. */
+  readonly asymmetric: boolean;
   /** AEAD cipher (family `aead`). */
   readonly aead?: AeadAlgorithm;
-  /** Raw key length in bytes (0 = chosen at creation, e.g. hmac `key_size`). */
+  /** Curve (family `ecdsa`). */
+  readonly curve?: EcCurve;
+  /** Modulus size (family `rsa`). */
+  readonly rsaBits?: RsaModulusBits;
+  /** The `name` of each version in the read body (`P-256`, `ed25519`, `rsa-2048`). */
+  readonly publicKeyName?: string;
+  /** Raw key length in bytes (0 = chosen at creation, e.g. hmac `key_size`, or none stored). */
   readonly keyBytes: number;
   /** Random nonce length in bytes (family `aead`). */
   readonly nonceBytes: number;
@@ -62,6 +86,7 @@ const aead = (
   name,
   vaultId,
   family: 'aead',
+  asymmetric: false,
   aead: alg,
   keyBytes,
   nonceBytes,
@@ -72,6 +97,44 @@ const aead = (
   supportsAssociatedData: true,
   upsert: 'allowed',
 });
+
+/** Signing-only, non-derivable; encrypt-upsert refuses with "not supported for this operation". */
+const ecdsa = (name: KeyType, vaultId: number, curve: EcCurve, publicKeyName: string) =>
+  ({
+    name,
+    vaultId,
+    family: 'ecdsa',
+    asymmetric: true,
+    curve,
+    publicKeyName,
+    keyBytes: 0,
+    nonceBytes: 0,
+    supportsEncryption: false,
+    supportsDecryption: false,
+    supportsDerivation: false,
+    supportsSigning: true,
+    supportsAssociatedData: false,
+    upsert: 'unsupported',
+  }) satisfies KeyTypeInfo;
+
+/** Signing and RSA-OAEP encryption; not derivable; unknown to encrypt-upsert. */
+const rsa = (name: KeyType, vaultId: number, bits: RsaModulusBits) =>
+  ({
+    name,
+    vaultId,
+    family: 'rsa',
+    asymmetric: true,
+    rsaBits: bits,
+    publicKeyName: name,
+    keyBytes: 0,
+    nonceBytes: 0,
+    supportsEncryption: true,
+    supportsDecryption: true,
+    supportsDerivation: false,
+    supportsSigning: true,
+    supportsAssociatedData: false,
+    upsert: 'unknown',
+  }) satisfies KeyTypeInfo;
 
 const TABLE: ReadonlyMap<string, KeyTypeInfo> = /* @__PURE__ */ new Map<string, KeyTypeInfo>([
   ['aes128-gcm96', aead('aes128-gcm96', 8, 'aes-gcm', 16, 12)],
@@ -84,6 +147,7 @@ const TABLE: ReadonlyMap<string, KeyTypeInfo> = /* @__PURE__ */ new Map<string, 
       name: 'hmac',
       vaultId: 11,
       family: 'hmac',
+      asymmetric: false,
       keyBytes: 0,
       nonceBytes: 0,
       supportsEncryption: false,
@@ -94,6 +158,31 @@ const TABLE: ReadonlyMap<string, KeyTypeInfo> = /* @__PURE__ */ new Map<string, 
       upsert: 'unknown',
     },
   ],
+  [
+    'ed25519',
+    {
+      name: 'ed25519',
+      vaultId: 2,
+      family: 'ed25519',
+      asymmetric: true,
+      publicKeyName: 'ed25519',
+      // Vault stores Go's 64-byte private key: seed ‖ public key.
+      keyBytes: 64,
+      nonceBytes: 0,
+      supportsEncryption: false,
+      supportsDecryption: false,
+      supportsDerivation: true,
+      supportsSigning: true,
+      supportsAssociatedData: false,
+      upsert: 'unknown',
+    },
+  ],
+  ['ecdsa-p256', ecdsa('ecdsa-p256', 1, 'p256', 'P-256')],
+  ['ecdsa-p384', ecdsa('ecdsa-p384', 6, 'p384', 'P-384')],
+  ['ecdsa-p521', ecdsa('ecdsa-p521', 7, 'p521', 'P-521')],
+  ['rsa-2048', rsa('rsa-2048', 3, 2048)],
+  ['rsa-3072', rsa('rsa-3072', 9, 3072)],
+  ['rsa-4096', rsa('rsa-4096', 4, 4096)],
 ]);
 
 /** The default type of a new key. @internal */

@@ -4,14 +4,17 @@
  * archived version. This is transitkit's own layout; the Vault backup format
  * is a separate codec.
  *
- * Binary fields are standard base64. Decoding validates every field, so a
- * corrupted entry is reported as such instead of surfacing as a TypeError.
+ * Binary fields are standard base64; asymmetric numbers are decimal strings
+ * (`./asymmetric/material.ts`). Decoding validates every field and parses the
+ * asymmetric material once, so a corrupted entry is reported as such instead
+ * of surfacing as a TypeError, and the loaded key holds ready key objects.
  *
  * @module
  */
 import { encodeBase64, fromUtf8, tryDecodeBase64, utf8 } from '../encoding.js';
 import { internal } from '../errors.js';
-import { keyType } from './key-types.js';
+import { type AsymmetricJson, materialFromJson, materialToJson } from './asymmetric/material.js';
+import { type KeyTypeInfo, keyType } from './key-types.js';
 import type { KeyPolicy, KeyVersion } from './policy.js';
 
 /** A key as stored: configuration, incarnation id and the inline versions. @internal */
@@ -23,25 +26,30 @@ export interface KeyDocument {
   versions: Map<number, KeyVersion>;
 }
 
-interface VersionJson {
+interface VersionJson extends AsymmetricJson {
   key: string;
   hmac_key: string;
   creation_time: number;
   time: string;
   convergent_version: number;
+  /** Base64 DER certificates, end entity first. */
+  certificate_chain?: string[];
 }
 
 const FORMAT = 1;
 
 /** Encode one version. @internal */
 export function versionToJson(v: KeyVersion): VersionJson {
-  return {
+  const out: VersionJson = {
     key: encodeBase64(v.key),
     hmac_key: encodeBase64(v.hmac_key),
     creation_time: v.creation_time,
     time: v.time,
     convergent_version: v.convergent_version,
   };
+  if (v.asymmetric) Object.assign(out, materialToJson(v.asymmetric));
+  if (v.certificate_chain) out.certificate_chain = v.certificate_chain.map(encodeBase64);
+  return out;
 }
 
 function corrupt(what: string): never {
@@ -55,17 +63,23 @@ function b64(v: unknown, what: string): Uint8Array {
   return out;
 }
 
-/** Decode one version. @internal */
-export function versionFromJson(j: unknown): KeyVersion {
+/** Decode one version of a key of type `info`. @internal */
+export function versionFromJson(j: unknown, info: KeyTypeInfo): KeyVersion {
   if (typeof j !== 'object' || j === null) corrupt('version');
   const o = j as Record<string, unknown>;
   if (typeof o.creation_time !== 'number' || typeof o.time !== 'string') corrupt('version time');
+  const key = b64(o.key, 'key');
+  const asymmetric = materialFromJson(o, info, key);
+  const chain = o.certificate_chain;
+  if (chain !== undefined && !Array.isArray(chain)) corrupt('certificate_chain');
   return {
-    key: b64(o.key, 'key'),
+    key,
     hmac_key: b64(o.hmac_key, 'hmac_key'),
     creation_time: o.creation_time,
     time: o.time,
     convergent_version: typeof o.convergent_version === 'number' ? o.convergent_version : 0,
+    ...(asymmetric ? { asymmetric } : {}),
+    ...(chain ? { certificate_chain: chain.map((c) => b64(c, 'certificate_chain')) } : {}),
   };
 }
 
@@ -92,21 +106,21 @@ export function decodeDocument(bytes: Uint8Array): KeyDocument {
   if (typeof policy !== 'object' || policy === null || typeof policy.name !== 'string') {
     corrupt('policy');
   }
-  keyType(policy.type);
+  const info = keyType(policy.type);
   const versions = new Map<number, KeyVersion>();
   const vs = o.versions;
   if (typeof vs !== 'object' || vs === null) corrupt('versions');
-  for (const [k, v] of Object.entries(vs)) versions.set(Number(k), versionFromJson(v));
+  for (const [k, v] of Object.entries(vs)) versions.set(Number(k), versionFromJson(v, info));
   return { uid: o.uid, policy: { ...policy }, versions };
 }
 
 /** Serialise an archived version. @internal */
 export const encodeVersion = (v: KeyVersion): Uint8Array => utf8(JSON.stringify(versionToJson(v)));
 
-/** Parse an archived version. @internal */
-export function decodeVersion(bytes: Uint8Array): KeyVersion {
+/** Parse an archived version of a key of type `info`. @internal */
+export function decodeVersion(bytes: Uint8Array, info: KeyTypeInfo): KeyVersion {
   try {
-    return versionFromJson(JSON.parse(fromUtf8(bytes)));
+    return versionFromJson(JSON.parse(fromUtf8(bytes)), info);
   } catch (e) {
     if (e instanceof SyntaxError) throw internal('stored key version is not valid JSON', e);
     throw e;

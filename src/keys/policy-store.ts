@@ -19,6 +19,7 @@ import type { StorageAdapter } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { Lru } from '../util/lru.js';
+import { keyType } from './key-types.js';
 import { type KeyPolicy, type KeyVersion, oldestVersion } from './policy.js';
 import {
   decodeDocument,
@@ -69,7 +70,12 @@ export class PolicyStore {
     if (name === undefined) {
       this.#cache.clear();
       this.#archive.clear();
-    } else this.#cache.delete(name);
+    } else {
+      this.#cache.delete(name);
+      // Archived versions can be rewritten too (set-certificate).
+      const prefix = keyspace.archivePrefix(name, '').slice(0, -1);
+      this.#archive.deleteWhere((path) => path.startsWith(prefix));
+    }
   }
 
   /** Load a key (cached). */
@@ -103,7 +109,7 @@ export class PolicyStore {
     if (cached) return cached;
     const raw = await this.#storage.get(path);
     if (!raw) throw internal(`archived version ${v} of key ${name} is missing from storage`);
-    const ver = decodeVersion(raw);
+    const ver = decodeVersion(raw, keyType(key.doc.policy.type));
     this.#archive.set(path, ver);
     return ver;
   }
@@ -181,7 +187,10 @@ export class PolicyStore {
     for (const [n, v] of all) {
       if (n >= hotFloor) versions.set(n, v);
       else if (n >= oldest) {
-        await this.#storage.put(keyspace.archive(policy.name, uid, n), encodeVersion(v));
+        const path = keyspace.archive(policy.name, uid, n);
+        await this.#storage.put(path, encodeVersion(v));
+        // Keep the cache in step: a version can be rewritten (set-certificate).
+        this.#archive.set(path, v);
       }
     }
     return { uid, policy, versions };

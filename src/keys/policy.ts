@@ -10,6 +10,7 @@
  * @module
  */
 import { invalidRequest } from '../errors.js';
+import type { AsymmetricMaterial } from './asymmetric/material.js';
 import { type KeyType, type KeyTypeInfo, keyType } from './key-types.js';
 
 /**
@@ -17,7 +18,10 @@ import { type KeyType, type KeyTypeInfo, keyType } from './key-types.js';
  * @internal
  */
 export interface KeyVersion {
-  /** Raw key (AEAD key, or the HMAC secret for type `hmac`). */
+  /**
+   * Raw key: the AEAD key, the HMAC secret for type `hmac`, Go's 64-byte
+   * `seed ‖ pub` for Ed25519 (empty when public-only); empty for ECDSA and RSA.
+   */
   readonly key: Uint8Array;
   /** The version's independent HMAC secret (equals `key` for type `hmac`). */
   readonly hmac_key: Uint8Array;
@@ -27,6 +31,10 @@ export interface KeyVersion {
   readonly time: string;
   /** Convergent scheme of this version (0 = not convergent, 1/2 legacy, 3 current). */
   readonly convergent_version: number;
+  /** Parsed asymmetric material (ECDSA, Ed25519, RSA types only). */
+  readonly asymmetric?: AsymmetricMaterial;
+  /** DER certificates stored by set-certificate, end entity first. */
+  readonly certificate_chain?: readonly Uint8Array[];
 }
 
 /** Time and version of the last backup or restore. @public */

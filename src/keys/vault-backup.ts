@@ -154,6 +154,10 @@ function typeFromVaultId(id: number, hasKeySize: boolean): KeyTypeInfo {
   const hmac = rows.find((r) => r.family === 'hmac');
   if (hasKeySize && (id === 10 || id === 11) && hmac) return hmac;
   const row = rows.find((r) => r.vaultId === id && r.family !== 'hmac');
+  // Until the codec carries ec_*/rsa_key/public_key, an asymmetric restore would
+  // store versions without their key pair: refuse it rather than lose material.
+  if (row?.asymmetric)
+    throw invalidRequest(`${WHAT}: restoring ${row.name} keys is not supported yet`);
   if (row) return row;
   if (id === 10) throw invalidRequest(`${WHAT}: managed keys (type 10) cannot be restored`);
   throw invalidRequest(`${WHAT}: unsupported key type ${id}`);

@@ -7,6 +7,14 @@
  *   incarnation of a key (a re-created name gets a new uid, so stale entries
  *   of a deleted key can never be read);
  * - `transit/config/keys`, `transit/config/cache`: global settings.
+ *
+ * Leases (src/leases):
+ * - `sys/leases/entry/<lease id>`: one lease (JSON); the source of truth;
+ * - `sys/leases/expiry/<ms:13>/<lease id>`: the due index (empty values), listed
+ *   in time order: the next action (expiry or revocation retry) of each pending lease;
+ * - `sys/leases/irrevocable/<expire ms:13>/<lease id>`: irrevocable leases, in
+ *   the order `listIrrevocable` returns them;
+ * - lock `sys/leases/leader`: the instance that expires leases.
  * @module
  */
 
@@ -19,4 +27,17 @@ export const keyspace = {
     `transit/archive/${name}/${uid}/${String(version).padStart(10, '0')}`,
   keysConfig: 'transit/config/keys',
   cacheConfig: 'transit/config/cache',
+  // Leases (src/leases): entry, due index, irrevocable index, leader lock.
+  leaseEntryPrefix: 'sys/leases/entry/',
+  leaseEntry: (id: string): string => `sys/leases/entry/${id}`,
+  leaseDuePrefix: 'sys/leases/expiry/',
+  leaseDue: (ms: number, id: string): string => `sys/leases/expiry/${ms13(ms)}/${id}`,
+  leaseIrrevocablePrefix: 'sys/leases/irrevocable/',
+  leaseIrrevocable: (ms: number, id: string): string => `sys/leases/irrevocable/${ms13(ms)}/${id}`,
+  leaseLeaderLock: 'sys/leases/leader',
 } as const;
+
+/** A time in ms as 13 digits (clamped), so keys sort in time order up to the year 2286. */
+function ms13(ms: number): string {
+  return String(Math.min(Math.max(Math.trunc(ms), 0), 9_999_999_999_999)).padStart(13, '0');
+}

@@ -29,6 +29,10 @@ export async function backupKey(e: Engine, name: string): Promise<{ backup: stri
     if (!p.exportable) throw invalidRequest('exporting is disallowed on the policy');
     if (!p.allow_plaintext_backup)
       throw invalidRequest('plaintext backup is disallowed on the policy');
+    // The blob codec does not carry asymmetric material yet: refuse, never write a lossy blob.
+    if (typeInfo(p).asymmetric) {
+      throw invalidRequest(`backup of ${p.type} keys is not supported yet`);
+    }
     return {
       policy: { ...p, backup_info: { time: rfc3339(e.clock.now()), version: p.latest_version } },
     };

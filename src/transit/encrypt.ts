@@ -1,20 +1,26 @@
 /**
- * Encrypt, decrypt and rewrap with AEAD keys (reference §1–§3).
+ * Encrypt, decrypt and rewrap with AEAD keys (reference §1–§3) and RSA keys
+ * (RSA-OAEP with SHA-256 and an empty label, reference §1).
  *
  * Routes: `POST /transit/encrypt/:name`, `POST /transit/decrypt/:name`,
  * `POST /transit/rewrap/:name`.
  *
  * Output is byte-compatible with Vault: `<prefix>:v<N>:base64(nonce ‖ ct ‖ tag)`
- * (convergent v1: no nonce in the payload). A caller `nonce` is accepted only
- * for legacy convergent v1 keys, as Vault after HCSEC-2023-28.
+ * (convergent v1: no nonce in the payload; RSA: the OAEP ciphertext). A
+ * caller `nonce` is accepted only for legacy convergent v1 keys, as Vault
+ * after HCSEC-2023-28. `associated_data` on a non-AEAD key is a user error
+ * (Vault forgets to flag it as one); an RSA decryption failure has one fixed
+ * message.
  * @module
  */
 import { AeadAuthError } from '../crypto/backend.js';
 import { concatBytes, encodeBase64, toBytes, tryDecodeBase64 } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
+import { familyOf } from '../keys/asymmetric/family.js';
+import { requireMaterial } from '../keys/asymmetric/material.js';
 import { formatVersioned, parseVersioned } from '../keys/ciphertext.js';
 import { convergentNonce, deriveKey } from '../keys/derive.js';
-import { keyType } from '../keys/key-types.js';
+import { type KeyTypeInfo, keyType } from '../keys/key-types.js';
 import { checkKeyName } from '../keys/names.js';
 import {
   assertNotSoftDeleted,
@@ -44,6 +50,13 @@ import type {
 
 const NOT_FOUND = 'encryption key not found';
 
+/** Vault's text for `associated_data` on a non-AEAD key (a user error here). */
+function refuseAssociatedData(info: KeyTypeInfo, aad: Uint8Array): void {
+  if (aad.length > 0 && !info.supportsAssociatedData) {
+    throw invalidRequest(`'associated_data' provided for non-AEAD cipher suite ${info.name}`);
+  }
+}
+
 /** Encrypt `plaintext` with `key` (shared by encrypt, rewrap and datakey). @internal */
 export async function sealWith(
   e: Engine,
@@ -54,7 +67,7 @@ export async function sealWith(
   const p = key.doc.policy;
   assertNotSoftDeleted(p);
   const info = typeInfo(p);
-  if (!info.supportsEncryption || !info.aead) {
+  if (!info.supportsEncryption) {
     throw invalidRequest(`message encryption not supported for key type ${p.type}`);
   }
   const context = toBytes(item.context, 'context');
@@ -65,6 +78,16 @@ export async function sealWith(
   const conv = convergentVersionOf(p, version);
   if (callerNonce.length > 0 && conv !== 1) {
     throw invalidRequest('provided nonce not allowed for this key');
+  }
+  if (!info.aead) {
+    refuseAssociatedData(info, aad);
+    const ct = await familyOf(info).encrypt?.(
+      e.backend,
+      requireMaterial(version.asymmetric),
+      plaintext,
+    );
+    if (!ct) throw invalidRequest(`message encryption not supported for key type ${p.type}`);
+    return { ciphertext: formatVersioned(e.prefix, ver, ct), key_version: ver };
   }
   const derived = deriveKey(e.backend, p, version.key, info.keyBytes, context, conv);
   let nonce: Uint8Array;
@@ -94,7 +117,7 @@ export async function openWith(
   const p = key.doc.policy;
   assertNotSoftDeleted(p);
   const info = typeInfo(p);
-  if (!info.supportsDecryption || !info.aead) {
+  if (!info.supportsDecryption) {
     throw invalidRequest(`message decryption not supported for key type ${p.type}`);
   }
   if (item.ciphertext === undefined || item.ciphertext === '') {
@@ -109,6 +132,14 @@ export async function openWith(
   const payload = tryDecodeBase64(parsed.body);
   if (!payload) throw invalidRequest('invalid ciphertext: could not decode base64');
   const version = await e.store.version(key, ver);
+  if (!info.aead) {
+    refuseAssociatedData(info, aad);
+    const family = familyOf(info);
+    const material = requireMaterial(version.asymmetric);
+    const plain = await family.decrypt?.(e.backend, material, payload);
+    if (!plain) throw invalidRequest(`message decryption not supported for key type ${p.type}`);
+    return plain;
+  }
   const conv = convergentVersionOf(p, version);
   const derived = deriveKey(e.backend, p, version.key, info.keyBytes, context, conv);
   let nonce: Uint8Array;
@@ -154,12 +185,12 @@ const present = (v: unknown): boolean =>
  * The key an encrypt upsert would create, built in memory only: it is stored
  * after the operation succeeds, so a rejected request never creates a key.
  */
-function pendingKey(
+async function pendingKey(
   e: Engine,
   name: string,
   r: Record<string, unknown>,
   first: Record<string, unknown>,
-): LoadedKey {
+): Promise<LoadedKey> {
   const typeName = optString(r.type, 'type') ?? 'aes256-gcm96';
   const info = keyType(typeName);
   if (info.upsert === 'unknown') throw invalidRequest(`unknown key type ${typeName}`);
@@ -174,7 +205,7 @@ function pendingKey(
     );
   }
   const policy = buildPolicy(name, { type: info.name, derived, convergent_encryption: convergent });
-  const versions = new Map([[1, newVersion(e, policy, info)]]);
+  const versions = new Map([[1, await newVersion(e, policy, info)]]);
   return { doc: { uid: '', policy, versions }, raw: new Uint8Array(0) };
 }
 
@@ -218,7 +249,7 @@ export async function encrypt(
   const existing = await e.store.get(name);
   if (existing) return run(existing);
   if (!upsertAllowed || e.settings.disable_upsert) throw invalidRequest(NOT_FOUND);
-  const pending = pendingKey(e, name, r, batch?.[0] ?? r);
+  const pending = await pendingKey(e, name, r, batch?.[0] ?? r);
   const result = await run(pending);
   if (batch && batchErrorCodes(result).length === batch.length) return result;
   const { key, created } = await e.store.create(pending.doc.policy, pending.doc.versions);

@@ -2,7 +2,8 @@
  * HMAC generation and HMAC verification (reference §4).
  *
  * Routes: `POST /transit/hmac/:name(/:algorithm)`, and the `hmac` form of
- * `POST /transit/verify/:name(/:hash_algorithm)`.
+ * `POST /transit/verify/:name(/:hash_algorithm)` (dispatched by `./sign.ts`,
+ * which owns the verify route).
  *
  * Every key version has its own HMAC secret (`hmac_key`; the key itself for
  * type `hmac`). Output is always `vault:v<N>:base64` — Vault hard-codes the
@@ -20,13 +21,7 @@ import type { LoadedKey } from '../keys/policy-store.js';
 import { batchItems, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
 import { asRequest, optString } from './request.js';
-import type {
-  BatchResult,
-  HmacBatchItem,
-  HmacRequest,
-  VerifyBatchItem,
-  VerifyRequest,
-} from './types.js';
+import type { BatchResult, HmacBatchItem, HmacRequest } from './types.js';
 
 const HMAC_PREFIX = 'vault';
 
@@ -147,6 +142,9 @@ export function verifyKind(
       "elements of batch_input must all provide 'signature' or all provide 'hmac'",
     );
   }
+  if (kinds.has('none') && kinds.size === 1) {
+    throw invalidRequest("no batch_input elements have 'signature' or 'hmac'");
+  }
   if (kinds.has('none')) {
     throw invalidRequest(
       kinds.has('hmac')
@@ -155,36 +153,4 @@ export function verifyKind(
     );
   }
   return kinds.has('hmac') ? 'hmac' : 'signature';
-}
-
-/**
- * `POST /transit/verify/:name` for HMAC values; signature verification is
- * dispatched by key type (asymmetric keys) and refused for symmetric ones.
- * @internal
- */
-export async function verify(
-  e: Engine,
-  name: string,
-  req: VerifyRequest,
-): Promise<{ valid: boolean } | BatchResult<VerifyBatchItem>> {
-  checkKeyName(name);
-  const r = asRequest(req);
-  const batch =
-    r.batch_input === undefined || r.batch_input === null
-      ? undefined
-      : batchItems(r.batch_input, e.maxBatch);
-  const kind = verifyKind(r, batch);
-  const hashName = verifyHashName(r);
-  vaultHash(hashName);
-  const key = await requireKey(e, name, 'signature verification key not found');
-  assertNotSoftDeleted(key.doc.policy);
-  if (kind === 'signature') {
-    throw invalidRequest(`key type ${key.doc.policy.type} does not support verification`);
-  }
-  if (!batch) return { valid: await verifyHmacValue(e, key, hashName, r.hmac, r.input) };
-  return runBatch<VerifyBatchItem>(
-    batch,
-    async (item) => ({ valid: await verifyHmacValue(e, key, hashName, item.hmac, item.input) }),
-    (error) => ({ valid: false, error }),
-  );
 }

@@ -6,6 +6,7 @@
  * `DELETE /transit/keys/:name/soft-delete`, `POST /transit/keys/:name/soft-delete-restore`.
  * @module
  */
+import { toBytes } from '../encoding.js';
 import { invalidRequest, notFound } from '../errors.js';
 import { parseAutoRotatePeriod } from '../keys/duration.js';
 import { DEFAULT_KEY_TYPE, HMAC_KEY_SIZE, keyType } from '../keys/key-types.js';
@@ -16,7 +17,7 @@ import type { Engine } from './engine.js';
 import { newVersion } from './material.js';
 import { keyInfo } from './read-body.js';
 import { asRequest, optString } from './request.js';
-import type { CreateKeyRequest, KeyInfo, ListKeysRequest } from './types.js';
+import type { CreateKeyRequest, KeyInfo, ListKeysRequest, ReadKeyRequest } from './types.js';
 
 /** Validate a create request into a new policy (no I/O). @internal */
 export function buildPolicy(name: string, request: CreateKeyRequest): KeyPolicy {
@@ -80,17 +81,31 @@ export async function createKey(
   req: CreateKeyRequest = {},
 ): Promise<{ info: KeyInfo; created: boolean }> {
   const policy = buildPolicy(name, req);
-  const first = newVersion(e, policy, keyType(policy.type));
+  // An existing key is returned as is: do not generate material (an RSA key
+  // takes seconds) only to discard it. A concurrent creation is still handled
+  // by the store's compare-and-set.
+  const existing = await e.store.get(name);
+  if (existing) return { info: await keyInfo(e, existing), created: false };
+  const first = await newVersion(e, policy, keyType(policy.type));
   const { key, created } = await e.store.create(policy, new Map([[1, first]]));
   return { info: await keyInfo(e, key), created };
 }
 
-/** @internal */
-export async function readKey(e: Engine, name: string): Promise<KeyInfo> {
+/**
+ * `GET /transit/keys/:name` (`context` derives a derived Ed25519 key's public keys).
+ * @throws TransitError `not_found` for a missing key; `invalid_request` for a bad name or context.
+ * @internal
+ */
+export async function readKey(
+  e: Engine,
+  name: string,
+  request: ReadKeyRequest = {},
+): Promise<KeyInfo> {
   checkKeyName(name);
+  const context = toBytes(asRequest(request).context, 'context');
   const key = await e.store.get(name);
   if (!key) throw notFound(`no key named ${name}`);
-  return keyInfo(e, key);
+  return keyInfo(e, key, context);
 }
 
 /** @internal */

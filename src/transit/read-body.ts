@@ -1,21 +1,65 @@
 /**
  * The key read body (reference §9 `formatKeyPolicy`), shared by read, create,
  * config, rotate, trim and the soft-delete calls.
+ *
+ * `keys` maps each version to its creation time in seconds, except for
+ * asymmetric types, where each version is `{ name, public_key, creation_time
+ * (RFC 3339), certificate_chain }`: ECDSA shows the stored PKIX PEM, Ed25519
+ * base64 (derived keys: `""` unless a `context` is given, then the derived
+ * key's), RSA a fresh PKIX PEM; both PEMs end with a newline.
  * @module
  */
 
-import { oldestVersion, typeInfo } from '../keys/policy.js';
+import { chainToPem } from '../crypto/pki/chain.js';
+import { familyOf } from '../keys/asymmetric/family.js';
+import { requireMaterial } from '../keys/asymmetric/material.js';
+import type { KeyTypeInfo } from '../keys/key-types.js';
+import { type KeyPolicy, type KeyVersion, oldestVersion, typeInfo } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
-import type { Engine } from './engine.js';
-import type { KeyInfo } from './types.js';
+import { type Engine, rfc3339 } from './engine.js';
+import type { AsymmetricKeyVersionInfo, KeyInfo } from './types.js';
 
-/** Build the read body of a key. @internal */
-export async function keyInfo(e: Engine, key: LoadedKey): Promise<KeyInfo> {
+/** One asymmetric version as the read body shows it. */
+async function publicEntry(
+  e: Engine,
+  p: KeyPolicy,
+  info: KeyTypeInfo,
+  v: KeyVersion,
+  context: Uint8Array,
+): Promise<AsymmetricKeyVersionInfo> {
+  const family = familyOf(info);
+  let public_key = '';
+  if (!p.derived) public_key = family.readPublicKey(requireMaterial(v.asymmetric));
+  else if (context.length > 0 && family.derive) {
+    public_key = family.readPublicKey(await family.derive(e.backend, p, v.key, context));
+  }
+  const zero = v.time === '' || v.time.startsWith('0001-01-01');
+  return {
+    name: info.publicKeyName ?? info.name,
+    public_key,
+    creation_time: zero ? rfc3339(v.creation_time * 1000) : v.time,
+    certificate_chain: chainToPem(v.certificate_chain ?? []),
+  };
+}
+
+/**
+ * Build the read body of a key; `context` derives the public keys of a
+ * derived Ed25519 key (ignored otherwise).
+ * @internal
+ */
+export async function keyInfo(
+  e: Engine,
+  key: LoadedKey,
+  context: Uint8Array = new Uint8Array(0),
+): Promise<KeyInfo> {
   const p = key.doc.policy;
   const info = typeInfo(p);
-  const keys: Record<string, number> = {};
+  const keys: Record<string, number | AsymmetricKeyVersionInfo> = {};
   for (let v = Math.max(oldestVersion(p), p.min_decryption_version); v <= p.latest_version; v++) {
-    keys[String(v)] = (await e.store.version(key, v)).creation_time;
+    const ver = await e.store.version(key, v);
+    keys[String(v)] = info.asymmetric
+      ? await publicEntry(e, p, info, ver, context)
+      : ver.creation_time;
   }
   const body: KeyInfo = {
     name: p.name,
@@ -36,7 +80,7 @@ export async function keyInfo(e: Engine, key: LoadedKey): Promise<KeyInfo> {
     imported_key: p.imported,
     imported: p.imported,
     soft_deleted: p.soft_deleted,
-    keys,
+    keys: keys as KeyInfo['keys'],
   };
   if (p.imported) body.imported_key_allow_rotation = p.allow_imported_key_rotation;
   if (p.key_size > 0) body.key_size = p.key_size;

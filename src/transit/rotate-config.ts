@@ -65,7 +65,7 @@ export async function rotate(
     const latest = p.latest_version + 1;
     const policy = { ...p, latest_version: latest };
     rotated = true;
-    return { policy, add: new Map([[latest, newVersion(e, policy, typeInfo(p))]]) };
+    return { policy, add: new Map([[latest, await newVersion(e, policy, typeInfo(p))]]) };
   });
   return { key, rotated };
 }

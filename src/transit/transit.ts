@@ -4,27 +4,22 @@
  * (style.md convention 2); the route each method serves is named in its doc.
  * @module
  */
-import { defaultBackend } from '#default-backend';
-import { MemoryStorage } from '../../adapters/memory/index.js';
-import { type Clock, systemClock } from '../clock.js';
-import type { CryptoBackend } from '../crypto/backend.js';
-import { nobleBackend } from '../crypto/noble/index.js';
-import { invalidRequest } from '../errors.js';
-import { PolicyStore } from '../keys/policy-store.js';
-import type { StorageAdapter } from '../storage/adapter.js';
 import { type AutoRotateResult, autoRotateTick } from './auto-rotate.js';
 import { backupKey, restoreKey } from './backup.js';
-import { DEFAULT_MAX_BATCH } from './batch.js';
+import { setCertificate, signCsr } from './certificates.js';
 import * as config from './config.js';
 import { generateDataKey } from './datakey.js';
 import { decrypt, encrypt, rewrap } from './encrypt.js';
 import type { Engine } from './engine.js';
+import { exportKey } from './export.js';
 import { hash, randomBytes } from './hash-random.js';
-import { hmac, verify } from './hmac.js';
+import { hmac } from './hmac.js';
 import { watchForChanges } from './invalidation.js';
 import { createKey, deleteKey, listKeys, readKey, setSoftDeleted } from './keys.js';
+import { engineFromOptions, type TransitOptions } from './options.js';
 import { asRequest } from './request.js';
 import { rotateKey, trimKey, updateKeyConfig } from './rotate-config.js';
+import { sign, verify } from './sign.js';
 import type {
   BatchResult,
   CacheConfig,
@@ -39,6 +34,9 @@ import type {
   EncryptItem,
   EncryptOptions,
   EncryptRequest,
+  ExportKeyOptions,
+  ExportKeyResult,
+  ExportKeyType,
   HashRequest,
   HmacBatchItem,
   HmacItem,
@@ -48,52 +46,25 @@ import type {
   KeysConfig,
   ListKeysRequest,
   RandomRequest,
+  ReadKeyRequest,
   RestoreRequest,
   RewrapItem,
   RewrapRequest,
+  SetCertificateRequest,
+  SetCertificateResult,
+  SignBatchItem,
+  SignCsrRequest,
+  SignCsrResult,
+  SignItem,
+  SignRequest,
+  SignResult,
   VerifyBatchItem,
   VerifyItem,
   VerifyRequest,
 } from './types.js';
 import { withWarnings } from './warnings.js';
 
-/**
- * Options of the {@link Transit} constructor.
- * @public
- */
-export interface TransitOptions {
-  /** Where keys live. Default: a new {@link MemoryStorage}. */
-  storage?: StorageAdapter;
-  /**
-   * The crypto backend: `'noble'` (pure JS, any runtime), a custom
-   * {@link CryptoBackend}, or omitted for the platform default (`node:crypto`
-   * on Node, noble elsewhere).
-   */
-  crypto?: 'noble' | 'default' | CryptoBackend;
-  /** Time source (tests pass a fake clock). Default: the wall clock. */
-  clock?: Clock;
-  /** Ciphertext and signature prefix. Default `vault` (as Vault, for interchange). */
-  prefix?: string;
-  /** Parsed-key cache size until one is stored with `writeCacheConfig` (0 = unbounded). */
-  cacheSize?: number;
-  /** Maximum items in one `batch_input`. Default 10,000. */
-  maxBatchSize?: number;
-  /**
-   * Automatic rotation: `false` disables the timer (call {@link Transit.runAutoRotation}
-   * yourself); otherwise a pass runs every `intervalMs` (default 60,000). The timer
-   * does not keep a Node process alive.
-   */
-  autoRotate?: false | { intervalMs?: number };
-}
-
-function resolveBackend(c: TransitOptions['crypto']): CryptoBackend {
-  if (c === undefined || c === 'default') return defaultBackend;
-  if (c === 'noble') return nobleBackend;
-  if (typeof c === 'object' && c !== null && typeof c.aeadSeal === 'function') return c;
-  throw invalidRequest("'crypto' must be 'noble', 'default' or a CryptoBackend");
-}
-
-const PREFIX = /^[A-Za-z0-9_-]{1,32}$/;
+export type { TransitOptions } from './options.js';
 
 /**
  * Vault's transit engine, in-process: named, versioned keys that encrypt,
@@ -120,29 +91,7 @@ export class Transit {
 
   constructor(opts: TransitOptions = {}) {
     const options = asRequest(opts, 'options') as TransitOptions;
-    const backend = resolveBackend(options.crypto);
-    const storage = options.storage ?? new MemoryStorage();
-    const prefix = options.prefix ?? 'vault';
-    if (typeof prefix !== 'string' || !PREFIX.test(prefix)) {
-      throw invalidRequest('prefix must be 1-32 letters, digits, _ or -');
-    }
-    const cacheSize = options.cacheSize ?? 0;
-    if (!Number.isSafeInteger(cacheSize) || cacheSize < 0) {
-      throw invalidRequest('cacheSize must be a non-negative integer');
-    }
-    const maxBatch = options.maxBatchSize ?? DEFAULT_MAX_BATCH;
-    if (!Number.isSafeInteger(maxBatch) || maxBatch < 1) {
-      throw invalidRequest('maxBatchSize must be a positive integer');
-    }
-    this.#e = {
-      storage,
-      backend,
-      store: new PolicyStore(storage, backend, cacheSize),
-      clock: options.clock ?? systemClock,
-      prefix,
-      maxBatch,
-      settings: { disable_upsert: false, cache_size: cacheSize },
-    };
+    this.#e = engineFromOptions(options);
     const e = this.#e;
     this.#ready = (async () => {
       await config.loadSettings(e);
@@ -176,12 +125,14 @@ export class Transit {
   }
 
   /**
-   * Read a key's configuration and versions (`GET /transit/keys/:name`); never its material.
-   * @throws TransitError `not_found` when the key does not exist.
+   * Read a key's configuration and versions (`GET /transit/keys/:name`); never
+   * its private material. Asymmetric keys list each version's public key;
+   * `context` shows a derived Ed25519 key's per-context public keys.
+   * @throws TransitError `not_found` when the key does not exist; `invalid_request` for a bad context.
    */
-  async readKey(name: string): Promise<KeyInfo> {
+  async readKey(name: string, req: ReadKeyRequest = {}): Promise<KeyInfo> {
     await this.#ready;
-    return readKey(this.#e, name);
+    return readKey(this.#e, name, req);
   }
 
   /** List key names, sorted, optionally paginated (`LIST /transit/keys`). */
@@ -330,7 +281,29 @@ export class Transit {
     return hmac(this.#e, name, req);
   }
 
-  /** Verify an HMAC (or, on signing keys, a signature) (`POST /transit/verify/:name`). */
+  /**
+   * Sign with an asymmetric key (`POST /transit/sign/:name(/:hash_algorithm)`):
+   * `vault:v<N>:` + base64 (URL-safe without padding for `jws`). Batch items
+   * fail individually; the batch itself succeeds.
+   * @throws TransitError `invalid_request` for bad options, a missing key, a key
+   * that cannot sign, or (single mode) a bad input, context or version.
+   */
+  async sign(
+    name: string,
+    req: SignRequest & { batch_input: SignItem[] },
+  ): Promise<BatchResult<SignBatchItem>>;
+  async sign(name: string, req: SignRequest): Promise<SignResult>;
+  async sign(name: string, req: SignRequest): Promise<SignResult | BatchResult<SignBatchItem>> {
+    await this.#ready;
+    return sign(this.#e, name, req);
+  }
+
+  /**
+   * Verify a signature (keys that sign) or an HMAC (any key)
+   * (`POST /transit/verify/:name(/:hash_algorithm)`); exactly one kind per request.
+   * @throws TransitError `invalid_request` for bad options, a malformed value, or a
+   * key that cannot verify signatures; batch items fail individually.
+   */
   async verify(
     name: string,
     req: VerifyRequest & { batch_input: VerifyItem[] },
@@ -342,6 +315,45 @@ export class Transit {
   ): Promise<{ valid: boolean } | BatchResult<VerifyBatchItem>> {
     await this.#ready;
     return verify(this.#e, name, req);
+  }
+
+  /**
+   * Export key material (`GET /transit/export/:type/:name(/:version)`): every
+   * version (omitted), `latest`, `N` or `vN`; `format` `''`, `raw`, `der` or `pem`.
+   * All types but `public-key` and `certificate-chain` need `exportable`.
+   * @throws TransitError `not_found` for a missing key; `invalid_request` when
+   * not exportable, not applicable to the key type, or the version is not available.
+   */
+  async exportKey(
+    type: ExportKeyType,
+    name: string,
+    version?: string | number,
+    options: ExportKeyOptions = {},
+  ): Promise<ExportKeyResult> {
+    await this.#ready;
+    return exportKey(this.#e, type, name, version, options);
+  }
+
+  /**
+   * Sign a PKCS#10 CSR with a key version (`POST /transit/keys/:name/csr`): an
+   * empty one, or `csr` (PEM) with its subject and attributes kept and its key replaced.
+   * @throws TransitError `invalid_request` for a missing, derived or non-signing
+   * key, a public-only or missing version, or a template that does not parse.
+   */
+  async signCsr(name: string, req: SignCsrRequest = {}): Promise<SignCsrResult> {
+    await this.#ready;
+    return signCsr(this.#e, name, req);
+  }
+
+  /**
+   * Store a PEM certificate chain (end entity first) for a key version
+   * (`POST /transit/keys/:name/set-certificate`), replacing any earlier one.
+   * @throws TransitError `invalid_request` for a missing, derived or non-signing
+   * key, a chain that does not parse, or a leaf whose key is not the version's.
+   */
+  async setCertificate(name: string, req: SetCertificateRequest): Promise<SetCertificateResult> {
+    await this.#ready;
+    return setCertificate(this.#e, name, req);
   }
 
   /** Hash data (`POST /transit/hash(/:algorithm)`); `format` hex (default) or base64. */

@@ -64,8 +64,11 @@ export interface KeyInfo {
   imported: boolean;
   imported_key_allow_rotation?: boolean;
   soft_deleted: boolean;
-  /** Version → creation time (Unix seconds). */
-  keys: Record<string, number>;
+  /**
+   * Version → creation time (Unix seconds); for asymmetric types, version →
+   * its public key ({@link AsymmetricKeyVersionInfo}).
+   */
+  keys: Record<string, number> | Record<string, AsymmetricKeyVersionInfo>;
   key_size?: number;
   kdf?: 'hkdf_sha256' | 'hmac-sha256-counter';
   kdf_mode?: 'hmac-sha256-counter';
@@ -73,6 +76,27 @@ export interface KeyInfo {
   convergent_encryption_version?: number;
   backup_info?: BackupInfo;
   restore_info?: BackupInfo;
+}
+
+/** One version of an asymmetric key in {@link KeyInfo.keys}. @public */
+export interface AsymmetricKeyVersionInfo {
+  /** `P-256`, `P-384`, `P-521`, `ed25519`, `rsa-2048`, `rsa-3072` or `rsa-4096`. */
+  name: string;
+  /**
+   * ECDSA and RSA: PKIX `PUBLIC KEY` PEM (trailing newline); Ed25519: base64 of
+   * the 32-byte key (`""` for a derived key read without `context`).
+   */
+  public_key: string;
+  /** RFC 3339 creation time. */
+  creation_time: string;
+  /** PEM certificates set with `setCertificate`, joined by `\n`; `""` when none. */
+  certificate_chain: string;
+}
+
+/** Options of {@link Transit.readKey}. @public */
+export interface ReadKeyRequest {
+  /** Derivation context: shows a derived Ed25519 key's per-context public keys. */
+  context?: BinaryInput;
 }
 
 /** Options of {@link Transit.listKeys}. @public */
@@ -202,7 +226,63 @@ export interface HmacBatchItem {
   reference: string;
 }
 
-/** One verify item. @public */
+/**
+ * Signing options shared by `Transit.sign` and `Transit.verify` (reference §5).
+ * @public
+ */
+export interface SignatureOptions {
+  /**
+   * sha1, sha2-224/256/384/512, sha3-224/256/384/512 or `none` (prehashed
+   * PKCS#1 v1.5 without DigestInfo); default sha2-256; ignored by ed25519.
+   */
+  hash_algorithm?: string;
+  /** Deprecated alias of `hash_algorithm`. */
+  algorithm?: string;
+  /** The input is already a digest (raw bytes, base64-encoded). */
+  prehashed?: boolean;
+  /** RSA: `pss` (default) or `pkcs1v15`. */
+  signature_algorithm?: 'pss' | 'pkcs1v15' | (string & {});
+  /** ECDSA: `asn1` (DER, default) or `jws` (r ‖ s); `jws` also means URL-safe base64 for every type. */
+  marshaling_algorithm?: 'asn1' | 'jws' | (string & {});
+  /** RSA-PSS: `auto` (default; largest on sign), `hash`, or an integer byte count. */
+  salt_length?: string | number;
+}
+
+/** One sign item. @public */
+export interface SignItem {
+  input?: BinaryInput;
+  /** Derivation context (derived ed25519 keys). */
+  context?: BinaryInput;
+  reference?: string;
+}
+
+/** Options of `Transit.sign`. @public */
+export interface SignRequest extends SignItem, SignatureOptions {
+  /** Version to sign with; 0 or omitted = latest. */
+  key_version?: number;
+  batch_input?: SignItem[];
+}
+
+/** A single signature. @public */
+export interface SignResult {
+  /** `<prefix>:v<N>:<base64>` (URL-safe without padding for `jws`). */
+  signature: string;
+  key_version: number;
+  /** Base64 of the derived public key (derived ed25519 only). */
+  public_key?: string;
+}
+
+/** One sign batch result item (`key_version` is 0 on error). @public */
+export interface SignBatchItem {
+  signature?: string;
+  key_version: number;
+  /** Base64 of the derived public key (derived ed25519 only). */
+  publickey?: string;
+  error?: string;
+  reference: string;
+}
+
+/** One verify item: an `hmac` or a `signature`. @public */
 export interface VerifyItem {
   input?: BinaryInput;
   hmac?: string;
@@ -212,10 +292,7 @@ export interface VerifyItem {
 }
 
 /** Options of `Transit.verify`. @public */
-export interface VerifyRequest extends VerifyItem {
-  hash_algorithm?: string;
-  /** Deprecated alias of `hash_algorithm`. */
-  algorithm?: string;
+export interface VerifyRequest extends VerifyItem, SignatureOptions {
   batch_input?: VerifyItem[];
 }
 
@@ -224,6 +301,62 @@ export interface VerifyBatchItem {
   valid: boolean;
   error?: string;
   reference: string;
+}
+
+/** What `Transit.exportKey` exports. @public */
+export type ExportKeyType =
+  | 'encryption-key'
+  | 'signing-key'
+  | 'hmac-key'
+  | 'public-key'
+  | 'certificate-chain';
+
+/** Options of `Transit.exportKey`. @public */
+export interface ExportKeyOptions {
+  /**
+   * `''` (default): Vault's native strings; `raw`: base64 raw key (symmetric,
+   * HMAC, Ed25519); `der`: base64 PKCS#8 / PKIX; `pem`: PEM PKCS#8 / PKIX.
+   */
+  format?: '' | 'raw' | 'der' | 'pem' | (string & {});
+}
+
+/** Result of `Transit.exportKey`. @public */
+export interface ExportKeyResult {
+  name: string;
+  type: KeyType;
+  /** Version → exported string. */
+  keys: Record<string, string>;
+}
+
+/** Options of `Transit.signCsr`. @public */
+export interface SignCsrRequest {
+  /** Key version to sign with: a number or `latest` (default). */
+  version?: number | 'latest';
+  /** PEM `CERTIFICATE REQUEST` template; its subject and attributes are kept, its key replaced. */
+  csr?: string;
+}
+
+/** Result of `Transit.signCsr`. @public */
+export interface SignCsrResult {
+  name: string;
+  type: KeyType;
+  /** PEM `CERTIFICATE REQUEST` signed by the key version. */
+  csr: string;
+}
+
+/** Options of `Transit.setCertificate`. @public */
+export interface SetCertificateRequest {
+  /** Key version the chain belongs to: a number or `latest` (default). */
+  version?: number | 'latest';
+  /** PEM certificates, end entity first. */
+  certificate_chain: string;
+}
+
+/** Result of `Transit.setCertificate`. @public */
+export interface SetCertificateResult {
+  name: string;
+  type: KeyType;
+  certificate_chain: string;
 }
 
 /** Options of {@link Transit.hash}. @public */

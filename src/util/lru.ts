@@ -41,6 +41,11 @@ export class Lru<K, V> {
     this.#map.clear();
   }
 
+  /** Delete every entry whose key matches. */
+  deleteWhere(match: (key: K) => boolean): void {
+    for (const k of [...this.#map.keys()]) if (match(k)) this.#map.delete(k);
+  }
+
   /** Change the capacity (0 = unbounded), evicting the least recently used. */
   resize(capacity: number): void {
     this.#capacity = capacity;

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { MemoryStorage, Transit } from 'transitkit';
+import { Transit } from 'transitkit';
 import { describe, expect, it } from 'vitest';
 import { BACKENDS } from '../helpers/backends.js';
 import { FIXTURES_DIR } from '../helpers/vectors.js';

@@ -1,6 +1,8 @@
 /**
  * The portable `noble` {@link CryptoBackend}: pure JS over `@noble/ciphers`
- * and `@noble/hashes`, runs on any runtime with `crypto.getRandomValues`.
+ * and `@noble/hashes`, runs on any runtime with `crypto.getRandomValues`; the
+ * asymmetric half is `nobleAsymmetric` (`./asymmetric.ts`: `@noble/curves`,
+ * WebCrypto for RSA), spread in.
  *
  * No `node:` import may appear in this folder (the browser bundle check and
  * Biome's `noNodejsModules` enforce it).
@@ -11,6 +13,7 @@ import { equalBytes } from '@noble/ciphers/utils.js';
 import { randomBytes as nobleRandomBytes } from '@noble/hashes/utils.js';
 import type { CryptoBackend } from '../backend.js';
 import { nobleAeadOpen, nobleAeadSeal } from './aead.js';
+import { nobleAsymmetric } from './asymmetric.js';
 import { nobleDigest, nobleHkdf, nobleHmac } from './hash.js';
 import { assertBytes, checkCount } from './params.js';
 
@@ -49,6 +52,7 @@ function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
  * @public
  */
 export const nobleBackend: CryptoBackend = /* @__PURE__ */ Object.freeze({
+  ...nobleAsymmetric,
   name: 'noble',
   aeadSeal: nobleAeadSeal,
   aeadOpen: nobleAeadOpen,

@@ -4,7 +4,8 @@
  *
  * Every output is a plain `Uint8Array` (never a `Buffer`), so results compare
  * equal to the noble backend's. XChaCha20-Poly1305, and HKDF with an `info`
- * over 1024 bytes, are delegated to noble (node:crypto lacks them).
+ * over 1024 bytes, are delegated to noble (node:crypto lacks them). The
+ * asymmetric half is `nodeAsymmetric` (`./asymmetric.ts`), spread in.
  *
  * This folder is the only place in `src/crypto` allowed to import `node:*`.
  *
@@ -14,6 +15,7 @@ import { timingSafeEqual as nodeTimingSafeEqual, randomFillSync } from 'node:cry
 import type { CryptoBackend } from '../backend.js';
 import { assertBytes, checkCount } from '../noble/params.js';
 import { nodeAeadOpen, nodeAeadSeal } from './aead.js';
+import { nodeAsymmetric } from './asymmetric.js';
 import { nodeDigest, nodeHkdf, nodeHmac } from './hash.js';
 
 /** `n` CSPRNG bytes, filled in place into a fresh (unpooled) Uint8Array. */
@@ -45,6 +47,7 @@ function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
  * @public
  */
 export const nodeBackend: CryptoBackend = /* @__PURE__ */ Object.freeze({
+  ...nodeAsymmetric,
   name: 'node',
   aeadSeal: nodeAeadSeal,
   aeadOpen: nodeAeadOpen,

@@ -1,0 +1,128 @@
+/**
+ * Command-line parsing for `transitkit`: `--flag value`, `--flag=value` and
+ * boolean `--flag`. No dependencies; unknown flags are errors (exit 2), so a
+ * typo never starts a server with a default the operator did not want.
+ * @module
+ */
+
+/** `transitkit server` options. */
+export interface ServerArgs {
+  dev: boolean;
+  devRootToken?: string;
+  listen?: string;
+  storage?: string;
+  config?: string;
+  mount?: string;
+  maxRequestBytes?: number;
+}
+
+/** A parsed command line. */
+export type Command = { kind: 'server'; args: ServerArgs } | { kind: 'help' } | { kind: 'version' };
+
+/** A usage error (exit status 2). */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export const USAGE = `Usage: transitkit server [options]
+
+Start Vault's transit API (HTTP) on transitkit.
+
+Options:
+  --dev                       in-memory storage (unless --storage), print a root token
+  --dev-root-token TOKEN      use TOKEN as the dev root token
+  --listen HOST:PORT          listen address (default 127.0.0.1:8200; port 0 picks one)
+  --storage memory|file:DIR   where keys, tokens and policies live
+  --config FILE               JSON config: listen, storage, mount, max_request_bytes, policies
+  --mount PATH                transit mount path (default /v1/transit)
+  --max-request-bytes N       largest request body (default 33554432)
+  -h, --help                  show this help
+  --version                   print the version
+`;
+
+const VALUE_FLAGS = new Set([
+  'dev-root-token',
+  'listen',
+  'storage',
+  'config',
+  'mount',
+  'max-request-bytes',
+]);
+
+/**
+ * Parse `argv` (without the node and script paths).
+ * @throws UsageError for an unknown command or flag, or a missing value.
+ */
+export function parseArgs(argv: readonly string[]): Command {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
+    return { kind: 'help' };
+  }
+  if (command === '--version' || command === 'version') return { kind: 'version' };
+  if (command !== 'server') throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  const args: ServerArgs = { dev: false };
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i] as string;
+    if (arg === '-h' || arg === '--help') return { kind: 'help' };
+    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument ${JSON.stringify(arg)}`);
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    if (name === 'dev') {
+      if (eq >= 0) throw new UsageError('--dev takes no value');
+      args.dev = true;
+      continue;
+    }
+    if (!VALUE_FLAGS.has(name)) throw new UsageError(`unknown flag --${name}`);
+    let value: string | undefined;
+    if (eq >= 0) value = arg.slice(eq + 1);
+    else {
+      value = rest[i + 1];
+      i++;
+    }
+    if (value === undefined || value === '') throw new UsageError(`--${name} needs a value`);
+    switch (name) {
+      case 'dev-root-token':
+        args.devRootToken = value;
+        break;
+      case 'listen':
+        args.listen = value;
+        break;
+      case 'storage':
+        args.storage = value;
+        break;
+      case 'config':
+        args.config = value;
+        break;
+      case 'mount':
+        args.mount = value;
+        break;
+      case 'max-request-bytes': {
+        const n = Number(value);
+        if (!Number.isSafeInteger(n) || n < 1) {
+          throw new UsageError('--max-request-bytes must be a positive integer');
+        }
+        args.maxRequestBytes = n;
+        break;
+      }
+    }
+  }
+  if (args.devRootToken !== undefined && !args.dev) {
+    throw new UsageError('--dev-root-token needs --dev');
+  }
+  return { kind: 'server', args };
+}
+
+/**
+ * Split `HOST:PORT` (`[::1]:8200` for IPv6).
+ * @throws UsageError for a malformed address.
+ */
+export function parseListen(value: string): { host: string; port: number } {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):([0-9]{1,5})$/.exec(value);
+  const port = m ? Number(m[3]) : Number.NaN;
+  if (!m || port > 65535)
+    throw new UsageError(`--listen must be HOST:PORT, got ${JSON.stringify(value)}`);
+  return { host: (m[1] ?? m[2]) as string, port };
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+/**
+ * The `transitkit` command (package.json `bin`): `transitkit server --dev`.
+ *
+ * SIGTERM and SIGINT drain in-flight requests, close storage and exit 0; a
+ * second signal exits at once. Usage errors exit 2, start-up failures 1.
+ * No top-level await, so the same source also builds as CommonJS.
+ * @module
+ */
+import { version } from '../../package.json';
+import { parseArgs, USAGE, UsageError } from './args.js';
+import { startServer } from './server.js';
+
+async function main(argv: readonly string[]): Promise<void> {
+  const command = parseArgs(argv);
+  if (command.kind === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (command.kind === 'version') {
+    process.stdout.write(`transitkit ${version}\n`);
+    return;
+  }
+  const running = await startServer(
+    command.args,
+    (line) => process.stdout.write(`${line}\n`),
+    version,
+  );
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    process.stdout.write(`==> ${signal}: draining in-flight requests\n`);
+    running.close().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        console.error('transitkit: error while shutting down:', e);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  if (e instanceof UsageError) {
+    process.stderr.write(`transitkit: ${e.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  process.stderr.write(`transitkit: ${message}\n`);
+  process.exit(1);
+});

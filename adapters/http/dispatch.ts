@@ -1,0 +1,255 @@
+/**
+ * The runtime-neutral core of the HTTP adapter: `{method, url, headers, body}`
+ * → `{status, headers, body}`. Bindings (node, Koa, fetch) only convert at
+ * the edge (hono's `fetch`/`request()` seam), so every behaviour is testable
+ * without a socket.
+ *
+ * Order of a request: URL → route (404/405) → sealed check (503) → token
+ * (403) → ACL (403) → body (413, malformed JSON 400) → fields (400, warnings)
+ * → one library call → reply. The body is read only after the token is
+ * verified, so an unauthenticated caller cannot make the server buffer or
+ * parse 32 MiB. Rows whose ACL path the body can complete (`aclFromBody`)
+ * are ACL-checked after the fields.
+ *
+ * Unexpected failures are logged (message and stack, never the request) and
+ * answered with a generic 500.
+ * @module
+ */
+import type { AclOperation } from '../../src/auth/acl.js';
+import { TransitError } from '../../src/errors.js';
+import { aclTail, authenticate, authorize, type HeaderLookup } from './auth.js';
+import { type HealthState, healthReply } from './health.js';
+import {
+  parseFields,
+  parseJsonBody,
+  queryFields,
+  type UnknownFields,
+  unknownFieldsWarning,
+} from './params.js';
+import { type HttpReply, jsonReply, successReply } from './reply.js';
+import type { ReplyKind, Route, RouteMethod, ServedBy, Services } from './route.js';
+import { Router } from './router.js';
+import { ROUTES } from './routes.js';
+import { errorReply, errorsBody, INTERNAL_REPLY, ROUTE_STATUS } from './status.js';
+
+/**
+ * A request as a binding hands it over.
+ * @public
+ */
+export interface HttpRequest {
+  method: string;
+  /** Path and query (`/v1/transit/keys?list=true`), or an absolute URL. */
+  url: string;
+  /** Header value by lower-case name. */
+  headers: HeaderLookup;
+  /**
+   * Read the body; must fail with a `TransitError` `payload_too_large` past
+   * `limit` bytes. May return an already-parsed JSON object (a body parser
+   * ran first). Absent: no body.
+   */
+  body?: (limit: number) => Promise<Uint8Array | string | Record<string, unknown> | undefined>;
+}
+
+/** Where unexpected errors are reported. @public */
+export interface Logger {
+  error(message: string, error?: unknown): void;
+}
+
+/** Resolved options of the dispatcher. @internal */
+export interface DispatchOptions {
+  mount: string;
+  apiPrefix: string;
+  maxRequestBytes: number;
+  unknownFields: UnknownFields;
+  auth: boolean;
+  logger: Logger;
+  version: string;
+  clusterName: string;
+  clusterId: string;
+}
+
+/** The dispatcher: `undefined` only with `fallthrough`, for a path outside the mount. @public */
+export type Dispatch = (
+  request: HttpRequest,
+  options?: { fallthrough?: boolean },
+) => Promise<HttpReply | undefined>;
+
+type Decoded = { segs: string[]; query: URLSearchParams } | undefined;
+
+/** Split and percent-decode a URL; `undefined` for a malformed or dot-segment path. */
+function decodeUrl(url: string): Decoded {
+  let path = url;
+  let search = '';
+  if (/^https?:\/\//i.test(url)) {
+    try {
+      const u = new URL(url);
+      path = u.pathname;
+      search = u.search.slice(1);
+    } catch {
+      return undefined;
+    }
+  } else {
+    const hash = path.indexOf('#');
+    if (hash >= 0) path = path.slice(0, hash);
+    const q = path.indexOf('?');
+    if (q >= 0) {
+      search = path.slice(q + 1);
+      path = path.slice(0, q);
+    }
+  }
+  if (!path.startsWith('/')) return undefined;
+  const raw = path.slice(1).split('/');
+  if (raw.length > 1 && raw[raw.length - 1] === '') raw.pop();
+  const segs: string[] = [];
+  for (const r of raw) {
+    let s = r;
+    if (r.includes('%')) {
+      try {
+        s = decodeURIComponent(r);
+      } catch {
+        return undefined;
+      }
+    }
+    if (s === '.' || s === '..') return undefined;
+    segs.push(s);
+  }
+  return { segs, query: search === '' ? EMPTY_QUERY : new URLSearchParams(search) };
+}
+
+const EMPTY_QUERY = /* @__PURE__ */ new URLSearchParams();
+const segsOf = (p: string): string[] => p.split('/').filter((s) => s !== '');
+const startsWith = (a: readonly string[], b: readonly string[]) => b.every((s, i) => a[i] === s);
+const LIST_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+
+/**
+ * Build the dispatcher for a set of services.
+ * @internal
+ */
+export function createDispatch(services: Services, o: DispatchOptions): Dispatch {
+  const mount = segsOf(o.mount);
+  const api = segsOf(o.apiPrefix);
+  const aclMount =
+    startsWith(mount, api) && mount.length > api.length ? mount.slice(api.length) : mount;
+  const router = new Router(ROUTES, (first) => (first === 'transit' ? mount : [...api, first]));
+  const isTransit = (r: Route) => r.path === '/transit' || r.path.startsWith('/transit/');
+  const aclPathOf = (r: Route, segs: readonly string[]) =>
+    (isTransit(r) ? [...aclMount, ...segs.slice(mount.length)] : segs.slice(api.length)).join('/');
+  const ours = (segs: readonly string[]) =>
+    startsWith(segs, mount) ||
+    startsWith(segs, [...api, 'sys']) ||
+    startsWith(segs, [...api, 'auth']);
+
+  /** URL → row, or the reply when there is none (404, 405, bad path), or `undefined` to fall through. */
+  const resolve = (req: HttpRequest, fallthrough: boolean, seen: { read: boolean }) => {
+    const url = decodeUrl(req.url);
+    if (!url) {
+      const { status, message } = ROUTE_STATUS.badPath;
+      return { reply: jsonReply(status, errorsBody([message])) };
+    }
+    const { segs, query } = url;
+    if (fallthrough && !ours(segs)) return { reply: undefined };
+    const verb = req.method.toUpperCase();
+    let method = verb === 'PUT' ? 'POST' : verb === 'HEAD' ? 'GET' : verb;
+    if (method === 'GET' && LIST_TRUE.has(query.get('list') ?? '')) method = 'LIST';
+    seen.read = method === 'GET' || method === 'LIST';
+    const found = router.match(method as RouteMethod, segs);
+    const route = found.kind === 'match' ? found.match.route : undefined;
+    const usable =
+      route &&
+      (!route.needsAuth || (o.auth && services.tokens && services.policies)) &&
+      (!route.needsLeases || services.leases);
+    if (found.kind === 'none' || (route && !usable)) {
+      if (fallthrough && !startsWith(segs, mount)) return { reply: undefined };
+      const { status, message } = ROUTE_STATUS.unsupportedPath;
+      return { reply: jsonReply(status, errorsBody([message])) };
+    }
+    if (found.kind === 'method' || !route || (verb === 'HEAD' && !route.head)) {
+      const { status, message } = ROUTE_STATUS.unsupportedOperation;
+      const r = jsonReply(status, errorsBody([message]));
+      r.headers.allow = allowHeader(found.kind === 'method' ? found.allowed : ['GET']);
+      return { reply: r };
+    }
+    return { route, params: found.match.params, segs, query, verb, method };
+  };
+
+  const run = async (
+    req: HttpRequest,
+    requestId: string,
+    fallthrough: boolean,
+    seen: { read: boolean },
+  ): Promise<HttpReply | undefined> => {
+    const r = resolve(req, fallthrough, seen);
+    if (!('route' in r) || !r.route) return r.reply;
+    const { route, params, segs, query, verb, method } = r;
+
+    if (services.health && route.reply !== 'health') {
+      const state = await services.health.health();
+      if (!state.initialized) throw new TransitError('sealed', 'Vault is not initialized');
+      if (state.sealed) throw new TransitError('sealed', 'Vault is sealed');
+    }
+    const token = await authenticate(services, route, req.headers, o.auth);
+    const deferAcl = Object.keys(route.aclFromBody).length > 0;
+    let operation: AclOperation = deferAcl
+      ? 'update'
+      : await authorize(services, route, params, aclPathOf(route, segs), token);
+    if (req.headers('x-vault-wrap-ttl')) {
+      throw new TransitError('invalid_request', 'response wrapping is not supported');
+    }
+    const served = services as ServedBy;
+    if (route.reply === 'health') {
+      const state = (await route.call(
+        served,
+        { path: params, body: {} },
+        { operation, token },
+      )) as HealthState;
+      const { status, body } = healthReply(state, query, Date.now(), o);
+      if (!body) return jsonReply(400, errorsBody([]));
+      return jsonReply(status, verb === 'HEAD' ? undefined : JSON.stringify(body));
+    }
+    let raw: Record<string, unknown>;
+    if (method === 'POST') {
+      const got = req.body ? await req.body(o.maxRequestBytes) : undefined;
+      const parsed = typeof got === 'object' && got !== null && !(got instanceof Uint8Array);
+      raw = parseJsonBody(parsed ? JSON.stringify(got) : got);
+    } else {
+      raw = queryFields(query);
+    }
+    const { body, unknown } = parseFields(route, params, raw, o.unknownFields);
+    if (deferAcl) {
+      const aclPath = [aclPathOf(route, segs), ...aclTail(route, params, body)].join('/');
+      operation = await authorize(services, route, params, aclPath, token);
+    }
+    const warnings = unknown.length > 0 ? [unknownFieldsWarning(unknown)] : [];
+    const result = await route.call(served, { path: params, body }, { operation, token });
+    const kind = route.reply as Exclude<ReplyKind, 'health'>;
+    return successReply(kind, route.batchStatus, requestId, result, warnings, body);
+  };
+
+  return async (req, options = {}) => {
+    const requestId = globalThis.crypto.randomUUID();
+    const seen = { read: false };
+    try {
+      return await run(req, requestId, options.fallthrough === true, seen);
+    } catch (e) {
+      const known = errorReply(e, seen.read);
+      if (!known || known.status === 500) {
+        o.logger.error(
+          `transitkit/http: ${known ? 'internal' : 'unexpected'} error (request_id ${requestId})`,
+          e,
+        );
+      }
+      return known
+        ? jsonReply(known.status, known.body)
+        : jsonReply(INTERNAL_REPLY.status, INTERNAL_REPLY.body);
+    }
+  };
+}
+
+function allowHeader(methods: readonly RouteMethod[]): string {
+  const out = new Set<string>();
+  for (const m of methods) {
+    if (m === 'POST') out.add('POST').add('PUT');
+    else out.add(m);
+  }
+  return [...out].join(', ');
+}

@@ -1,0 +1,122 @@
+/**
+ * `HEAD|GET /v1/sys/health` (reference §12): the node state by status code and
+ * JSON body, no token, `Cache-Control: no-store`.
+ *
+ * Status precedence as Vault: not initialized → `uninitcode` (501); sealed →
+ * `sealedcode` (503); standby and not `standbyok` → `standbycode` (429); else
+ * `activecode` (200). `standbyok`/`perfstandbyok` use Go's bool parsing and the
+ * codes `strconv.Atoi`; a bad value is 400 `{"errors":[]}`. A code outside
+ * 200..599 is refused the same way (Vault would fail writing it).
+ *
+ * The state comes from a {@link HealthSource}; until the seal/standby work
+ * lands, the default source reports an initialized, unsealed, active node.
+ *
+ * Runtime-neutral.
+ * @module
+ */
+
+/**
+ * The state of a node, as a {@link HealthSource} reports it.
+ * @public
+ */
+export interface HealthState {
+  initialized: boolean;
+  sealed: boolean;
+  standby: boolean;
+  /** Server version string (default: the handler's `version` option). */
+  version?: string;
+  cluster_name?: string;
+  cluster_id?: string;
+}
+
+/**
+ * Where `/sys/health` (and the sealed check of every other route) reads the
+ * node state from.
+ * @public
+ */
+export interface HealthSource {
+  health(): HealthState | Promise<HealthState>;
+}
+
+/** The body of a health response (OpenBao's fields, plus Vault's `performance_standby`). @public */
+export interface HealthBody {
+  initialized: boolean;
+  sealed: boolean;
+  standby: boolean;
+  performance_standby: boolean;
+  replication_performance_mode: string;
+  replication_dr_mode: string;
+  server_time_utc: number;
+  version: string;
+  cluster_name?: string;
+  cluster_id?: string;
+}
+
+/** The default source: initialized, unsealed, active. @internal */
+export const ACTIVE: HealthSource = {
+  health: () => ({ initialized: true, sealed: false, standby: false }),
+};
+
+const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
+/** Go's strconv.ParseBool; `null` when invalid, `false` when absent. */
+function goBool(v: string | null): boolean | null {
+  if (v === null || v === '') return false;
+  if (TRUE.has(v)) return true;
+  if (FALSE.has(v)) return false;
+  return null;
+}
+
+/** strconv.Atoi (within 200..599 here); `null` when invalid. */
+function code(v: string | null, dflt: number): number | null {
+  if (v === null || v === '') return dflt;
+  if (!/^[+-]?[0-9]{1,10}$/.test(v)) return null;
+  const n = Number(v);
+  return n >= 200 && n <= 599 ? n : null;
+}
+
+/**
+ * The status and body of a health request; `status: 400, body: undefined`
+ * means Vault's 400 `{"errors":[]}`.
+ * @internal
+ */
+export function healthReply(
+  state: HealthState,
+  query: URLSearchParams,
+  nowMs: number,
+  defaults: { version: string; clusterName: string; clusterId: string },
+): { status: number; body: HealthBody | undefined } {
+  const standbyOk = goBool(query.get('standbyok'));
+  const perfOk = goBool(query.get('perfstandbyok'));
+  const codes = {
+    active: code(query.get('activecode'), 200),
+    standby: code(query.get('standbycode'), 429),
+    dr: code(query.get('drsecondarycode'), 472),
+    perf: code(query.get('performancestandbycode'), 473),
+    sealed: code(query.get('sealedcode'), 503),
+    uninit: code(query.get('uninitcode'), 501),
+  };
+  if (standbyOk === null || perfOk === null || Object.values(codes).some((c) => c === null)) {
+    return { status: 400, body: undefined };
+  }
+  let status = codes.active as number;
+  if (!state.initialized) status = codes.uninit as number;
+  else if (state.sealed) status = codes.sealed as number;
+  else if (state.standby && !standbyOk) status = codes.standby as number;
+  const body: HealthBody = {
+    initialized: state.initialized,
+    sealed: state.sealed,
+    standby: state.standby,
+    performance_standby: false,
+    replication_performance_mode: 'disabled',
+    replication_dr_mode: 'disabled',
+    server_time_utc: Math.floor(nowMs / 1000),
+    version: state.version ?? defaults.version,
+  };
+  if (state.initialized && !state.sealed) {
+    body.cluster_name = state.cluster_name ?? defaults.clusterName;
+    body.cluster_id = state.cluster_id ?? defaults.clusterId;
+  }
+  return { status, body };
+}

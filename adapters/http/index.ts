@@ -1,0 +1,160 @@
+/**
+ * `transitkit/http`: Vault's HTTP API for a {@link Transit} engine — the
+ * transit routes under a mount (default `/v1/transit`), `/v1/sys/health`,
+ * Vault tokens (`/v1/auth/token/*`) and ACL policies (`/v1/sys/policy/*`,
+ * `/v1/sys/policies/acl/*`) — so Vault clients (hvac, node-vault, the Vault
+ * CLI, curl scripts) work unchanged.
+ *
+ * One runtime-neutral dispatcher, three bindings: Node/Express
+ * `(req, res, next?)`, Koa middleware, and fetch `(Request) => Response`.
+ * The Node server that also accepts the `LIST` method is in
+ * `transitkit/http/node`.
+ * @packageDocumentation
+ */
+import type { Transit } from 'transitkit';
+import { invalidRequest } from '../../src/errors.js';
+import { createDispatch, type Dispatch, type Logger } from './dispatch.js';
+import { type FetchHandler, toFetchHandler } from './fetch.js';
+import { type KoaMiddleware, toKoaMiddleware } from './koa.js';
+import { type NodeHandler, toNodeHandler } from './node.js';
+import type { UnknownFields } from './params.js';
+import type { Services } from './route.js';
+
+export type { AclOperation } from '../../src/auth/acl.js';
+export { Acl } from '../../src/auth/acl.js';
+export type { AclPolicyDocument, AclPolicyStoreOptions } from '../../src/auth/acl-policies.js';
+export { AclPolicyStore, DEFAULT_POLICY } from '../../src/auth/acl-policies.js';
+export type { Capability, ParsedPolicy, PolicyRule } from '../../src/auth/policy-hcl.js';
+export { parsePolicy } from '../../src/auth/policy-hcl.js';
+export type {
+  TokenAuth,
+  TokenContext,
+  TokenCreateRequest,
+  TokenLookup,
+  TokenStoreOptions,
+} from '../../src/auth/token-entry.js';
+export { TokenStore } from '../../src/auth/token-store.js';
+export type { HeaderLookup } from './auth.js';
+export type { Dispatch, HttpRequest, Logger } from './dispatch.js';
+export type { FetchHandler } from './fetch.js';
+export type { HealthBody, HealthSource, HealthState } from './health.js';
+export type { KoaContextLike, KoaMiddleware } from './koa.js';
+export type { NodeHandler, NodeRequestLike, NodeResponseLike } from './node.js';
+export type { UnknownFields } from './params.js';
+export type { HttpReply } from './reply.js';
+export type { FieldType, Services } from './route.js';
+export { STATUS } from './status.js';
+
+/** Vault's default maximum request size: 32 MiB. @public */
+export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Options of {@link createHandler}.
+ * @public
+ */
+export interface HandlerOptions {
+  /** URL path of the transit mount. Default `/v1/transit`; its ACL paths follow it (`/v1/kms` → `kms/…`). */
+  mount?: string;
+  /** URL prefix of the API (`sys/…`, `auth/…`). Default `/v1`. */
+  apiPrefix?: string;
+  /** Largest request body in bytes (413 beyond). Default 32 MiB. */
+  maxRequestBytes?: number;
+  /** Undeclared fields: Vault's warning (`warn`, default) or a 400 (`reject`). */
+  unknownFields?: UnknownFields;
+  /**
+   * Check tokens and ACL policies (default). `false` serves every route to
+   * every caller, without the token and policy routes: only for an app that
+   * authenticates requests itself before they reach the handler.
+   */
+  auth?: boolean;
+  /** Where unexpected errors go. Default `console`. */
+  logger?: Logger;
+  /** `version` of the health body. Default `transitkit`. */
+  version?: string;
+  /** `cluster_name` of the health body. Default `transitkit`. */
+  clusterName?: string;
+  /** `cluster_id` of the health body. Default: a random UUID per handler. */
+  clusterId?: string;
+}
+
+/**
+ * The handler: one dispatcher and its bindings.
+ * @public
+ */
+export interface TransitHandler {
+  /** `(req, res, next?)`: `http.createServer(handler.node)` or Express `app.use(handler.node)`. */
+  readonly node: NodeHandler;
+  /** Koa middleware: `app.use(handler.koa)`. */
+  readonly koa: KoaMiddleware;
+  /** `(Request) => Promise<Response>`: Hono, Bun, Deno, workers. */
+  readonly fetch: FetchHandler;
+  /** The runtime-neutral core, for tests and custom bindings. */
+  readonly dispatch: Dispatch;
+}
+
+function pathOption(value: unknown, name: string, dflt: string): string {
+  const v = value === undefined ? dflt : value;
+  if (typeof v !== 'string' || !/^(\/[A-Za-z0-9_.~-]+)+$/.test(v)) {
+    throw invalidRequest(`${name} must be a path such as ${dflt} (no trailing slash)`);
+  }
+  return v;
+}
+
+/**
+ * Create the HTTP handler for a transit engine and its token and policy stores.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { MemoryStorage, Transit } from 'transitkit';
+ * import { AclPolicyStore, createHandler, TokenStore } from 'transitkit/http';
+ *
+ * const storage = new MemoryStorage();
+ * const tokens = new TokenStore({ storage });
+ * const root = await tokens.createRoot();
+ * const handler = createHandler({
+ *   transit: new Transit({ storage }),
+ *   tokens,
+ *   policies: new AclPolicyStore({ storage }),
+ * });
+ * createServer(handler.node).listen(8200); // curl -H "X-Vault-Token: $root" …
+ * ```
+ * @throws TransitError `invalid_request` for bad options or missing services.
+ * @public
+ */
+export function createHandler(services: Services, options: HandlerOptions = {}): TransitHandler {
+  if (!services || typeof (services.transit as Transit | undefined)?.encrypt !== 'function') {
+    throw invalidRequest('createHandler needs services.transit (a Transit)');
+  }
+  const auth = options.auth ?? true;
+  if (auth && (!services.tokens || !services.policies)) {
+    throw invalidRequest(
+      'createHandler needs services.tokens and services.policies (or options.auth = false)',
+    );
+  }
+  const max = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  if (!Number.isSafeInteger(max) || max < 1) {
+    throw invalidRequest('maxRequestBytes must be a positive integer');
+  }
+  const unknownFields = options.unknownFields ?? 'warn';
+  if (unknownFields !== 'warn' && unknownFields !== 'reject') {
+    throw invalidRequest("unknownFields must be 'warn' or 'reject'");
+  }
+  const dispatch = createDispatch(services, {
+    mount: pathOption(options.mount, 'mount', '/v1/transit'),
+    apiPrefix: pathOption(options.apiPrefix, 'apiPrefix', '/v1'),
+    maxRequestBytes: max,
+    unknownFields,
+    auth,
+    logger: options.logger ?? console,
+    version: options.version ?? 'transitkit',
+    clusterName: options.clusterName ?? 'transitkit',
+    clusterId: options.clusterId ?? globalThis.crypto.randomUUID(),
+  });
+  return {
+    dispatch,
+    node: toNodeHandler(dispatch),
+    koa: toKoaMiddleware(dispatch),
+    fetch: toFetchHandler(dispatch),
+  };
+}

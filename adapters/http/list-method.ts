@@ -1,0 +1,166 @@
+/**
+ * Vault clients send the non-standard `LIST` method (hvac, the Vault CLI,
+ * node-vault); Node's HTTP parser (llhttp) has a fixed method set and answers
+ * `LIST` with 400 before any JavaScript runs. Vault defines `GET ?list=true`
+ * as the same request, so this rewriter turns each request line
+ * `LIST /p?q HTTP/1.1` into `GET /p?q&list=true HTTP/1.1` on the raw byte
+ * stream, before Node's parser sees it.
+ *
+ * To touch request lines only, it follows HTTP/1.1 message framing (RFC 9112
+ * §6): headers up to the empty line, then `Content-Length` bytes or chunked
+ * coding (sizes, data, trailers). Bodies pass through as slices without
+ * copying. Anything it does not understand (oversized lines, bad chunk sizes,
+ * upgrades, CONNECT) switches it to pass-through, so Node's own parser
+ * decides — it never makes a stream more permissive than Node is.
+ * @module
+ */
+import { Buffer } from 'node:buffer';
+
+type State = 'line' | 'headers' | 'body' | 'size' | 'data' | 'trailer' | 'pass';
+
+const MAX_LINE = 16 * 1024;
+const MAX_HEADERS = 64 * 1024;
+const LF = 0x0a;
+
+/**
+ * Incremental `LIST` → `GET ?list=true` rewriter for one connection.
+ * @internal
+ */
+export class ListMethodRewriter {
+  #state: State = 'line';
+  #pending: Buffer[] = [];
+  #pendingLength = 0;
+  #remaining = 0;
+  #headerBytes = 0;
+  #contentLength = 0;
+  #chunked = false;
+  #upgrade = false;
+  #connect = false;
+
+  /** Bytes to forward for one received chunk. */
+  feed(chunk: Buffer): Buffer {
+    if (this.#state === 'pass') return chunk;
+    const out: Buffer[] = [];
+    let i = 0;
+    while (i < chunk.length) {
+      if ((this.#state as State) === 'pass') {
+        out.push(chunk.subarray(i));
+        break;
+      }
+      if (this.#state === 'body' || this.#state === 'data') {
+        const n = Math.min(this.#remaining, chunk.length - i);
+        out.push(chunk.subarray(i, i + n));
+        i += n;
+        this.#remaining -= n;
+        if (this.#remaining === 0) this.#state = this.#state === 'body' ? 'line' : 'size';
+        continue;
+      }
+      const nl = chunk.indexOf(LF, i);
+      if (nl < 0) {
+        this.#hold(chunk.subarray(i), out);
+        break;
+      }
+      this.#hold(chunk.subarray(i, nl + 1), out);
+      i = nl + 1;
+      if ((this.#state as State) !== 'pass') out.push(this.#line(this.#take()));
+    }
+    return out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out);
+  }
+
+  /** Keep part of a line; past the limit, give up and pass everything through. */
+  #hold(part: Buffer, out: Buffer[]): void {
+    this.#pending.push(part);
+    this.#pendingLength += part.length;
+    if (this.#pendingLength > MAX_LINE) {
+      out.push(this.#take());
+      this.#state = 'pass';
+    }
+  }
+
+  #take(): Buffer {
+    const line =
+      this.#pending.length === 1 ? (this.#pending[0] as Buffer) : Buffer.concat(this.#pending);
+    this.#pending = [];
+    this.#pendingLength = 0;
+    return line;
+  }
+
+  /** Handle one complete line (ending in LF); returns the bytes to forward. */
+  #line(line: Buffer): Buffer {
+    const text = line.toString('latin1');
+    const bare = text.replace(/\r?\n$/, '');
+    switch (this.#state) {
+      case 'line':
+        return this.#requestLine(line, bare);
+      case 'headers':
+        this.#headerBytes += line.length;
+        if (this.#headerBytes > MAX_HEADERS) this.#state = 'pass';
+        else if (bare === '') this.#endOfHeaders();
+        else this.#header(bare);
+        return line;
+      case 'size': {
+        const m = /^([0-9A-Fa-f]{1,15})[ \t]*(?:;.*)?$/.exec(bare);
+        if (!m) this.#state = 'pass';
+        else {
+          const size = Number.parseInt(m[1] as string, 16);
+          if (size === 0) this.#state = 'trailer';
+          else {
+            this.#remaining = size + 2; // data and its CRLF
+            this.#state = 'data';
+          }
+        }
+        return line;
+      }
+      case 'trailer':
+        if (bare === '') this.#state = 'line';
+        return line;
+      default:
+        return line;
+    }
+  }
+
+  #requestLine(line: Buffer, bare: string): Buffer {
+    if (bare === '') return line; // empty lines before a request are tolerated
+    this.#state = 'headers';
+    this.#headerBytes = line.length;
+    this.#contentLength = 0;
+    this.#chunked = false;
+    this.#upgrade = false;
+    this.#connect = bare.startsWith('CONNECT ');
+    const m = /^LIST ([^ ]+) (HTTP\/1\.[01])$/.exec(bare);
+    if (!m) return line;
+    const target = m[1] as string;
+    const rewritten = `GET ${target}${target.includes('?') ? '&' : '?'}list=true ${m[2]}\r\n`;
+    return Buffer.from(rewritten, 'latin1');
+  }
+
+  #header(bare: string): void {
+    const colon = bare.indexOf(':');
+    if (colon <= 0) return;
+    const name = bare.slice(0, colon).trim().toLowerCase();
+    const value = bare
+      .slice(colon + 1)
+      .trim()
+      .toLowerCase();
+    if (name === 'content-length') {
+      const n = Number(value);
+      if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n)) this.#state = 'pass';
+      else this.#contentLength = n;
+    } else if (name === 'transfer-encoding') {
+      const codings = value.split(',').map((c) => c.trim());
+      this.#chunked = codings[codings.length - 1] === 'chunked';
+      if (!this.#chunked) this.#state = 'pass'; // a body delimited by close: leave it to Node
+    } else if (name === 'upgrade') {
+      this.#upgrade = true;
+    }
+  }
+
+  #endOfHeaders(): void {
+    if (this.#upgrade || this.#connect) this.#state = 'pass';
+    else if (this.#chunked) this.#state = 'size';
+    else if (this.#contentLength > 0) {
+      this.#remaining = this.#contentLength;
+      this.#state = 'body';
+    } else this.#state = 'line';
+  }
+}

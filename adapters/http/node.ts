@@ -1,0 +1,165 @@
+/**
+ * The Node binding: a `(req, res, next?)` handler for `node:http` servers and
+ * for Express (`app.use(handler.node)`; Express strips its mount path from
+ * `req.url`, so `app.use('/vault', handler.node)` serves `/vault/v1/…`).
+ *
+ * - With `next` (Express), a request outside the transit mount that no row
+ *   serves goes on to the next middleware; without it, it gets a 404.
+ * - The body is read from the stream with the size limit (413, and the
+ *   connection is closed rather than drained); if a body parser ran first,
+ *   its `req.body` (bytes, text or parsed JSON) is used instead.
+ * - Only converts at the edge: no globals touched, no `node:*` import (the
+ *   request and response are typed structurally).
+ * - Node's HTTP parser rejects the `LIST` method before any handler runs;
+ *   `GET ?list=true` means the same, and `createServer` from
+ *   `transitkit/http/node` accepts `LIST` itself.
+ * @module
+ */
+import { TransitError } from '../../src/errors.js';
+import { concatChunks, tooLarge } from './body.js';
+import type { Dispatch, HttpRequest } from './dispatch.js';
+import type { HttpReply } from './reply.js';
+
+/**
+ * The members of a `node:http` `IncomingMessage` (or Express request) the
+ * binding uses; structural, so the declarations need no Node types.
+ * @public
+ */
+export interface NodeRequestLike {
+  method?: string | undefined;
+  url?: string | undefined;
+  headers: Record<string, string | string[] | undefined>;
+  readableEnded?: boolean;
+  complete?: boolean;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  off(event: string, listener: (...args: unknown[]) => void): unknown;
+  pause(): unknown;
+}
+
+/**
+ * The members of a `node:http` `ServerResponse` (or Express response) the binding uses.
+ * @public
+ */
+export interface NodeResponseLike {
+  statusCode: number;
+  readonly headersSent: boolean;
+  setHeader(name: string, value: string | number): unknown;
+  end(chunk?: string): unknown;
+}
+
+/**
+ * A `node:http` request listener that is also Express middleware.
+ * @public
+ */
+export type NodeHandler = (
+  req: NodeRequestLike,
+  res: NodeResponseLike,
+  next?: (err?: unknown) => void,
+) => void;
+
+const ENCODER = /* @__PURE__ */ new TextEncoder();
+
+/**
+ * Read a Node request body with a byte limit (Content-Length checked first).
+ * @throws TransitError `payload_too_large` past the limit; `invalid_request` when the client aborts.
+ * @internal
+ */
+export function readNodeBody(req: NodeRequestLike, limit: number): Promise<Uint8Array> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge());
+  if (req.readableEnded) return Promise.resolve(new Uint8Array(0)); // already consumed upstream
+  return new Promise((resolve, reject) => {
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onError);
+    };
+    const onData = (c: unknown) => {
+      const bytes = typeof c === 'string' ? ENCODER.encode(c) : (c as Uint8Array);
+      total += bytes.byteLength;
+      if (total > limit) {
+        cleanup();
+        req.pause();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(bytes);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(concatChunks(chunks, total));
+    };
+    const onError = () => {
+      cleanup();
+      reject(new TransitError('invalid_request', 'request body was not fully received'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onError); // closed before 'end': the client went away
+  });
+}
+
+/** A body already read by a body parser (Express `req.body`, Koa `ctx.request.body`). @internal */
+export function preParsed(
+  body: unknown,
+): Uint8Array | string | Record<string, unknown> | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === 'string' || body instanceof Uint8Array) return body;
+  if (typeof body === 'object' && !Array.isArray(body)) return body as Record<string, unknown>;
+  return JSON.stringify(body);
+}
+
+/** The dispatcher's view of a Node request. @internal */
+export function nodeRequest(req: NodeRequestLike, parsed?: () => unknown): HttpRequest {
+  return {
+    method: req.method ?? 'GET',
+    url: req.url ?? '/',
+    headers: (name) => {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    },
+    body: async (limit) => {
+      const pre = preParsed(parsed?.());
+      if (pre !== undefined && (req.readableEnded || req.complete)) return pre;
+      return readNodeBody(req, limit);
+    },
+  };
+}
+
+/** Write a reply to a Node response. @internal */
+export function writeNodeReply(res: NodeResponseLike, reply: HttpReply): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.statusCode = reply.status;
+  for (const k in reply.headers) res.setHeader(k, reply.headers[k] as string);
+  if (reply.status === 413) res.setHeader('connection', 'close');
+  // A string body goes out in one write with the headers; Node sets Content-Length.
+  if (reply.body === undefined) res.end();
+  else res.end(reply.body);
+}
+
+/**
+ * Wrap a dispatcher as a Node handler.
+ * @internal
+ */
+export function toNodeHandler(dispatch: Dispatch): NodeHandler {
+  return (req, res, next) => {
+    const request = nodeRequest(req, () => (req as { body?: unknown }).body);
+    dispatch(request, { fallthrough: next !== undefined }).then(
+      (reply) => {
+        if (reply) writeNodeReply(res, reply);
+        else next?.();
+      },
+      (err: unknown) => {
+        if (next) next(err);
+        else writeNodeReply(res, { status: 500, headers: {}, body: undefined });
+      },
+    );
+  };
+}

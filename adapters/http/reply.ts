@@ -1,0 +1,149 @@
+/**
+ * Successful responses: Vault's envelope (reference §0.3) —
+ * `{"request_id","lease_id":"","renewable":false,"lease_duration":0,"data",
+ * "wrap_info":null,"warnings","auth":null}` — and the success codes of §9:
+ * 200 with the envelope, 204 with no body where Vault's handler returns
+ * nothing, 404 `{"errors":[]}` for an empty list.
+ *
+ * Runtime-neutral.
+ * @module
+ */
+import { warningsOf } from '../../src/transit/warnings.js';
+import type { ReplyKind } from './route.js';
+import { batchReplyStatus, errorsBody } from './status.js';
+
+/** A response, before a binding writes it. @public */
+export interface HttpReply {
+  status: number;
+  headers: Record<string, string>;
+  /** JSON text; `undefined` for no body (204, HEAD). */
+  body: string | undefined;
+}
+
+/** Headers of every JSON response (hvac compares the content type exactly). @internal */
+export const jsonHeaders = (): Record<string, string> => ({
+  'content-type': 'application/json',
+  'cache-control': 'no-store',
+});
+
+/** A JSON response. @internal */
+export const jsonReply = (status: number, body: string | undefined): HttpReply => ({
+  status,
+  headers: jsonHeaders(),
+  body,
+});
+
+/** 204 No Content. @internal */
+export const noContent = (): HttpReply => ({
+  status: 204,
+  headers: { 'cache-control': 'no-store' },
+  body: undefined,
+});
+
+/** Vault's standard envelope. @internal */
+export function envelope(
+  requestId: string,
+  parts: {
+    data?: unknown;
+    warnings?: readonly string[];
+    auth?: unknown;
+    top?: object;
+    lease?: { lease_id: string; renewable: boolean; lease_duration: number };
+  },
+): string {
+  return JSON.stringify({
+    ...(parts.top ?? {}),
+    request_id: requestId,
+    lease_id: parts.lease?.lease_id ?? '',
+    renewable: parts.lease?.renewable ?? false,
+    lease_duration: parts.lease?.lease_duration ?? 0,
+    data: parts.data ?? null,
+    wrap_info: null,
+    warnings: parts.warnings && parts.warnings.length > 0 ? parts.warnings : null,
+    auth: parts.auth ?? null,
+  });
+}
+
+/** Vault's text for a started tidy (its asynchronous form). @internal */
+export const TIDY_WARNING =
+  "Tidy operation successfully started. Any information from the operation will be printed to transitkit's server logs.";
+
+/** Warnings a result carries: beside it (`warningsOf`) or, for lease results, in it. */
+function warningsIn(result: unknown): readonly string[] {
+  if (typeof result !== 'object' || result === null) return [];
+  const inner = (result as { warnings?: unknown }).warnings;
+  const own = Array.isArray(inner) ? inner.filter((w): w is string => typeof w === 'string') : [];
+  return [...warningsOf(result), ...own];
+}
+
+/** A result without its `warnings` field (they go to the envelope). */
+function withoutWarnings(result: unknown): unknown {
+  if (typeof result !== 'object' || result === null || !('warnings' in result)) return result;
+  const { warnings: _, ...rest } = result as Record<string, unknown>;
+  return rest;
+}
+
+/**
+ * The response for a row's result.
+ * @param warnings - the request's own warnings (ignored fields)
+ * @param body - the request's fields (`partial_failure_response_code`, `sync`)
+ * @internal
+ */
+export function successReply(
+  kind: Exclude<ReplyKind, 'health'>,
+  batchStatus: boolean,
+  requestId: string,
+  rawResult: unknown,
+  warnings: readonly string[],
+  body: Readonly<Record<string, unknown>>,
+): HttpReply {
+  const all = [...warnings, ...warningsIn(rawResult)];
+  const result = withoutWarnings(rawResult);
+  switch (kind) {
+    case 'none':
+      return all.length === 0
+        ? noContent()
+        : jsonReply(200, envelope(requestId, { warnings: all }));
+    case 'list': {
+      const keys = (result as { keys?: unknown[] } | undefined)?.keys;
+      if (!keys || keys.length === 0) return jsonReply(404, errorsBody([]));
+      return jsonReply(200, envelope(requestId, { data: result, warnings: all }));
+    }
+    case 'auth':
+      return jsonReply(200, envelope(requestId, { auth: result, warnings: all }));
+    case 'legacy':
+      return jsonReply(
+        200,
+        envelope(requestId, { data: result, warnings: all, top: result as object }),
+      );
+    case 'lease':
+      return jsonReply(
+        200,
+        envelope(requestId, {
+          lease: result as { lease_id: string; renewable: boolean; lease_duration: number },
+          warnings: all,
+        }),
+      );
+    case 'revoke':
+      if (body.sync === false) return { ...noContent(), status: 202 };
+      return all.length === 0
+        ? noContent()
+        : jsonReply(200, envelope(requestId, { warnings: all }));
+    case 'accepted':
+      return jsonReply(
+        202,
+        envelope(requestId, { data: result, warnings: [...all, TIDY_WARNING] }),
+      );
+    case 'data': {
+      if (result === undefined || result === null) {
+        return all.length === 0
+          ? noContent()
+          : jsonReply(200, envelope(requestId, { warnings: all }));
+      }
+      if (!batchStatus) return jsonReply(200, envelope(requestId, { data: result, warnings: all }));
+      const { status, warning } = batchReplyStatus(rawResult, body.partial_failure_response_code);
+      const w = warning ? [...all, warning] : all;
+      return jsonReply(status, envelope(requestId, { data: result, warnings: w }));
+    }
+  }
+}

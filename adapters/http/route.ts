@@ -1,0 +1,207 @@
+/**
+ * The shape of one row of the route table (routes.ts), and the `get`, `post`,
+ * `del`, `list` helpers that build rows.
+ *
+ * A row is data: method, path pattern in the spec's notation (relative to
+ * `/v1`, with `/transit` standing for the mount; `:x` a parameter; `( )` an
+ * optional part), the ACL capability, an optional existence check (openbao's
+ * `ExistenceCheck`: it decides `create` vs `update`), the field schema, how the
+ * reply is shaped, and one call into the library. No logic lives in rows.
+ *
+ * Runtime-neutral (no `node:*`).
+ * @module
+ */
+import type { LeaseManager, Transit } from 'transitkit';
+import type { AclOperation } from '../../src/auth/acl.js';
+import type { AclPolicyStore } from '../../src/auth/acl-policies.js';
+import type { TokenContext } from '../../src/auth/token-entry.js';
+import type { TokenStore } from '../../src/auth/token-store.js';
+import type { HealthSource } from './health.js';
+
+/** The methods rows are declared with (PUT is POST; HEAD is GET where a row allows it). */
+export type RouteMethod = 'GET' | 'POST' | 'DELETE' | 'LIST';
+
+/**
+ * Field types, with Vault's weak JSON conversions (framework `FieldType`):
+ * `bool` takes `"true"`/`"1"`, `int` takes `"3"`, `strings` a list or a
+ * comma-separated string, `duration` seconds or a duration string.
+ * @public
+ */
+export type FieldType = 'string' | 'int' | 'bool' | 'duration' | 'array' | 'map' | 'strings';
+
+/** A route's accepted fields: name → type. @public */
+export type Fields = Readonly<Record<string, FieldType>>;
+
+/**
+ * How a result becomes a response: `data` 200 + envelope (204 when there is no
+ * result); `none` 204; `list` 200, or 404 `{"errors":[]}` when empty; `auth` the
+ * envelope's `auth` block; `legacy` data copied to the top level as well (old
+ * `sys/policy` clients); `lease` the lease fields at the top level (renew);
+ * `revoke` 204, or 202 when `sync` is false; `accepted` 202 with the envelope
+ * and Vault's tidy warning; `health` status from the query codes.
+ */
+export type ReplyKind =
+  | 'data'
+  | 'none'
+  | 'list'
+  | 'auth'
+  | 'legacy'
+  | 'lease'
+  | 'revoke'
+  | 'accepted'
+  | 'health';
+
+/**
+ * What the handler serves. `tokens` and `policies` are required unless the
+ * handler is created with `auth: false`; `health` defaults to "initialized,
+ * unsealed, active".
+ * @public
+ */
+export interface Services {
+  transit: Transit;
+  tokens?: TokenStore;
+  policies?: AclPolicyStore;
+  /** Serves `/v1/sys/leases/*` when given. */
+  leases?: LeaseManager;
+  health?: HealthSource;
+}
+
+/** Services after the dispatcher checked a row's `needs`. @internal */
+export type ServedBy = Services & {
+  tokens: TokenStore;
+  policies: AclPolicyStore;
+  leases: LeaseManager;
+};
+
+/** What a row's call receives besides the services. @internal */
+export interface CallContext {
+  /** The ACL operation the request was authorised for (`create` or `update` on upsert rows). */
+  operation: AclOperation;
+  /** The authenticated token (absent when the handler runs with `auth: false`). */
+  token: TokenContext | undefined;
+}
+
+type Before<P extends string> = P extends `${infer A}(${string}` ? A : P;
+type After<P extends string> = P extends `${string}(${infer B}` ? B : '';
+type Clean<N extends string> = N extends `${infer X})${string}` ? X : N;
+type Names<P extends string> = P extends `${string}:${infer Rest}`
+  ? Rest extends `${infer N}/${infer T}`
+    ? Clean<N> | Names<T>
+    : Clean<Rest>
+  : never;
+
+/** Path parameters of a pattern: required ones, and optional ones from `( )` parts. @internal */
+export type PathParams<P extends string> = { readonly [K in Names<Before<P>>]: string } & {
+  readonly [K in Names<After<P>>]?: string;
+};
+
+/** A row's input: decoded path parameters and the coerced, schema-filtered fields. @internal */
+export interface Input<P extends string = string> {
+  path: PathParams<P>;
+  body: Record<string, unknown>;
+}
+
+/** One row of the table. @internal */
+export interface Route {
+  method: RouteMethod;
+  /** Spec notation, relative to `/v1`; `/transit` is the mount. */
+  path: string;
+  /** ACL capability; `create|update` needs `exists`; `null` = no token. */
+  cap: AclOperation | 'create|update' | null;
+  /** Also requires `sudo`. */
+  sudo: boolean;
+  /** Existence check for `create|update` rows. */
+  exists: ((s: Services, path: Readonly<Record<string, string>>) => Promise<boolean>) | undefined;
+  fields: Fields;
+  reply: ReplyKind;
+  /** Vault's encrypt/decrypt batch status rule applies. */
+  batchStatus: boolean;
+  /** HEAD is answered too (health). */
+  head: boolean;
+  /** The row needs the token and policy stores. */
+  needsAuth: boolean;
+  /** The row needs the lease manager. */
+  needsLeases: boolean;
+  /** A parameter that takes the rest of the path, `/` included (lease prefixes). */
+  greedy: string | undefined;
+  /**
+   * Optional trailing path parameter → body fields that name it too; the ACL
+   * path is completed from the body when the URL leaves it out.
+   */
+  aclFromBody: Readonly<Record<string, readonly string[]>>;
+  call: (s: ServedBy, input: Input, ctx: CallContext) => unknown;
+}
+
+/** Options of a row. @internal */
+export interface RowOptions {
+  cap?: Route['cap'];
+  sudo?: boolean;
+  exists?: Route['exists'];
+  fields?: Fields;
+  reply?: ReplyKind;
+  batchStatus?: boolean;
+  head?: boolean;
+  needsAuth?: boolean;
+  needsLeases?: boolean;
+  greedy?: string;
+  aclFromBody?: Readonly<Record<string, readonly string[]>>;
+}
+
+const DEFAULT_CAP: Readonly<Record<RouteMethod, AclOperation>> = {
+  GET: 'read',
+  POST: 'update',
+  DELETE: 'delete',
+  LIST: 'list',
+};
+
+function row<P extends string>(
+  method: RouteMethod,
+  path: P,
+  o: RowOptions,
+  call: (s: ServedBy, input: Input<P>, ctx: CallContext) => unknown,
+): Route {
+  return {
+    method,
+    path,
+    cap: o.cap === undefined ? DEFAULT_CAP[method] : o.cap,
+    sudo: o.sudo ?? false,
+    exists: o.exists,
+    fields: o.fields ?? {},
+    reply: o.reply ?? (method === 'LIST' ? 'list' : 'data'),
+    batchStatus: o.batchStatus ?? false,
+    head: o.head ?? false,
+    needsAuth: o.needsAuth ?? false,
+    needsLeases: o.needsLeases ?? false,
+    greedy: o.greedy,
+    aclFromBody: o.aclFromBody ?? {},
+    call: call as Route['call'],
+  };
+}
+
+/** A GET row (capability `read` unless given). @internal */
+export const get = <P extends string>(
+  path: P,
+  o: RowOptions,
+  call: (s: ServedBy, input: Input<P>, ctx: CallContext) => unknown,
+): Route => row('GET', path, o, call);
+
+/** A POST row, also served for PUT (capability `update` unless given). @internal */
+export const post = <P extends string>(
+  path: P,
+  o: RowOptions,
+  call: (s: ServedBy, input: Input<P>, ctx: CallContext) => unknown,
+): Route => row('POST', path, o, call);
+
+/** A DELETE row (capability `delete` unless given). @internal */
+export const del = <P extends string>(
+  path: P,
+  o: RowOptions,
+  call: (s: ServedBy, input: Input<P>, ctx: CallContext) => unknown,
+): Route => row('DELETE', path, o, call);
+
+/** A LIST row, also served for `GET ?list=true` (capability `list`). @internal */
+export const list = <P extends string>(
+  path: P,
+  o: RowOptions,
+  call: (s: ServedBy, input: Input<P>, ctx: CallContext) => unknown,
+): Route => row('LIST', path, o, call);

@@ -1,0 +1,272 @@
+/**
+ * HTTP throughput: encrypt of 64 bytes over keep-alive loopback HTTP/1.1.
+ *
+ * - baseline: a bare `node:http` server that parses the JSON body, seals with
+ *   AES-256-GCM (node:crypto, random 12-byte nonce) and answers JSON;
+ * - transitkit: `http.createServer(handler.node)` with a root token (the
+ *   token is hashed and looked up on every request; route table, field
+ *   checks and Vault's envelope included);
+ * - transitkit + LIST: the same handler behind `transitkit/http/node`'s
+ *   `createServer`, whose byte-stream rewriter lets Node accept Vault's LIST.
+ *
+ * The servers run in a child process and the load client (keep-alive
+ * `http.Agent`, bounded concurrency) in this one, so each gets a core and
+ * the client's own cost does not hide the servers' difference. One
+ * client for all; servers measured in alternating rounds in the same run,
+ * best round kept. Correctness first: each server's ciphertext is decrypted
+ * before timing (noble's `crossValidate` idea).
+ *
+ * `npx tsx bench/http.bench.ts [--quick]`, or `httpBench({ quick })` from a runner.
+ */
+
+import { type ChildProcess, fork } from 'node:child_process';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { Agent, createServer, request, type Server } from 'node:http';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { MemoryStorage, Transit } from 'transitkit';
+import { AclPolicyStore, createHandler, TokenStore } from 'transitkit/http';
+import { createServer as createListServer } from 'transitkit/http/node';
+import type { Row } from './harness.js';
+
+interface Target {
+  name: string;
+  port: number;
+  path: string;
+  token: string;
+}
+
+/** The baseline: JSON in, AES-256-GCM, JSON out — nothing else. */
+function bareServer(key: Buffer): Server {
+  return createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const { plaintext } = JSON.parse(Buffer.concat(chunks).toString()) as { plaintext: string };
+      const nonce = randomBytes(12);
+      const c = createCipheriv('aes-256-gcm', key, nonce);
+      const ct = Buffer.concat([
+        nonce,
+        c.update(Buffer.from(plaintext, 'base64')),
+        c.final(),
+        c.getAuthTag(),
+      ]);
+      const body = JSON.stringify({
+        data: { ciphertext: `vault:v1:${ct.toString('base64')}`, key_version: 1 },
+      });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      });
+      res.end(body);
+    });
+  });
+}
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const a = server.address();
+      resolve(typeof a === 'object' && a ? a.port : 0);
+    }),
+  );
+}
+
+/** Server side (the child process): start the three servers and report their ports. */
+async function serve(key: Buffer): Promise<void> {
+  const storage = new MemoryStorage();
+  const tokens = new TokenStore({ storage });
+  const root = await tokens.createRoot();
+  const transit = new Transit({ storage, autoRotate: false });
+  await transit.createKey('bench');
+  const handler = createHandler({ transit, tokens, policies: new AclPolicyStore({ storage }) });
+  // Idle keep-alive sockets must outlive the other servers' rounds (no close races).
+  const keepAliveTimeout = 120_000;
+  const bare = bareServer(key);
+  bare.keepAliveTimeout = keepAliveTimeout;
+  const kit = createServer(handler.node);
+  kit.keepAliveTimeout = keepAliveTimeout;
+  const withList = createListServer(handler, { keepAliveTimeout });
+  const path = '/v1/transit/encrypt/bench';
+  const targets: Target[] = [
+    { name: 'bare node:http + AES-GCM', port: await listen(bare), path: '/encrypt', token: '' },
+    { name: 'transitkit handler.node', port: await listen(kit), path, token: root },
+    {
+      name: 'transitkit createServer (LIST)',
+      port: (await withList.listen(0)).port,
+      path,
+      token: root,
+    },
+  ];
+  process.send?.(targets);
+  process.on('message', (m) => {
+    if (m === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send?.({ cpu: user + system });
+    } else process.exit(0);
+  });
+}
+
+/** One POST on a keep-alive agent; resolves with status and body. */
+function post(
+  agent: Agent,
+  t: Target,
+  path: string,
+  body: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        agent,
+        host: '127.0.0.1',
+        port: t.port,
+        path,
+        method: 'POST',
+        headers: { 'x-vault-token': t.token, 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Requests per second for `ms` with `concurrency` requests in flight. */
+async function load(
+  agent: Agent,
+  t: Target,
+  body: string,
+  ms: number,
+  concurrency: number,
+): Promise<number> {
+  let done = 0;
+  let failed = 0;
+  const end = performance.now() + ms;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const r = await post(agent, t, t.path, body);
+      if (r.status === 200) done++;
+      else failed++;
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  if (failed > 0) throw new Error(`${t.name}: ${failed} requests failed`);
+  return (done * 1000) / (performance.now() - start);
+}
+
+/** The server process's CPU time so far (user + system, µs). */
+function serverCpu(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const on = (m: unknown) => {
+      if (typeof m === 'object' && m !== null && 'cpu' in m) {
+        child.off('message', on);
+        resolve((m as { cpu: number }).cpu);
+      }
+    };
+    child.on('message', on);
+    child.send('cpu');
+  });
+}
+
+/** Decrypt a server's answer to check it before timing. */
+async function check(
+  agent: Agent,
+  t: Target,
+  key: Buffer,
+  plaintext: Buffer,
+  body: string,
+): Promise<void> {
+  const r = await post(agent, t, t.path, body);
+  const ct = (JSON.parse(r.body) as { data: { ciphertext: string } }).data.ciphertext;
+  let back: Buffer;
+  if (t.token === '') {
+    const raw = Buffer.from(ct.slice('vault:v1:'.length), 'base64');
+    const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+    d.setAuthTag(raw.subarray(raw.length - 16));
+    back = Buffer.concat([d.update(raw.subarray(12, raw.length - 16)), d.final()]);
+  } else {
+    const d = await post(agent, t, '/v1/transit/decrypt/bench', JSON.stringify({ ciphertext: ct }));
+    back = Buffer.from(
+      (JSON.parse(d.body) as { data: { plaintext: string } }).data.plaintext,
+      'base64',
+    );
+  }
+  if (!back.equals(plaintext)) throw new Error(`${t.name}: wrong ciphertext`);
+}
+
+/**
+ * Run the HTTP benchmark; rows carry requests/s and the ratio to the bare server.
+ * @param options.quick - a short smoke run (CI), numbers mean little
+ */
+export async function httpBench({ quick = false }: { quick?: boolean } = {}): Promise<Row[]> {
+  const key = randomBytes(32);
+  // The servers run in a child process (this file again, under tsx's loader).
+  const child = fork(fileURLToPath(import.meta.url), [SERVER_FLAG, key.toString('base64')], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const targets = await new Promise<Target[]>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as Target[]));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
+  });
+  const agents = new Map(targets.map((t) => [t, new Agent({ keepAlive: true, maxSockets: 64 })]));
+  const agentOf = (t: Target) => agents.get(t) as Agent;
+  const plaintext = randomBytes(64);
+  const body = JSON.stringify({ plaintext: plaintext.toString('base64') });
+  try {
+    for (const t of targets) await check(agentOf(t), t, key, plaintext, body);
+    const concurrency = quick ? 8 : 32;
+    const ms = quick ? 300 : 3000;
+    const rounds = quick ? 1 : 3;
+    for (const t of targets) await load(agentOf(t), t, body, quick ? 100 : 1000, concurrency); // warm-up
+    const best = new Map<string, number>();
+    const cpuPerRequest = new Map<string, number>();
+    for (let round = 0; round < rounds; round++) {
+      for (const t of targets) {
+        const before = await serverCpu(child);
+        const started = performance.now();
+        const rps = await load(agentOf(t), t, body, ms, concurrency);
+        const requests = (rps * (performance.now() - started)) / 1000;
+        const cpu = ((await serverCpu(child)) - before) / requests;
+        if (rps > (best.get(t.name) ?? 0)) {
+          best.set(t.name, rps);
+          cpuPerRequest.set(t.name, cpu);
+        }
+      }
+    }
+    const base = best.get(targets[0]?.name ?? '') ?? 0;
+    return targets.map((t) => ({
+      group: 'http encrypt 64B',
+      name: `${t.name} (server ${Math.round(cpuPerRequest.get(t.name) ?? 0)} µs CPU/req)`,
+      opsPerSec: best.get(t.name) ?? 0,
+      ratio: base > 0 ? (best.get(t.name) ?? 0) / base : 0,
+      baseline: targets[0]?.name ?? '',
+    }));
+  } finally {
+    for (const a of agents.values()) a.destroy();
+    const exited = new Promise((r) => child.once('exit', r));
+    child.send('stop');
+    await exited;
+  }
+}
+
+const SERVER_FLAG = '--http-bench-server';
+
+if (process.argv[2] === SERVER_FLAG) {
+  await serve(Buffer.from(process.argv[3] ?? '', 'base64'));
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const quick = process.argv.includes('--quick');
+  const { printTable } = await import('./harness.js');
+  console.log(
+    `HTTP bench — node ${process.version}, keep-alive loopback${quick ? ' (quick)' : ''}`,
+  );
+  printTable(await httpBench({ quick }));
+}

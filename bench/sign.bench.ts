@@ -1,0 +1,90 @@
+/**
+ * Sign and verify through `transit.sign` / `transit.verify` on both backends
+ * for ed25519, ecdsa-p256 and rsa-2048 (PSS, Vault's default), against raw
+ * node:crypto `sign`/`verify` with the same key in the same run. Every case is
+ * checked first: the transit signature verifies with node:crypto and the raw
+ * one verifies through transit.
+ */
+import {
+  constants,
+  createPrivateKey,
+  createPublicKey,
+  type KeyObject,
+  sign,
+  verify,
+} from 'node:crypto';
+import { MemoryStorage, Transit } from 'transitkit';
+import { type Case, compare, type Row } from './harness.js';
+
+const TYPES = ['ed25519', 'ecdsa-p256', 'rsa-2048'] as const;
+const DATA = Buffer.from('the quick brown fox jumps over the lazy dog');
+const INPUT = DATA.toString('base64');
+
+/** node:crypto with Vault's defaults for the type (sha256; PSS with the largest salt). */
+function rawOptions(type: (typeof TYPES)[number], key: KeyObject) {
+  if (type === 'ed25519') return { hash: null, key };
+  if (type === 'ecdsa-p256') return { hash: 'sha256', key };
+  return {
+    hash: 'sha256',
+    key: {
+      key,
+      padding: constants.RSA_PKCS1_PSS_PADDING,
+      saltLength: constants.RSA_PSS_SALTLEN_MAX_SIGN,
+    },
+  };
+}
+
+export async function signBench(): Promise<Row[]> {
+  const storage = new MemoryStorage();
+  const node = new Transit({ storage, autoRotate: false });
+  const noble = new Transit({ storage, autoRotate: false, crypto: 'noble' });
+  const rows: Row[] = [];
+  for (const type of TYPES) {
+    await node.createKey(type, { type, exportable: true });
+    const exported = await node.exportKey('signing-key', type, 1, { format: 'pem' });
+    const priv = createPrivateKey(exported.keys['1'] as string);
+    const pub = createPublicKey(priv);
+    const s = rawOptions(type, priv);
+    const v = rawOptions(type, pub);
+    const rawSig = sign(s.hash, DATA, s.key);
+    const rawValue = `vault:v1:${rawSig.toString('base64')}`;
+    const ours = (await node.sign(type, { input: INPUT })).signature;
+    const check = (t: Transit) => async () => {
+      const sig = Buffer.from((await t.sign(type, { input: INPUT })).signature.slice(9), 'base64');
+      if (!verify(v.hash, DATA, v.key, sig))
+        throw new Error(`${type}: node:crypto rejects transit`);
+      if (!(await t.verify(type, { input: INPUT, signature: rawValue })).valid) {
+        throw new Error(`${type}: transit rejects node:crypto`);
+      }
+    };
+    const signCases: Case[] = [
+      { name: `raw node:crypto sign`, fn: () => sign(s.hash, DATA, s.key) },
+      {
+        name: `transit.sign (node)`,
+        check: check(node),
+        fn: () => node.sign(type, { input: INPUT }),
+      },
+      {
+        name: `transit.sign (noble)`,
+        check: check(noble),
+        fn: () => noble.sign(type, { input: INPUT }),
+      },
+    ];
+    rows.push(...(await compare(`sign ${type}`, signCases)));
+    const verifyCases: Case[] = [
+      { name: `raw node:crypto verify`, fn: () => verify(v.hash, DATA, v.key, rawSig) },
+      {
+        name: `transit.verify (node)`,
+        fn: () => node.verify(type, { input: INPUT, signature: ours }),
+      },
+      {
+        name: `transit.verify (noble)`,
+        fn: () => noble.verify(type, { input: INPUT, signature: ours }),
+      },
+    ];
+    rows.push(...(await compare(`verify ${type}`, verifyCases)));
+  }
+  await node.close();
+  await noble.close();
+  return rows;
+}

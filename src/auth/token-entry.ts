@@ -1,0 +1,247 @@
+/**
+ * Token shapes: the stored entry (which never holds the token itself, only
+ * its salted hash), and the two views Vault clients read — the `auth` block of
+ * a create/renew response and the `data` of a lookup (hvac's field names).
+ * @module
+ */
+import type { Clock, CryptoBackend, LeaseManager, StorageAdapter } from 'transitkit';
+import { invalidRequest, TransitError } from '../errors.js';
+import { rfc3339 } from '../transit/engine.js';
+
+/** Where token entries live in storage. @internal */
+export const K = {
+  salt: 'auth/token/salt',
+  root: 'auth/token/bootstrapped',
+  id: (hash: string) => `auth/token/id/${hash}`,
+  accessor: (a: string) => `auth/token/accessor/${a}`,
+  children: (hash: string) => `auth/token/parent/${hash}/`,
+  child: (parent: string, hash: string) => `auth/token/parent/${parent}/${hash}`,
+};
+/** @internal */
+export const B62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** Vault's default and maximum token TTL: 32 days. @internal */
+export const DAY32 = 32 * 24 * 3600;
+/** @internal */
+export const MAX_TOKEN_LENGTH = 512;
+/** @internal */
+export const CAS_RETRIES = 32;
+
+/**
+ * Options of {@link TokenStore}.
+ * @public
+ */
+export interface TokenStoreOptions {
+  /** Where tokens live (entries under `auth/token/`). */
+  storage: StorageAdapter;
+  /** Time source for TTLs. Default: the wall clock. */
+  clock?: Clock;
+  /** Crypto backend for hashing and randomness. Default: noble-hashes SHA-256 and `crypto.getRandomValues`. */
+  crypto?: CryptoBackend;
+  /** TTL of a token created without one. Default `768h` (Vault's 32 days). */
+  defaultTtl?: number | string;
+  /** Longest TTL from a token's creation, renewals included. Default `768h`. */
+  maxTtl?: number | string;
+  /**
+   * Give every token with a TTL a lease under `auth/token/create/` (Vault's
+   * token leases): revoking the lease revokes the token, renew-self renews it.
+   */
+  leases?: LeaseManager;
+}
+
+/**
+ * Options of {@link TokenStore.create} (the body of `auth/token/create`).
+ * @public
+ */
+export interface TokenCreateRequest {
+  /** Policy names (a list or a comma-separated string). Default: the parent's. */
+  policies?: string[] | string;
+  /** TTL (seconds or a duration string). Default: the store's `defaultTtl`. */
+  ttl?: number | string;
+  /** A hard cap on the lifetime, renewals included. */
+  explicit_max_ttl?: number | string;
+  /** Whether renew-self may extend it. Default true. */
+  renewable?: boolean;
+  /** Uses before the token is revoked; 0 = unlimited. */
+  num_uses?: number;
+  display_name?: string;
+  meta?: Record<string, string>;
+  /** Do not attach the `default` policy. */
+  no_default_policy?: boolean;
+  /** Create an orphan (root only). */
+  no_parent?: boolean;
+}
+
+/** @internal */
+export const denied = (message: string) => new TransitError('permission_denied', message);
+
+/** @internal */
+const HEX = /* @__PURE__ */ Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** Lower-case hex (a table lookup: this runs on every request). @internal */
+export function hex(bytes: Uint8Array): string {
+  let out = '';
+  for (const b of bytes) out += HEX[b];
+  return out;
+}
+
+/** Constant-time comparison of two hashes in hex (the length is not secret). @internal */
+export function sameHash(a: unknown, b: string): boolean {
+  if (typeof a !== 'string' || a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < b.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+/** The stored form of a token. @internal */
+export interface StoredToken {
+  v: 1;
+  /** Hex SHA-256(salt ‖ token): the storage key and the only trace of the token. */
+  hash: string;
+  accessor: string;
+  policies: string[];
+  /** Hash of the parent token, or `''` for an orphan. */
+  parent: string;
+  path: string;
+  display_name: string;
+  meta: Record<string, string> | null;
+  /** Unix seconds. */
+  creation_time: number;
+  /** Seconds; 0 = no expiry. */
+  creation_ttl: number;
+  /** Epoch ms; 0 = never expires. */
+  expire_ms: number;
+  /** Seconds; 0 = none. */
+  explicit_max_ttl: number;
+  /** Remaining uses; 0 = unlimited. */
+  num_uses: number;
+  renewable: boolean;
+  /** The token's lease (`auth/token/create/…`), when the store has a lease manager. */
+  lease_id?: string;
+}
+
+/**
+ * The `auth` block of a token create or renew response (Vault's shape).
+ * @public
+ */
+export interface TokenAuth {
+  client_token: string;
+  accessor: string;
+  policies: string[];
+  token_policies: string[];
+  metadata: Record<string, string> | null;
+  lease_duration: number;
+  renewable: boolean;
+  entity_id: string;
+  token_type: 'service';
+  orphan: boolean;
+  num_uses: number;
+}
+
+/**
+ * The `data` of `auth/token/lookup-self` (Vault's shape).
+ * @public
+ */
+export interface TokenLookup {
+  accessor: string;
+  creation_time: number;
+  creation_ttl: number;
+  display_name: string;
+  entity_id: string;
+  expire_time: string | null;
+  explicit_max_ttl: number;
+  id: string;
+  issue_time: string;
+  meta: Record<string, string> | null;
+  num_uses: number;
+  orphan: boolean;
+  path: string;
+  policies: string[];
+  renewable: boolean;
+  ttl: number;
+  type: 'service';
+}
+
+/**
+ * A token that authenticated a request: what the ACL check and the token
+ * routes need. Holds the token only for the self-service routes.
+ * @public
+ */
+export interface TokenContext {
+  readonly token: string;
+  readonly accessor: string;
+  readonly policies: readonly string[];
+  readonly isRoot: boolean;
+  /** @internal */
+  readonly hash: string;
+}
+
+/** Remaining whole seconds until `expire_ms` (0 when it never expires). @internal */
+export const remainingSeconds = (t: StoredToken, now: number): number =>
+  t.expire_ms === 0 ? 0 : Math.max(0, Math.floor((t.expire_ms - now) / 1000));
+
+/** The `auth` block for a token. @internal */
+export function authOf(token: string, t: StoredToken, now: number): TokenAuth {
+  return {
+    client_token: token,
+    accessor: t.accessor,
+    policies: [...t.policies],
+    token_policies: [...t.policies],
+    metadata: t.meta,
+    lease_duration: remainingSeconds(t, now),
+    renewable: t.renewable && t.expire_ms !== 0,
+    entity_id: '',
+    token_type: 'service',
+    orphan: t.parent === '',
+    num_uses: t.num_uses,
+  };
+}
+
+/** The lookup `data` for a token. @internal */
+export function lookupOf(token: string, t: StoredToken, now: number): TokenLookup {
+  return {
+    accessor: t.accessor,
+    creation_time: t.creation_time,
+    creation_ttl: t.creation_ttl,
+    display_name: t.display_name,
+    entity_id: '',
+    expire_time: t.expire_ms === 0 ? null : rfc3339(t.expire_ms),
+    explicit_max_ttl: t.explicit_max_ttl,
+    id: token,
+    issue_time: rfc3339(t.creation_time * 1000),
+    meta: t.meta,
+    num_uses: t.num_uses,
+    orphan: t.parent === '',
+    path: t.path,
+    policies: [...t.policies],
+    renewable: t.renewable && t.expire_ms !== 0,
+    ttl: remainingSeconds(t, now),
+    type: 'service',
+  };
+}
+
+/** Policies from a list or a comma-separated string, lowercased, de-duplicated. @internal */
+export function policyList(value: unknown): string[] {
+  if (value === undefined || value === null || value === '') return [];
+  const parts =
+    typeof value === 'string'
+      ? value.split(',')
+      : Array.isArray(value) && value.every((v) => typeof v === 'string')
+        ? (value as string[])
+        : undefined;
+  if (!parts) throw invalidRequest("'policies' must be a list of strings");
+  return [...new Set(parts.map((p) => p.trim().toLowerCase()).filter((p) => p !== ''))];
+}
+
+/** Token metadata: a flat object of strings, or null. @internal */
+export function metaOf(value: unknown): Record<string, string> | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw invalidRequest("'meta' must be an object of strings");
+  }
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof v !== 'string') throw invalidRequest("'meta' must be an object of strings");
+    out[k] = v;
+  }
+  return out;
+}

@@ -1,0 +1,396 @@
+/**
+ * Service tokens, as Vault's token store (`auth/token/*`).
+ *
+ * Routes served through it: `auth/token/create`, `auth/token/lookup-self`,
+ * `auth/token/renew-self`, `auth/token/revoke-self`, `auth/token/revoke`.
+ *
+ * Security shape:
+ * - a token is never stored: entries are keyed by SHA-256(salt ‖ token), a
+ *   random 32-byte per-store salt kept in storage (Vault's salted token IDs;
+ *   a plain digest, since HMAC costs 2–4× more on every request);
+ *   the looked-up entry's hash is compared again in constant time;
+ * - tokens are 32 base62 characters from the platform CSPRNG (`hvs.` prefix);
+ * - expiry is on the injected clock; an expired token is removed when seen;
+ * - `num_uses` is decremented with compare-and-set, so concurrent uses across
+ *   instances cannot overspend it;
+ * - revoking a token revokes its children (Vault's revoke-tree);
+ * - with a lease manager, each token with a TTL has a lease under
+ *   `auth/token/create/` (never holding the token): revoking or expiring the
+ *   lease revokes the token, and renew-self renews both.
+ * @module
+ */
+
+import { sha256 } from '@noble/hashes/sha2.js';
+// Public types come through the package name, so `transitkit/http` declarations refer to
+// `transitkit`'s own instead of inlining copies.
+import type { Clock, CryptoBackend, LeaseManager, StorageAdapter } from 'transitkit';
+import { systemClock } from '../clock.js';
+import { fromUtf8, utf8 } from '../encoding.js';
+import { invalidRequest, TransitError } from '../errors.js';
+import { parseDurationSeconds } from '../keys/duration.js';
+import { withWarnings } from '../transit/warnings.js';
+import { planToken } from './token-create.js';
+import {
+  authOf,
+  B62,
+  CAS_RETRIES,
+  DAY32,
+  denied,
+  hex,
+  K,
+  lookupOf,
+  MAX_TOKEN_LENGTH,
+  type StoredToken,
+  sameHash,
+  type TokenAuth,
+  type TokenContext,
+  type TokenCreateRequest,
+  type TokenLookup,
+  type TokenStoreOptions,
+} from './token-entry.js';
+
+/**
+ * The default hashing and randomness: SHA-256 from @noble/hashes and the
+ * platform CSPRNG, so the token store does not pull a whole crypto backend
+ * into a browser or edge bundle. Pass `crypto` to use a backend instead.
+ */
+const PORTABLE: Pick<CryptoBackend, 'digest' | 'randomBytes'> = {
+  digest: (_hash, data) => sha256(data),
+  randomBytes: (n) => globalThis.crypto.getRandomValues(new Uint8Array(n)),
+};
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Vault's lease path of a token: leases are `auth/token/create/<id>`. */
+const TOKEN_LEASE_PATH = 'auth/token/create';
+
+/**
+ * Service tokens: create, authenticate, look up, renew and revoke.
+ *
+ * @example
+ * ```ts
+ * const tokens = new TokenStore({ storage });
+ * const root = await tokens.createRoot();
+ * const ctx = await tokens.authenticate(root);
+ * const child = await tokens.create(ctx!, { policies: ['app'], ttl: '1h' });
+ * child.client_token; // 'hvs.…'
+ * ```
+ * @public
+ */
+export class TokenStore {
+  readonly #storage: StorageAdapter;
+  readonly #clock: Clock;
+  readonly #backend: Pick<CryptoBackend, 'digest' | 'randomBytes'>;
+  readonly #defaultTtl: number;
+  readonly #maxTtl: number;
+  readonly #salt: Promise<Uint8Array>;
+  readonly #leases: LeaseManager | undefined;
+  /** Parsed entries by hash with the bytes they came from (entries hold no secret). */
+  readonly #parsed = new Map<string, { raw: Uint8Array; entry: StoredToken }>();
+
+  constructor(options: TokenStoreOptions) {
+    if (!options || typeof options.storage?.get !== 'function') {
+      throw invalidRequest('TokenStore needs a storage adapter');
+    }
+    this.#storage = options.storage;
+    this.#clock = options.clock ?? systemClock;
+    this.#backend = options.crypto ?? PORTABLE;
+    this.#defaultTtl = parseDurationSeconds(options.defaultTtl ?? DAY32, 'defaultTtl') || DAY32;
+    this.#maxTtl = parseDurationSeconds(options.maxTtl ?? DAY32, 'maxTtl') || DAY32;
+    this.#salt = this.#loadSalt();
+    this.#salt.catch(() => undefined);
+    this.#leases = options.leases;
+    // Revoking (or expiring) a token's lease revokes the token. Idempotent: a token
+    // already gone is a no-op.
+    this.#leases?.registerRevoker(`${TOKEN_LEASE_PATH}/`, async (lease) => {
+      const accessor = (lease.data as { accessor?: unknown } | undefined)?.accessor;
+      if (typeof accessor !== 'string') return;
+      const hash = await this.#storage.get(K.accessor(accessor));
+      if (hash) await this.#revokeTree(fromUtf8(hash), lease.lease_id);
+    });
+  }
+
+  async #loadSalt(): Promise<Uint8Array> {
+    for (let i = 0; i < CAS_RETRIES; i++) {
+      const stored = await this.#storage.get(K.salt);
+      if (stored) return stored;
+      const fresh = this.#backend.randomBytes(32);
+      if (await this.#storage.compareAndSet(K.salt, undefined, fresh)) return fresh;
+    }
+    throw new TransitError('conflict', 'could not initialise the token salt');
+  }
+
+  async #hash(token: string): Promise<string> {
+    const salt = await this.#salt;
+    const t = utf8(token);
+    const input = new Uint8Array(salt.length + t.length);
+    input.set(salt);
+    input.set(t, salt.length);
+    return hex(this.#backend.digest('sha256', input));
+  }
+
+  #random(n: number): string {
+    let out = '';
+    while (out.length < n) {
+      for (const b of this.#backend.randomBytes(n * 2)) {
+        if (b < 248 && out.length < n) out += B62[b % 62];
+      }
+    }
+    return out;
+  }
+
+  /** An entry, read from storage every time; parsing is skipped when the bytes are unchanged. */
+  async #read(hash: string): Promise<{ raw: Uint8Array; entry: StoredToken } | undefined> {
+    const raw = await this.#storage.get(K.id(hash));
+    if (!raw) return undefined;
+    const hit = this.#parsed.get(hash);
+    if (hit && sameBytes(hit.raw, raw)) return { raw, entry: hit.entry };
+    const entry = JSON.parse(fromUtf8(raw)) as StoredToken;
+    if (this.#parsed.size >= 1024) this.#parsed.clear();
+    this.#parsed.set(hash, { raw, entry });
+    return { raw, entry };
+  }
+
+  async #store(entry: StoredToken): Promise<void> {
+    const ok = await this.#storage.compareAndSet(
+      K.id(entry.hash),
+      undefined,
+      utf8(JSON.stringify(entry)),
+    );
+    if (!ok) throw new TransitError('conflict', 'token already exists');
+    await this.#storage.put(K.accessor(entry.accessor), utf8(entry.hash));
+    if (entry.parent !== '') await this.#storage.put(K.child(entry.parent, entry.hash), utf8(''));
+  }
+
+  /**
+   * Create a root token (policies `["root"]`, no expiry). With `id`, that value
+   * becomes the token (dev mode's `--dev-root-token`); an existing one is kept.
+   * @throws TransitError `invalid_request` for an unusable `id`.
+   */
+  async createRoot(options: { id?: string } = {}): Promise<string> {
+    const token = options.id ?? `hvs.${this.#random(32)}`;
+    if (typeof token !== 'string' || !/^[\x21-\x7e]{1,512}$/.test(token)) {
+      throw invalidRequest('a root token id must be 1-512 printable ASCII characters');
+    }
+    const hash = await this.#hash(token);
+    if (await this.#read(hash)) return token;
+    const now = this.#clock.now();
+    await this.#store({
+      v: 1,
+      hash,
+      accessor: this.#random(24),
+      policies: ['root'],
+      parent: '',
+      path: 'auth/token/root',
+      display_name: 'root',
+      meta: null,
+      creation_time: Math.floor(now / 1000),
+      creation_ttl: 0,
+      expire_ms: 0,
+      explicit_max_ttl: 0,
+      num_uses: 0,
+      renewable: false,
+    });
+    await this.#storage.put(K.root, utf8('1'));
+    return token;
+  }
+
+  /**
+   * Create the first root token of a new store (the bootstrap step of a
+   * non-dev server); `undefined` when the store already has had one.
+   */
+  async bootstrapRoot(): Promise<string | undefined> {
+    if (!(await this.#storage.compareAndSet(K.root, undefined, utf8('0')))) return undefined;
+    return this.createRoot();
+  }
+
+  /**
+   * Resolve a presented token; `undefined` when unknown, expired or used up.
+   * Counts one use of a limited-use token.
+   */
+  async authenticate(token: string): Promise<TokenContext | undefined> {
+    if (typeof token !== 'string' || token === '' || token.length > MAX_TOKEN_LENGTH) {
+      return undefined;
+    }
+    const hash = await this.#hash(token);
+    for (let i = 0; i < CAS_RETRIES; i++) {
+      const found = await this.#read(hash);
+      if (!found) return undefined;
+      const { raw, entry } = found;
+      if (!sameHash(entry.hash, hash)) return undefined;
+      if (entry.expire_ms !== 0 && entry.expire_ms <= this.#clock.now()) {
+        await this.#revokeTree(hash);
+        return undefined;
+      }
+      if (entry.num_uses > 0) {
+        const last = entry.num_uses === 1;
+        const next = last
+          ? undefined
+          : utf8(JSON.stringify({ ...entry, num_uses: entry.num_uses - 1 }));
+        if (!(await this.#storage.compareAndSet(K.id(hash), raw, next))) continue;
+        if (last) await this.#revokeTree(hash);
+      }
+      return {
+        token,
+        accessor: entry.accessor,
+        policies: entry.policies,
+        isRoot: entry.policies.includes('root'),
+        hash,
+      };
+    }
+    throw new TransitError('conflict', 'too many concurrent uses of one token; retry');
+  }
+
+  /**
+   * Whether `token` exists and has not expired, without counting a use (the
+   * lease manager's `tokenExists` for tidy).
+   */
+  async exists(token: string): Promise<boolean> {
+    if (typeof token !== 'string' || token === '' || token.length > MAX_TOKEN_LENGTH) return false;
+    const hash = await this.#hash(token);
+    const found = await this.#read(hash);
+    if (!found || !sameHash(found.entry.hash, hash)) return false;
+    return found.entry.expire_ms === 0 || found.entry.expire_ms > this.#clock.now();
+  }
+
+  /**
+   * Create a child token of `parent` (`POST auth/token/create`).
+   * @throws TransitError `permission_denied` when the policies are not a subset of the
+   * parent's; `invalid_request` for bad TTLs, uses or fields.
+   */
+  async create(parent: TokenContext, req: TokenCreateRequest = {}): Promise<TokenAuth> {
+    const parentEntry = (await this.#read(parent.hash))?.entry;
+    if (!parentEntry) throw denied('permission denied');
+    const plan = planToken(parent, parentEntry, req, {
+      defaultTtl: this.#defaultTtl,
+      maxTtl: this.#maxTtl,
+    });
+    const { ttl, renewable } = plan;
+    const now = this.#clock.now();
+    const token = `hvs.${this.#random(32)}`;
+    const accessor = this.#random(24);
+    const lease =
+      this.#leases && ttl > 0
+        ? await this.#leases.issue({
+            path: TOKEN_LEASE_PATH,
+            ttl,
+            max_ttl: plan.cap,
+            renewable,
+            auth: true,
+            data: { accessor },
+          })
+        : undefined;
+    const entry: StoredToken = {
+      v: 1,
+      hash: await this.#hash(token),
+      accessor,
+      policies: plan.policies,
+      parent: plan.orphan ? '' : parent.hash,
+      path: TOKEN_LEASE_PATH,
+      display_name: plan.displayName,
+      meta: plan.meta,
+      creation_time: Math.floor(now / 1000),
+      creation_ttl: ttl,
+      expire_ms: ttl === 0 ? 0 : now + ttl * 1000,
+      explicit_max_ttl: plan.explicitMax,
+      num_uses: plan.numUses,
+      renewable,
+      ...(lease ? { lease_id: lease.lease_id } : {}),
+    };
+    await this.#store(entry);
+    return withWarnings(authOf(token, entry, now), plan.warnings);
+  }
+
+  /** The lookup data of an authenticated token (`GET auth/token/lookup-self`). */
+  async lookupSelf(ctx: TokenContext): Promise<TokenLookup> {
+    const found = await this.#read(ctx.hash);
+    if (!found) throw denied('permission denied');
+    return lookupOf(ctx.token, found.entry, this.#clock.now());
+  }
+
+  /**
+   * Extend an authenticated token's TTL (`POST auth/token/renew-self`); the new
+   * TTL is `increment` (or the creation TTL), capped by the max TTL from creation.
+   * @throws TransitError `invalid_request` when it is not renewable or past its max TTL.
+   */
+  async renewSelf(ctx: TokenContext, increment?: number | string): Promise<TokenAuth> {
+    const inc = parseDurationSeconds(increment, 'increment');
+    for (let i = 0; i < CAS_RETRIES; i++) {
+      const found = await this.#read(ctx.hash);
+      if (!found) throw denied('permission denied');
+      const { raw, entry } = found;
+      const now = this.#clock.now();
+      if (entry.expire_ms === 0) return authOf(ctx.token, entry, now);
+      if (!entry.renewable) throw invalidRequest('lease is not renewable');
+      const maxTtl = Math.min(
+        this.#maxTtl,
+        entry.explicit_max_ttl > 0 ? entry.explicit_max_ttl : Number.POSITIVE_INFINITY,
+      );
+      const maxEnd = (entry.creation_time + maxTtl) * 1000;
+      if (maxEnd <= now) throw invalidRequest('past the max TTL, cannot renew');
+      const want = inc > 0 ? inc : entry.creation_ttl;
+      const expire = Math.min(now + want * 1000, maxEnd);
+      const warnings =
+        expire < now + want * 1000
+          ? [
+              `TTL of "${want}s" exceeded the effective max_ttl of "${Math.floor((maxEnd - now) / 1000)}s"; TTL value is capped accordingly`,
+            ]
+          : [];
+      if (this.#leases && entry.lease_id !== undefined) {
+        // The lease follows the token; a revoked or expired lease refuses renewal.
+        await this.#leases.renew(entry.lease_id, Math.ceil((expire - now) / 1000), { auth: true });
+      }
+      const next = { ...entry, expire_ms: expire };
+      if (await this.#storage.compareAndSet(K.id(ctx.hash), raw, utf8(JSON.stringify(next)))) {
+        return withWarnings(authOf(ctx.token, next, now), warnings);
+      }
+    }
+    throw new TransitError('conflict', 'too many concurrent renewals of one token; retry');
+  }
+
+  /** Revoke the authenticated token and its children (`POST auth/token/revoke-self`). */
+  async revokeSelf(ctx: TokenContext): Promise<void> {
+    await this.#revokeTree(ctx.hash);
+  }
+
+  /**
+   * Revoke a token by value, with its children (`POST auth/token/revoke`).
+   * An unknown token is not an error.
+   * @throws TransitError `invalid_request` when `token` is missing.
+   */
+  async revoke(token: string): Promise<void> {
+    if (typeof token !== 'string' || token === '') throw invalidRequest('missing token');
+    if (token.length > MAX_TOKEN_LENGTH) return;
+    await this.#revokeTree(await this.#hash(token));
+  }
+
+  /**
+   * Delete a token and its descendants, then their leases. `fromLease` is the
+   * lease whose revoker called this (not revoked again from inside its own revocation).
+   */
+  async #revokeTree(hash: string, fromLease?: string): Promise<void> {
+    const stack = [hash];
+    const leases: string[] = [];
+    while (stack.length > 0) {
+      const h = stack.pop() as string;
+      for (const child of await this.#storage.list(K.children(h))) stack.push(child);
+      const found = await this.#read(h);
+      if (found) {
+        await this.#storage.delete(K.accessor(found.entry.accessor));
+        if (found.entry.parent !== '') await this.#storage.delete(K.child(found.entry.parent, h));
+        await this.#storage.delete(K.id(h));
+        const lease = found.entry.lease_id;
+        if (lease !== undefined && lease !== fromLease) leases.push(lease);
+      }
+      for (const child of await this.#storage.list(K.children(h))) {
+        await this.#storage.delete(K.child(h, child));
+      }
+    }
+    // The tokens are gone first, so these revokers find nothing left to do.
+    for (const id of leases) await this.#leases?.revoke(id).catch(() => undefined);
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The Ed25519 family, as Vault's keysutil does it (reference §2, §5, §8):
+ * - the version's `key` is Go's 64-byte private key `seed ‖ pub` and the
+ *   stored `public_key` is base64 of the 32-byte public key;
+ * - pure Ed25519 over the raw input: `hash_algorithm` and `prehashed` are
+ *   ignored (Vault 1.14);
+ * - derived keys: HKDF-SHA256 over all 64 bytes, empty salt, the context as
+ *   info; the first 32 output bytes are the per-context seed, so one context
+ *   always gives the same key pair and signatures;
+ * - export: base64 of the 64 bytes (`''`/`raw`), PKCS#8 and PKIX for
+ *   `der`/`pem` (PEM trimmed); `""` for a public-only version.
+ * @module
+ */
+import { hkdfSha256 } from '../../crypto/kdf.js';
+import { encodePkcs8PrivateKey, encodeSpki, pemEncode } from '../../crypto/pki/keys.js';
+import { concatBytes, encodeBase64 } from '../../encoding.js';
+import { invalidRequest } from '../../errors.js';
+import { MISSING_CONTEXT } from '../derive.js';
+import { materialOf, trimPem } from './common.js';
+import type { AsymmetricFamily } from './family.js';
+import type { Ed25519Material } from './material.js';
+
+const ed = (m: Parameters<AsymmetricFamily['readPublicKey']>[0]): Ed25519Material =>
+  materialOf(m, 'ed25519');
+
+/** @internal */
+export const ed25519Family: AsymmetricFamily = {
+  async generate(b) {
+    const priv = await b.generateEd25519();
+    const pub = await b.ed25519PublicKey(priv);
+    return {
+      key: concatBytes(priv.seed, pub),
+      material: { kind: 'ed25519', public: pub, private: priv },
+    };
+  },
+
+  async derive(b, p, key, context) {
+    if (context.length === 0) throw invalidRequest(MISSING_CONTEXT);
+    if (p.kdf !== 1 || key.length !== 64) {
+      throw invalidRequest('key derivation is only supported for Ed25519 keys using HKDF-SHA256');
+    }
+    const seed = hkdfSha256(b, key, context, 32);
+    const priv = { seed };
+    return { kind: 'ed25519', public: await b.ed25519PublicKey(priv), private: priv };
+  },
+
+  readPublicKey: (m) => encodeBase64(ed(m).public),
+
+  async sign(b, m, input) {
+    const key = ed(m).private;
+    if (!key) throw invalidRequest('requested version for signing does not contain a private part');
+    return b.ed25519Sign(key, input);
+  },
+
+  verify: (b, m, input, signature) => b.ed25519Verify(ed(m).public, input, signature),
+
+  exportPrivate(m, key, format) {
+    const priv = ed(m).private;
+    if (!priv || key.length === 0) return '';
+    if (format === '' || format === 'raw') return encodeBase64(key);
+    const der = encodePkcs8PrivateKey({ type: 'ed25519', key: priv });
+    return format === 'der' ? encodeBase64(der) : trimPem(pemEncode(der, 'PRIVATE KEY'));
+  },
+
+  exportPublic(m, format) {
+    const pub = ed(m).public;
+    if (format === '' || format === 'raw') return encodeBase64(pub);
+    const der = encodeSpki({ type: 'ed25519', key: pub });
+    return format === 'der' ? encodeBase64(der) : trimPem(pemEncode(der, 'PUBLIC KEY'));
+  },
+
+  privateKey(m) {
+    const key = ed(m).private;
+    return key ? { type: 'ed25519', key } : undefined;
+  },
+
+  publicKey: (m) => ({ type: 'ed25519', key: ed(m).public }),
+};

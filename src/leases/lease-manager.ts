@@ -1,0 +1,287 @@
+/**
+ * The `LeaseManager` class: short-lived secrets that expire, renew and revoke
+ * reliably (spec "Lease management", reference §11). Each method is a TSDoc
+ * block and a call into the module that implements it (style.md convention 2):
+ * issue-renew.ts, lookup.ts, revoke.ts, irrevocable.ts, tidy.ts, and the
+ * expiry scheduler in scheduler.ts. Storage layout: src/storage/keyspace.ts.
+ * @module
+ */
+import { type Clock, systemClock } from '../clock.js';
+import { invalidRequest } from '../errors.js';
+import type { StorageAdapter } from '../storage/adapter.js';
+import { asRequest } from '../transit/request.js';
+import { countLeases, listIrrevocable } from './irrevocable.js';
+import { issueLease, renewLease } from './issue-renew.js';
+import { checkPrefix, platformRandom, plausibleLeaseId, requireLeaseId } from './lease.js';
+import type { LeaseContext } from './lease-store.js';
+import { listLeases, lookupLease } from './lookup.js';
+import { revokeLater, revokeSync, revokeUnder } from './revoke.js';
+import { RevokerRegistry } from './revokers.js';
+import { Scheduler } from './scheduler.js';
+import { tidyLeases } from './tidy.js';
+import type {
+  IrrevocableList,
+  IssueRequest,
+  LeaseCount,
+  LeaseDuration,
+  LeaseGrant,
+  LeaseList,
+  LeaseLookup,
+  LeaseManagerOptions,
+  RevokeOptions,
+  Revoker,
+  TickResult,
+  TidyResult,
+} from './types.js';
+
+const DAY = 86_400;
+/** Vault's system default and maximum lease TTL: 32 days. */
+const DEFAULT_MAX_TTL = 32 * DAY;
+/** TTLs are kept below ~100 years so every time fits the 13-digit index keys. */
+const TTL_LIMIT = 100 * 365 * DAY;
+
+function positiveInt(
+  value: unknown,
+  name: string,
+  fallback: number,
+  max = Number.MAX_SAFE_INTEGER,
+) {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
+    throw invalidRequest(`'${name}' must be an integer between 1 and ${max}`);
+  }
+  return value;
+}
+
+/** The `sync` option: true unless `false` (Vault's code default). */
+function syncOf(options: unknown): boolean {
+  const sync = asRequest(options, 'options').sync;
+  if (sync !== undefined && typeof sync !== 'boolean')
+    throw invalidRequest("'sync' must be a boolean");
+  return sync !== false;
+}
+
+function isStorage(s: unknown): s is StorageAdapter {
+  const a = s as Partial<StorageAdapter> | null;
+  return (
+    typeof a === 'object' &&
+    a !== null &&
+    ['get', 'put', 'delete', 'list', 'compareAndSet'].every(
+      (m) => typeof (a as Record<string, unknown>)[m] === 'function',
+    )
+  );
+}
+
+/**
+ * Leases on pluggable storage: issue, look up, list, renew, revoke (now, queued,
+ * by prefix, forced), tidy, irrevocable counts — and expiry by one scheduler on
+ * an injectable clock (`tick()` / `start()`), with no timer per lease.
+ *
+ * Register revokers before the first tick: a due lease without one becomes
+ * irrevocable at once. Several instances may share one storage: only the holder
+ * of the leader lock expires leases, and every change to a lease is a
+ * compare-and-set, so two instances never both process it.
+ *
+ * @throws TransitError `invalid_request` from the constructor for a missing
+ * storage or an out-of-range option.
+ *
+ * @example
+ * ```ts
+ * const dropped: string[] = [];
+ * const leases = new LeaseManager({ storage: new MemoryStorage() });
+ * leases.registerRevoker('database/', async (lease) => {
+ *   dropped.push((lease.data as { username: string }).username); // e.g. DROP USER
+ * });
+ * const { lease_id } = await leases.issue({
+ *   path: 'database/creds/readonly', ttl: '1h', renewable: true, data: { username: 'v-ro-1' },
+ * });
+ * await leases.renew(lease_id, '30m');
+ * leases.start(1_000); // expire due leases every second
+ * await leases.revoke(lease_id); // sync by default: dropped is ['v-ro-1'] on return
+ * await leases.stop();
+ * ```
+ * @public
+ */
+export class LeaseManager {
+  readonly #ctx: LeaseContext;
+  readonly #scheduler: Scheduler;
+
+  constructor(options: LeaseManagerOptions) {
+    const o = asRequest(options, 'options') as Partial<LeaseManagerOptions>;
+    if (!isStorage(o.storage)) throw invalidRequest("'storage' must be a StorageAdapter");
+    const clock: Clock = o.clock ?? systemClock;
+    if (typeof clock?.now !== 'function') throw invalidRequest("'clock' must have now()");
+    const random = o.random ?? platformRandom;
+    if (typeof random !== 'function') throw invalidRequest("'random' must be a function");
+    const maxTtl = positiveInt(o.maxTtlSeconds, 'maxTtlSeconds', DEFAULT_MAX_TTL, TTL_LIMIT);
+    const defaultTtl = positiveInt(o.defaultTtlSeconds, 'defaultTtlSeconds', maxTtl, maxTtl);
+    for (const fn of ['tokenExists', 'onError'] as const) {
+      if (o[fn] !== undefined && typeof o[fn] !== 'function') {
+        throw invalidRequest(`'${fn}' must be a function`);
+      }
+    }
+    this.#ctx = {
+      storage: o.storage,
+      clock,
+      random,
+      maxTtl,
+      defaultTtl,
+      revokeTimeoutMs: positiveInt(o.revokeTimeoutMs, 'revokeTimeoutMs', 30_000),
+      maxRevokeAttempts: positiveInt(o.maxRevokeAttempts, 'maxRevokeAttempts', 6, 30),
+      retryBaseMs: positiveInt(o.retryBaseMs, 'retryBaseMs', 10_000),
+      sliceSize: positiveInt(o.sliceSize, 'sliceSize', 256),
+      concurrency: positiveInt(o.concurrency, 'concurrency', 16),
+      revokers: new RevokerRegistry(),
+      tokenExists: o.tokenExists,
+      onError: o.onError ?? (() => undefined),
+      queue: undefined,
+      running: new Map(),
+      background: new Set(),
+    };
+    this.#scheduler = new Scheduler(this.#ctx, positiveInt(o.leaderTtlMs, 'leaderTtlMs', 60_000));
+  }
+
+  /**
+   * Register the revoker for lease ids starting with `prefix` (longest prefix
+   * wins; the same prefix again replaces it). Returns a function that removes it.
+   * @throws TransitError `invalid_request` for a non-string prefix or a non-function.
+   */
+  registerRevoker(prefix: string, fn: Revoker): () => void {
+    return this.#ctx.revokers.register(prefix, fn);
+  }
+
+  /**
+   * Hand out a lease with id `<path>/<24 base62 characters>`, stored before this
+   * resolves. `ttl` 0 means `defaultTtlSeconds`; a TTL past the maximum is capped
+   * (with Vault's warning in `warnings`).
+   * @throws TransitError `invalid_request` for a bad path (empty segment, `.`/`..`,
+   * other characters than `A-Za-z0-9_.@:+=,~-`), TTL, flag, token or data.
+   */
+  async issue(request: IssueRequest): Promise<LeaseGrant> {
+    return issueLease(this.#ctx, request);
+  }
+
+  /**
+   * Read a lease (`POST /sys/leases/lookup`).
+   * @throws TransitError `invalid_request`: `lease_id must be specified`, `invalid lease`.
+   */
+  async lookup(lease_id: string): Promise<LeaseLookup> {
+    return lookupLease(this.#ctx, lease_id);
+  }
+
+  /**
+   * Ids under `prefix` (`LIST /sys/leases/lookup/:prefix`, sudo over HTTP): the
+   * suffixes after `prefix/`, sub-folders ending with `/`. Empty when none.
+   * @throws TransitError `invalid_request` for a malformed prefix.
+   */
+  async list(prefix: string): Promise<LeaseList> {
+    return listLeases(this.#ctx, prefix);
+  }
+
+  /**
+   * Extend a lease (`POST /sys/leases/renew`): by `increment`, or by its own TTL
+   * when 0; capped by its max TTL counted from its issue time. Token leases
+   * (`auth: true`) renew only with `{ auth: true }`, which the token endpoints pass.
+   * @throws TransitError `invalid_request`: `lease_id must be specified`, `lease not
+   * found`, `lease is not renewable`, `lease expired`, `lease is expired and has
+   * failed previous revocation attempts`, `tokens cannot be renewed through this
+   * endpoint`, `past the max TTL, cannot renew`; `conflict` under heavy contention.
+   */
+  async renew(
+    lease_id: string,
+    increment: LeaseDuration = 0,
+    options: { auth?: boolean } = {},
+  ): Promise<LeaseGrant> {
+    return renewLease(this.#ctx, lease_id, increment, options.auth === true);
+  }
+
+  /**
+   * Revoke a lease (`POST /sys/leases/revoke`). `sync` (default true, as Vault's
+   * code): the revoker has run on return. `sync: false`: the revocation is stored
+   * (due now) before return and done in the background; a restart finishes it.
+   * An unknown lease is a no-op.
+   * @throws TransitError `invalid_request` `lease_id must be specified`;
+   * `internal` when the revoker failed (sync; the lease is retried or irrevocable).
+   */
+  async revoke(lease_id: string, options: RevokeOptions = {}): Promise<void> {
+    const id = requireLeaseId(lease_id);
+    const sync = syncOf(options);
+    if (!plausibleLeaseId(id)) return; // cannot name a lease: unknown, a no-op
+    if (!sync) await revokeLater(this.#ctx, [id]);
+    else await revokeSync(this.#ctx, id, false);
+  }
+
+  /**
+   * Revoke every lease under `prefix` (`revoke-prefix`, sudo over HTTP); an exact
+   * lease id without a trailing `/` revokes that lease. `sync` as in {@link revoke}.
+   * @throws TransitError `invalid_request` for an empty prefix; `internal` when revokers failed.
+   */
+  async revokePrefix(prefix: string, options: RevokeOptions = {}): Promise<void> {
+    return revokeUnder(this.#ctx, checkPrefix(prefix), syncOf(options), false);
+  }
+
+  /**
+   * Revoke everything under `prefix` ignoring revoker errors (`revoke-force`, sudo):
+   * each revoker is tried once and the leases are removed, irrevocable ones included.
+   * @throws TransitError `invalid_request` for an empty prefix.
+   */
+  async revokeForce(prefix: string): Promise<void> {
+    return revokeUnder(this.#ctx, checkPrefix(prefix), true, true);
+  }
+
+  /**
+   * Revoke leases whose token is gone or expired, per the `tokenExists` option.
+   * @throws TransitError `unsupported_operation` without `tokenExists`.
+   */
+  async tidy(): Promise<TidyResult> {
+    return tidyLeases(this.#ctx);
+  }
+
+  /**
+   * Count irrevocable leases, total and per mount (`GET /sys/leases/count`).
+   * @throws TransitError `not_found` for a type other than `irrevocable` (Vault: 404).
+   */
+  async count(request: { type: 'irrevocable' }): Promise<LeaseCount> {
+    return countLeases(this.#ctx, asRequest(request).type);
+  }
+
+  /**
+   * List irrevocable leases sorted by expire time then id (`GET /sys/leases`, sudo).
+   * `limit`: `''` → at most 10,000, `'none'` → all, or a positive integer; when
+   * more exist, `warnings` carries Vault's text.
+   * @throws TransitError `invalid_request` for another limit.
+   */
+  async listIrrevocable(request: { limit?: string | number } = {}): Promise<IrrevocableList> {
+    return listIrrevocable(this.#ctx, 'irrevocable', asRequest(request).limit);
+  }
+
+  /**
+   * One expiry pass: on the leader, revoke every lease due by now, in slices with
+   * the event loop running between them. Resolves `{ leader: false }` elsewhere.
+   * @throws when storage fails (the timer of {@link start} reports it to `onError`).
+   */
+  async tick(): Promise<TickResult> {
+    return this.#scheduler.tick();
+  }
+
+  /** Tick now and every `intervalMs` (default 1,000) on an unref'd timer. */
+  start(intervalMs = 1_000): void {
+    this.#scheduler.start(positiveInt(intervalMs, 'intervalMs', 1_000));
+  }
+
+  /** Stop the timer, wait for running work, release the leader lock. */
+  async stop(): Promise<void> {
+    await this.#scheduler.stop();
+    await this.idle();
+  }
+
+  /** Whether this instance held the leader lock at its last tick. */
+  isLeader(): boolean {
+    return this.#scheduler.isLeader();
+  }
+
+  /** Resolve once queued background revocations started so far are done. */
+  async idle(): Promise<void> {
+    while (this.#ctx.background.size > 0) await Promise.all(this.#ctx.background);
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * Expiry: one scheduler on the injected clock, no timer per lease.
+ *
+ * A tick, on the leader only:
+ * 1. takes or refreshes the leader lock `sys/leases/leader` when the storage
+ *    has the lock capability (without it, every instance is its own leader);
+ * 2. loads the heap from the storage due index the first time it leads
+ *    (one paginated pass, yielding between pages); from then on its own writes
+ *    keep the heap current;
+ * 3. pops due pairs from the heap in slices of `sliceSize`, revokes them with
+ *    bounded concurrency, and yields to the event loop between slices;
+ * 4. sweeps the head of the storage due index (`list(prefix, { limit })`,
+ *    O(page)) for due keys the heap does not know: leases written by other
+ *    instances, revocations they queued, claims left by a crashed process.
+ *
+ * Losing the lock drops the heap (it would go stale); taking it again reloads.
+ * @module
+ */
+import type { LockHandle } from '../storage/adapter.js';
+import { hasLock } from '../storage/adapter.js';
+import { keyspace } from '../storage/keyspace.js';
+import { ExpiryQueue } from './expiry-queue.js';
+import { yieldToLoop } from './lease.js';
+import type { LeaseContext } from './lease-store.js';
+import { Pacer, runPool } from './pool.js';
+import { type Attempt, processDue } from './revoke.js';
+import type { TickResult } from './types.js';
+
+const LOAD_PAGE = 10_000;
+
+/** Parse a due-index key suffix `<13 digits>/<id>`. */
+function parseDueKey(suffix: string): [number, string] | undefined {
+  if (suffix.length < 15 || suffix[13] !== '/') return undefined;
+  const t = Number(suffix.slice(0, 13));
+  return Number.isSafeInteger(t) ? [t, suffix.slice(14)] : undefined;
+}
+
+/** @internal */
+export class Scheduler {
+  readonly #ctx: LeaseContext;
+  readonly #leaderTtlMs: number;
+  #handle: LockHandle | undefined;
+  #lastRefresh = 0;
+  #leader = false;
+  #ticking: Promise<TickResult> | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(ctx: LeaseContext, leaderTtlMs: number) {
+    this.#ctx = ctx;
+    this.#leaderTtlMs = leaderTtlMs;
+  }
+
+  /** Whether this instance held the leader lock at its last tick. */
+  isLeader(): boolean {
+    return this.#leader;
+  }
+
+  /** One pass; concurrent calls share the pass in flight. */
+  tick(): Promise<TickResult> {
+    this.#ticking ??= this.#tick().finally(() => {
+      this.#ticking = undefined;
+    });
+    return this.#ticking;
+  }
+
+  /** Tick now and then every `intervalMs` (an unref'd timer). */
+  start(intervalMs: number): void {
+    this.stopTimer();
+    const run = () => {
+      this.tick().catch((e: unknown) => this.#ctx.onError(e));
+    };
+    this.#timer = setInterval(run, intervalMs);
+    (this.#timer as { unref?: () => void }).unref?.();
+    run();
+  }
+
+  /** Clear the timer (a tick in flight finishes). */
+  stopTimer(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Stop ticking, wait for the tick in flight, give up leadership. */
+  async stop(): Promise<void> {
+    this.stopTimer();
+    await this.#ticking?.catch(() => undefined);
+    const handle = this.#handle;
+    this.#handle = undefined;
+    this.#leader = false;
+    this.#ctx.queue = undefined;
+    await handle?.release();
+  }
+
+  async #tick(): Promise<TickResult> {
+    const result: TickResult = { leader: false, revoked: 0, retried: 0, irrevocable: 0 };
+    if (!(await this.#ensureLeader())) return result;
+    result.leader = true;
+    const ctx = this.#ctx;
+    if (ctx.queue === undefined) await this.#load();
+    const now = ctx.clock.now();
+    const pacer = new Pacer(ctx.concurrency);
+    const count = (a: Attempt) => {
+      if (a.outcome === 'revoked') result.revoked++;
+      else if (a.outcome === 'retry') result.retried++;
+      else if (a.outcome === 'irrevocable') result.irrevocable++;
+    };
+    const process = async ([t, id]: [number, string]) => {
+      try {
+        count(await processDue(ctx, t, id));
+      } catch (e) {
+        ctx.onError(e);
+      }
+    };
+    // Heap first: the due pairs this instance knows, in slices.
+    for (;;) {
+      const queue = ctx.queue;
+      if (queue === undefined) return result; // leadership lost mid-tick
+      const slice = queue.popDue(now, ctx.sliceSize);
+      if (slice.length === 0) break;
+      await runPool(slice, ctx.concurrency, pacer, process);
+      await yieldToLoop();
+      if (!(await this.#stillLeader())) return result;
+    }
+    // Then the head of the storage index: due keys written elsewhere.
+    let after: string | undefined;
+    for (;;) {
+      const page = await ctx.storage.list(keyspace.leaseDuePrefix, { after, limit: ctx.sliceSize });
+      const due: Array<[number, string]> = [];
+      for (const suffix of page) {
+        const pair = parseDueKey(suffix);
+        if (pair !== undefined && pair[0] <= now) due.push(pair);
+      }
+      await runPool(due, ctx.concurrency, pacer, process);
+      if (page.length < ctx.sliceSize || due.length < page.length) break;
+      after = page[page.length - 1];
+      await yieldToLoop();
+      if (!(await this.#stillLeader())) return result;
+    }
+    return result;
+  }
+
+  /** Fill a new heap from the storage due index. */
+  async #load(): Promise<void> {
+    const ctx = this.#ctx;
+    const queue = new ExpiryQueue();
+    ctx.queue = queue; // live at once: issues during the load are pushed too
+    let after: string | undefined;
+    for (;;) {
+      const page = await ctx.storage.list(keyspace.leaseDuePrefix, { after, limit: LOAD_PAGE });
+      for (const suffix of page) {
+        const pair = parseDueKey(suffix);
+        if (pair !== undefined) queue.push(pair[0], pair[1]);
+      }
+      if (page.length < LOAD_PAGE) return;
+      after = page[page.length - 1];
+      await yieldToLoop();
+    }
+  }
+
+  async #ensureLeader(): Promise<boolean> {
+    const s = this.#ctx.storage;
+    if (!hasLock(s)) {
+      this.#leader = true;
+      return true;
+    }
+    if (this.#handle !== undefined) return this.#refresh();
+    this.#handle = await s.lock(keyspace.leaseLeaderLock, this.#leaderTtlMs);
+    this.#lastRefresh = this.#ctx.clock.now();
+    this.#leader = this.#handle !== undefined;
+    if (this.#leader) this.#ctx.queue = undefined; // reload: others wrote while we followed
+    return this.#leader;
+  }
+
+  async #refresh(): Promise<boolean> {
+    const handle = this.#handle;
+    if (handle !== undefined && (await handle.refresh(this.#leaderTtlMs))) {
+      this.#lastRefresh = this.#ctx.clock.now();
+      return true;
+    }
+    this.#handle = undefined;
+    this.#leader = false;
+    this.#ctx.queue = undefined;
+    return false;
+  }
+
+  /** Between slices: refresh the lock when a third of its time has passed. */
+  async #stillLeader(): Promise<boolean> {
+    if (this.#handle === undefined) return this.#leader;
+    if (this.#ctx.clock.now() - this.#lastRefresh < this.#leaderTtlMs / 3) return true;
+    return this.#refresh();
+  }
+}

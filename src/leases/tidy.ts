@@ -1,0 +1,53 @@
+/**
+ * `POST /sys/leases/tidy`: revoke the leases whose token is gone or expired
+ * ("dangling" → revoked in the spec's lease state table).
+ *
+ * Kept simple: one pass over every lease entry, a page at a time; leases with
+ * no `token` are application leases and are left alone; each distinct token
+ * is checked once per pass through the `tokenExists` hook; a dangling lease is
+ * revoked synchronously, and a revoker failure is counted (the lease is then
+ * retried in the background like any other). It reads every lease, so it is
+ * an operator's tool, not something to run on a timer.
+ * @module
+ */
+import { unsupported } from '../errors.js';
+import { type LeaseContext, leaseIds, readLease } from './lease-store.js';
+import { Pacer, runPool } from './pool.js';
+import { revokeSync } from './revoke.js';
+import type { TidyResult } from './types.js';
+
+/**
+ * @throws TransitError `unsupported_operation` when no `tokenExists` hook was given.
+ * @internal
+ */
+export async function tidyLeases(ctx: LeaseContext): Promise<TidyResult> {
+  const tokenExists = ctx.tokenExists;
+  if (tokenExists === undefined) {
+    throw unsupported('tidy needs the tokenExists option of the LeaseManager');
+  }
+  const result: TidyResult = { checked: 0, revoked: 0, failed: 0 };
+  const known = new Map<string, Promise<boolean>>();
+  const pacer = new Pacer(ctx.concurrency);
+  for await (const ids of leaseIds(ctx, '')) {
+    await runPool(ids, ctx.concurrency, pacer, async (id) => {
+      const snap = await readLease(ctx, id);
+      const token = snap?.rec.token;
+      if (token === undefined) return;
+      result.checked++;
+      let alive = known.get(token);
+      if (alive === undefined) {
+        alive = tokenExists(token);
+        known.set(token, alive);
+      }
+      if (await alive) return;
+      try {
+        await revokeSync(ctx, id, false);
+        result.revoked++;
+      } catch (e) {
+        result.failed++;
+        ctx.onError(e);
+      }
+    });
+  }
+  return result;
+}

@@ -1,0 +1,87 @@
+/**
+ * The options of the {@link Transit} constructor and the engine context they
+ * build: backend selection (`'noble'`, the platform default, or a custom
+ * {@link CryptoBackend} — one object carries both the symmetric and the
+ * asymmetric primitives), storage, clock, value prefix, cache and batch limits.
+ * @module
+ */
+import { defaultBackend } from '#default-backend';
+import { MemoryStorage } from '../../adapters/memory/index.js';
+import { type Clock, systemClock } from '../clock.js';
+import type { CryptoBackend } from '../crypto/backend.js';
+import { nobleBackend } from '../crypto/noble/index.js';
+import { invalidRequest } from '../errors.js';
+import { PolicyStore } from '../keys/policy-store.js';
+import type { StorageAdapter } from '../storage/adapter.js';
+import { DEFAULT_MAX_BATCH } from './batch.js';
+import type { Engine } from './engine.js';
+import type { Transit } from './transit.js';
+
+/**
+ * Options of the {@link Transit} constructor.
+ * @public
+ */
+export interface TransitOptions {
+  /** Where keys live. Default: a new {@link MemoryStorage}. */
+  storage?: StorageAdapter;
+  /**
+   * The crypto backend: `'noble'` (pure JS, any runtime), a custom
+   * {@link CryptoBackend}, or omitted for the platform default (`node:crypto`
+   * on Node, noble elsewhere).
+   */
+  crypto?: 'noble' | 'default' | CryptoBackend;
+  /** Time source (tests pass a fake clock). Default: the wall clock. */
+  clock?: Clock;
+  /** Ciphertext and signature prefix. Default `vault` (as Vault, for interchange). */
+  prefix?: string;
+  /** Parsed-key cache size until one is stored with `writeCacheConfig` (0 = unbounded). */
+  cacheSize?: number;
+  /** Maximum items in one `batch_input`. Default 10,000. */
+  maxBatchSize?: number;
+  /**
+   * Automatic rotation: `false` disables the timer (call {@link Transit.runAutoRotation}
+   * yourself); otherwise a pass runs every `intervalMs` (default 60,000). The timer
+   * does not keep a Node process alive.
+   */
+  autoRotate?: false | { intervalMs?: number };
+}
+
+function resolveBackend(c: TransitOptions['crypto']): CryptoBackend {
+  if (c === undefined || c === 'default') return defaultBackend;
+  if (c === 'noble') return nobleBackend;
+  if (typeof c === 'object' && c !== null && typeof c.aeadSeal === 'function') return c;
+  throw invalidRequest("'crypto' must be 'noble', 'default' or a CryptoBackend");
+}
+
+const PREFIX = /^[A-Za-z0-9_-]{1,32}$/;
+
+/**
+ * Validate the options and build the engine context (no I/O).
+ * @throws TransitError `invalid_request` for a bad option.
+ * @internal
+ */
+export function engineFromOptions(options: TransitOptions): Engine {
+  const backend = resolveBackend(options.crypto);
+  const storage = options.storage ?? new MemoryStorage();
+  const prefix = options.prefix ?? 'vault';
+  if (typeof prefix !== 'string' || !PREFIX.test(prefix)) {
+    throw invalidRequest('prefix must be 1-32 letters, digits, _ or -');
+  }
+  const cacheSize = options.cacheSize ?? 0;
+  if (!Number.isSafeInteger(cacheSize) || cacheSize < 0) {
+    throw invalidRequest('cacheSize must be a non-negative integer');
+  }
+  const maxBatch = options.maxBatchSize ?? DEFAULT_MAX_BATCH;
+  if (!Number.isSafeInteger(maxBatch) || maxBatch < 1) {
+    throw invalidRequest('maxBatchSize must be a positive integer');
+  }
+  return {
+    storage,
+    backend,
+    store: new PolicyStore(storage, backend, cacheSize),
+    clock: options.clock ?? systemClock,
+    prefix,
+    maxBatch,
+    settings: { disable_upsert: false, cache_size: cacheSize },
+  };
+}

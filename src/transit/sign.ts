@@ -1,0 +1,213 @@
+/**
+ * Signing and verification with asymmetric keys (reference §5), and the
+ * verify route's dispatch between signatures and HMACs.
+ *
+ * Routes: `POST /transit/sign/:name(/:hash_algorithm)`,
+ * `POST /transit/verify/:name(/:hash_algorithm)`.
+ *
+ * Request-level problems (a bad option, a missing key, a key that cannot
+ * sign, `hash_algorithm=none` without its requirements) fail the call; in a
+ * batch, everything about one item (its input, context, version, signature)
+ * fails only that item, and the batch itself succeeds, as in Vault. The
+ * family of the key (`../keys/asymmetric/`) does the type-specific work; the
+ * crypto backends' `RangeError`/`TypeError` (a prehashed input of the wrong
+ * length, input too long for the modulus) become `invalid_request`.
+ * @module
+ */
+
+import { vaultHash } from '../crypto/hash.js';
+import { toBytes } from '../encoding.js';
+import { invalidRequest, isTransitError } from '../errors.js';
+import { type AsymmetricFamily, familyOf, type SignOptions } from '../keys/asymmetric/family.js';
+import { type AsymmetricMaterial, requireMaterial } from '../keys/asymmetric/material.js';
+import { checkKeyName } from '../keys/names.js';
+import { assertNotSoftDeleted, type KeyVersion, optInt, typeInfo } from '../keys/policy.js';
+import type { LoadedKey } from '../keys/policy-store.js';
+import { batchItems, runBatch } from './batch.js';
+import { type Engine, requireKey } from './engine.js';
+import { inputBytes, verifyHashName, verifyHmacValue, verifyKind } from './hmac.js';
+import { asRequest } from './request.js';
+import {
+  checkHashNone,
+  formatSignature,
+  parseSignature,
+  signingVersion,
+  signOptions,
+} from './sign-options.js';
+import type {
+  BatchResult,
+  SignBatchItem,
+  SignRequest,
+  SignResult,
+  VerifyBatchItem,
+  VerifyRequest,
+} from './types.js';
+
+/** Run a crypto call; the backends' argument errors are the caller's mistakes. */
+async function cryptoCall<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (isTransitError(err)) throw err;
+    if (err instanceof RangeError || err instanceof TypeError) {
+      throw invalidRequest(`invalid signing input: ${err.message}`, err);
+    }
+    throw err;
+  }
+}
+
+const optionalBatch = (r: Record<string, unknown>, max: number) =>
+  r.batch_input === undefined || r.batch_input === null
+    ? undefined
+    : batchItems(r.batch_input, max);
+
+/** The signing key of a request, checked for type, soft delete and `none`. */
+async function signingKey(
+  e: Engine,
+  name: string,
+  missing: string,
+  refused: string,
+  o: SignOptions,
+): Promise<{ key: LoadedKey; family: AsymmetricFamily }> {
+  const key = await requireKey(e, name, missing);
+  const p = key.doc.policy;
+  assertNotSoftDeleted(p);
+  const info = typeInfo(p);
+  if (!info.supportsSigning) throw invalidRequest(`key type ${p.type} ${refused}`);
+  checkHashNone(o);
+  return { key, family: familyOf(info) };
+}
+
+/** The material to use for `item`: the version's, or the per-context key of a derived key. */
+async function materialFor(
+  e: Engine,
+  key: LoadedKey,
+  family: AsymmetricFamily,
+  version: KeyVersion,
+  item: Record<string, unknown>,
+): Promise<{ material: AsymmetricMaterial; derived: boolean }> {
+  const p = key.doc.policy;
+  if (!p.derived || !family.derive) {
+    return { material: requireMaterial(version.asymmetric), derived: false };
+  }
+  const context = toBytes(item.context, 'context');
+  return { material: await family.derive(e.backend, p, version.key, context), derived: true };
+}
+
+/**
+ * `POST /transit/sign/:name`.
+ * @throws TransitError `invalid_request` (bad options, missing or non-signing key,
+ * soft-deleted key, `none` without its requirements; single mode: bad item).
+ * @internal
+ */
+export async function sign(
+  e: Engine,
+  name: string,
+  req: SignRequest,
+): Promise<SignResult | BatchResult<SignBatchItem>> {
+  checkKeyName(name);
+  const r = asRequest(req);
+  const o = signOptions(r);
+  const batch = optionalBatch(r, e.maxBatch);
+  const { key, family } = await signingKey(
+    e,
+    name,
+    'signing key not found',
+    'does not support signing',
+    o,
+  );
+  const p = key.doc.policy;
+  const requested = optInt(r.key_version, 'key_version');
+  const one = async (item: Record<string, unknown>) => {
+    const input = inputBytes(item.input, 'missing input');
+    const ver = signingVersion(p, requested);
+    const version = await e.store.version(key, ver);
+    const { material, derived } = await materialFor(e, key, family, version, item);
+    const sig = await cryptoCall(() => family.sign(e.backend, material, input, o));
+    return {
+      signature: formatSignature(e.prefix, ver, sig, o.marshaling),
+      key_version: ver,
+      publicKey: derived ? family.readPublicKey(material) : undefined,
+    };
+  };
+  if (!batch) {
+    const { signature, key_version, publicKey } = await one(r);
+    return publicKey === undefined
+      ? { signature, key_version }
+      : { signature, key_version, public_key: publicKey };
+  }
+  return runBatch<SignBatchItem>(
+    batch,
+    async (item) => {
+      const { signature, key_version, publicKey } = await one(item);
+      return publicKey === undefined
+        ? { signature, key_version }
+        : { signature, key_version, publickey: publicKey };
+    },
+    (error) => ({ key_version: 0, error }),
+  );
+}
+
+/** Signature verification (the `signature` form of the verify route). */
+async function verifySignatures(
+  e: Engine,
+  name: string,
+  r: Record<string, unknown>,
+  batch: Record<string, unknown>[] | undefined,
+): Promise<{ valid: boolean } | BatchResult<VerifyBatchItem>> {
+  const o = signOptions(r);
+  const { key, family } = await signingKey(
+    e,
+    name,
+    'signature verification key not found',
+    'does not support verification',
+    o,
+  );
+  const one = async (item: Record<string, unknown>): Promise<boolean> => {
+    const input = inputBytes(item.input, 'missing input');
+    const { version, signature } = parseSignature(
+      item.signature,
+      e.prefix,
+      key.doc.policy,
+      o.marshaling,
+    );
+    const v = await e.store.version(key, version);
+    const { material } = await materialFor(e, key, family, v, item);
+    return cryptoCall(() => family.verify(e.backend, material, input, signature, o));
+  };
+  if (!batch) return { valid: await one(r) };
+  return runBatch<VerifyBatchItem>(
+    batch,
+    async (item) => ({ valid: await one(item) }),
+    (error) => ({ valid: false, error }),
+  );
+}
+
+/**
+ * `POST /transit/verify/:name`: exactly one kind of proof, `signature` (keys
+ * that sign) or `hmac` (any key), for the single value or every batch item.
+ * @throws TransitError `invalid_request` (bad options or values, missing or
+ * unsuitable key; single mode: a malformed signature or HMAC).
+ * @internal
+ */
+export async function verify(
+  e: Engine,
+  name: string,
+  req: VerifyRequest,
+): Promise<{ valid: boolean } | BatchResult<VerifyBatchItem>> {
+  checkKeyName(name);
+  const r = asRequest(req);
+  const batch = optionalBatch(r, e.maxBatch);
+  const kind = verifyKind(r, batch);
+  if (kind === 'signature') return verifySignatures(e, name, r, batch);
+  const hashName = verifyHashName(r);
+  vaultHash(hashName);
+  const key = await requireKey(e, name, 'signature verification key not found');
+  assertNotSoftDeleted(key.doc.policy);
+  if (!batch) return { valid: await verifyHmacValue(e, key, hashName, r.hmac, r.input) };
+  return runBatch<VerifyBatchItem>(
+    batch,
+    async (item) => ({ valid: await verifyHmacValue(e, key, hashName, item.hmac, item.input) }),
+    (error) => ({ valid: false, error }),
+  );
+}

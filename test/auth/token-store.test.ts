@@ -1,0 +1,359 @@
+/**
+ * The token store: tokens kept only as salted hashes (nothing in storage holds a
+ * token), a per-store random salt, TTLs and renewal on a fake clock, limited uses
+ * under concurrency, child-token rules, and revocation of whole trees.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryStorage } from '../../adapters/memory/index.js';
+import { AclPolicyStore } from '../../src/auth/acl-policies.js';
+import type { TokenContext } from '../../src/auth/token-entry.js';
+import { TokenStore } from '../../src/auth/token-store.js';
+import { isTransitError } from '../../src/errors.js';
+import { LeaseManager } from '../../src/leases/lease-manager.js';
+import { warningsOf } from '../../src/transit/warnings.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+
+async function setup() {
+  const storage = new MemoryStorage();
+  const clock = new FakeClock();
+  const tokens = new TokenStore({ storage, clock });
+  const root = await tokens.createRoot();
+  const ctx = (await tokens.authenticate(root)) as TokenContext;
+  return { storage, clock, tokens, root, ctx };
+}
+
+/** Every key and value in storage, as text. */
+async function dump(storage: MemoryStorage): Promise<string> {
+  let out = '';
+  for (const k of await storage.list(''))
+    out += `${k}=${new TextDecoder().decode(await storage.get(k))}\n`;
+  return out;
+}
+
+const code = async (p: Promise<unknown>) => {
+  try {
+    await p;
+    return 'ok';
+  } catch (e) {
+    return isTransitError(e) ? e.code : 'thrown';
+  }
+};
+
+describe('storage never holds a token', () => {
+  it('keys and values contain only hashes', async () => {
+    const { storage, tokens, root, ctx } = await setup();
+    const child = await tokens.create(ctx, { policies: ['app'] });
+    const text = await dump(storage);
+    expect(text).not.toContain(root);
+    expect(text).not.toContain(child.client_token);
+    expect(text).not.toContain(child.client_token.slice(4));
+    expect(text).toContain(child.accessor);
+  });
+
+  it('the salt is random per store and persisted', async () => {
+    const a = new MemoryStorage();
+    const b = new MemoryStorage();
+    const ta = new TokenStore({ storage: a });
+    const tb = new TokenStore({ storage: b });
+    await ta.createRoot({ id: 'same' });
+    await tb.createRoot({ id: 'same' });
+    expect(await a.list('auth/token/id/')).not.toEqual(await b.list('auth/token/id/'));
+    // A second store instance over the same storage reads the same salt.
+    const again = new TokenStore({ storage: a });
+    expect(await again.authenticate('same')).toBeDefined();
+  });
+
+  it('tokens are hvs.-prefixed, 32 base62 characters, and distinct', async () => {
+    const { tokens, ctx } = await setup();
+    const seen = new Set<string>();
+    for (let i = 0; i < 50; i++) {
+      const t = (await tokens.create(ctx)).client_token;
+      expect(t).toMatch(/^hvs\.[A-Za-z0-9]{32}$/);
+      seen.add(t);
+    }
+    expect(seen.size).toBe(50);
+  });
+});
+
+describe('authenticate', () => {
+  it('refuses unknown, empty and oversized tokens', async () => {
+    const { tokens, root } = await setup();
+    expect(await tokens.authenticate('nope')).toBeUndefined();
+    expect(await tokens.authenticate('')).toBeUndefined();
+    expect(await tokens.authenticate(`${root}x`)).toBeUndefined();
+    expect(await tokens.authenticate('x'.repeat(600))).toBeUndefined();
+    expect(await tokens.authenticate(3 as unknown as string)).toBeUndefined();
+  });
+
+  it('a root token never expires; a TTL token expires on the clock', async () => {
+    const { tokens, root, ctx, clock } = await setup();
+    const t = await tokens.create(ctx, { policies: ['app'], ttl: '1h' });
+    clock.advance(3599_000);
+    expect(await tokens.authenticate(t.client_token)).toBeDefined();
+    clock.advance(1_000);
+    expect(await tokens.authenticate(t.client_token)).toBeUndefined();
+    clock.advance(365 * 86400_000);
+    expect((await tokens.authenticate(root))?.isRoot).toBe(true);
+  });
+
+  it('a limited-use token is spent exactly once per use, even concurrently', async () => {
+    const { tokens, ctx } = await setup();
+    const t = await tokens.create(ctx, { num_uses: 5 });
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => tokens.authenticate(t.client_token)),
+    );
+    expect(results.filter(Boolean)).toHaveLength(5);
+    expect(await tokens.authenticate(t.client_token)).toBeUndefined();
+  });
+});
+
+describe('create', () => {
+  it('defaults: the parent policies plus default, renewable, the default TTL (768h)', async () => {
+    const { tokens, ctx } = await setup();
+    const root2 = await tokens.create(ctx);
+    expect(root2.policies).toEqual(['root']);
+    expect(root2.lease_duration).toBe(0);
+    const t = await tokens.create(ctx, { policies: 'App, db ,app' });
+    expect(t).toMatchObject({
+      policies: ['app', 'db', 'default'],
+      renewable: true,
+      lease_duration: 768 * 3600,
+      orphan: false,
+      token_type: 'service',
+    });
+    expect(
+      (await tokens.create(ctx, { policies: ['app'], no_default_policy: true })).policies,
+    ).toEqual(['app']);
+  });
+
+  it('caps the TTL at the max TTL and explicit_max_ttl, with a warning', async () => {
+    const storage = new MemoryStorage();
+    const tokens = new TokenStore({ storage, maxTtl: '2h', clock: new FakeClock() });
+    const ctx = (await tokens.authenticate(await tokens.createRoot())) as TokenContext;
+    const t = await tokens.create(ctx, { policies: ['a'], ttl: '3h' });
+    expect(t.lease_duration).toBe(7200);
+    expect(warningsOf(t)[0]).toMatch(/capped/);
+    expect(
+      (await tokens.create(ctx, { policies: ['a'], ttl: '1h', explicit_max_ttl: 60 }))
+        .lease_duration,
+    ).toBe(60);
+  });
+
+  it('a child of a non-root token holds a subset of its policies, is not orphan, cannot spend uses', async () => {
+    const { tokens, ctx } = await setup();
+    const parent = await tokens.create(ctx, { policies: ['a', 'b'] });
+    const pctx = (await tokens.authenticate(parent.client_token)) as TokenContext;
+    expect(await code(tokens.create(pctx, { policies: ['c'] }))).toBe('permission_denied');
+    expect(await code(tokens.create(pctx, { policies: ['root'] }))).toBe('permission_denied');
+    expect(await code(tokens.create(pctx, { no_parent: true }))).toBe('permission_denied');
+    const child = await tokens.create(pctx, { policies: ['a'] });
+    expect(child.policies).toEqual(['a', 'default']);
+    const inherited = await tokens.create(pctx);
+    expect(inherited.policies).toEqual(['a', 'b', 'default']);
+    const limited = await tokens.create(ctx, { policies: ['a'], num_uses: 3 });
+    const lctx = (await tokens.authenticate(limited.client_token)) as TokenContext;
+    expect(await code(tokens.create(lctx, {}))).toBe('invalid_request');
+  });
+
+  it('refuses bad fields with invalid_request', async () => {
+    const { tokens, ctx } = await setup();
+    for (const req of [
+      { ttl: '-1h' },
+      { ttl: 'soon' },
+      { num_uses: -1 },
+      { num_uses: 'many' },
+      { renewable: 'perhaps' },
+      { policies: [1] },
+      { meta: { a: 1 } },
+      { meta: 'x' },
+    ]) {
+      expect(await code(tokens.create(ctx, req as never)), JSON.stringify(req)).toBe(
+        'invalid_request',
+      );
+    }
+  });
+});
+
+describe('lookup, renew, revoke', () => {
+  it("lookup-self has Vault's fields", async () => {
+    const { tokens, ctx, clock } = await setup();
+    const t = await tokens.create(ctx, {
+      policies: ['app'],
+      ttl: 600,
+      display_name: 'ci',
+      meta: { team: 'x' },
+    });
+    const tctx = (await tokens.authenticate(t.client_token)) as TokenContext;
+    clock.advance(100_000);
+    const l = await tokens.lookupSelf(tctx);
+    expect(l).toMatchObject({
+      id: t.client_token,
+      accessor: t.accessor,
+      policies: ['app', 'default'],
+      display_name: 'token-ci',
+      meta: { team: 'x' },
+      ttl: 500,
+      creation_ttl: 600,
+      num_uses: 0,
+      orphan: false,
+      renewable: true,
+      type: 'service',
+      expire_time: '2026-01-01T00:10:00Z',
+      issue_time: '2026-01-01T00:00:00Z',
+    });
+  });
+
+  it('renew-self: increment, the creation TTL by default, the max TTL cap, not renewable', async () => {
+    const storage = new MemoryStorage();
+    const clock = new FakeClock();
+    const tokens = new TokenStore({ storage, clock, maxTtl: '1h' });
+    const ctx = (await tokens.authenticate(await tokens.createRoot())) as TokenContext;
+    const t = await tokens.create(ctx, { policies: ['a'], ttl: 600 });
+    const tctx = (await tokens.authenticate(t.client_token)) as TokenContext;
+    clock.advance(500_000);
+    expect((await tokens.renewSelf(tctx, 300)).lease_duration).toBe(300);
+    expect((await tokens.renewSelf(tctx)).lease_duration).toBe(600);
+    clock.advance(2000_000);
+    const capped = await tokens.renewSelf(tctx, '1h');
+    expect(capped.lease_duration).toBe(3600 - 2500);
+    expect(warningsOf(capped)[0]).toMatch(/capped/);
+    clock.advance(1100_000);
+    expect(await code(tokens.renewSelf(tctx))).toBe('invalid_request');
+    const fixed = await tokens.create(ctx, { policies: ['a'], renewable: false });
+    const fctx = (await tokens.authenticate(fixed.client_token)) as TokenContext;
+    expect(await code(tokens.renewSelf(fctx))).toBe('invalid_request');
+  });
+
+  it('revoke removes a token, its children and its index entries; unknown tokens are fine', async () => {
+    const { storage, tokens, ctx } = await setup();
+    const a = await tokens.create(ctx, { policies: ['p'] });
+    const actx = (await tokens.authenticate(a.client_token)) as TokenContext;
+    const b = await tokens.create(actx, { policies: ['p'] });
+    const bctx = (await tokens.authenticate(b.client_token)) as TokenContext;
+    const c = await tokens.create(bctx, { policies: ['p'] });
+    await tokens.revoke(a.client_token);
+    for (const t of [a, b, c]) expect(await tokens.authenticate(t.client_token)).toBeUndefined();
+    // Left: the salt, the bootstrap marker, and the root token's entry and accessor.
+    const left = (await storage.list('auth/')).map((k) =>
+      k.replace(/[0-9a-f]{64}|[A-Za-z0-9]{24}$/, '*'),
+    );
+    expect(left.sort()).toEqual([
+      'token/accessor/*',
+      'token/bootstrapped',
+      'token/id/*',
+      'token/salt',
+    ]);
+    await tokens.revoke('hvs.unknown');
+    expect(await code(tokens.revoke(''))).toBe('invalid_request');
+    await tokens.revokeSelf(ctx);
+    expect(await tokens.authenticate((ctx as TokenContext).token)).toBeUndefined();
+  });
+
+  it('bootstrapRoot gives one root token per store, ever', async () => {
+    const storage = new MemoryStorage();
+    const tokens = new TokenStore({ storage });
+    const first = await tokens.bootstrapRoot();
+    expect(first).toMatch(/^hvs\./);
+    expect(await tokens.bootstrapRoot()).toBeUndefined();
+    expect(await new TokenStore({ storage }).bootstrapRoot()).toBeUndefined();
+    const dev = new TokenStore({ storage: new MemoryStorage() });
+    await dev.createRoot({ id: 'root' });
+    expect(await dev.bootstrapRoot()).toBeUndefined();
+    expect(await code(dev.createRoot({ id: 'has space' }))).toBe('invalid_request');
+  });
+});
+
+describe('AclPolicyStore', () => {
+  it('writes, reads, lists and deletes; root and default are built in', async () => {
+    const p = new AclPolicyStore({ storage: new MemoryStorage() });
+    expect(await p.list()).toEqual(['default', 'root']);
+    expect((await p.read('default'))?.policy).toContain('auth/token/lookup-self');
+    await p.write('App', 'path "a" { capabilities = ["read"] }');
+    expect(await p.read('app')).toEqual({
+      name: 'app',
+      policy: 'path "a" { capabilities = ["read"] }',
+    });
+    expect(await p.list()).toEqual(['app', 'default', 'root']);
+    await p.delete('app');
+    expect(await p.read('app')).toBeUndefined();
+    expect(await code(p.write('root', 'path "a" { capabilities = ["read"] }'))).toBe(
+      'invalid_request',
+    );
+    expect(await code(p.delete('default'))).toBe('invalid_request');
+    expect(await code(p.write('bad/name', 'path "a" { capabilities = ["read"] }'))).toBe(
+      'invalid_request',
+    );
+    expect(await code(p.write('x', ''))).toBe('invalid_request');
+  });
+
+  it('compiled ACLs follow writes and deletes', async () => {
+    const p = new AclPolicyStore({ storage: new MemoryStorage() });
+    await p.write('x', 'path "a" { capabilities = ["read"] }');
+    expect((await p.acl(['x'])).allows('a', 'read')).toBe(true);
+    await p.write('x', 'path "a" { capabilities = ["deny"] }');
+    expect((await p.acl(['x'])).allows('a', 'read')).toBe(false);
+    await p.delete('x');
+    expect((await p.acl(['x', 'missing'])).allows('a', 'read')).toBe(false);
+    expect((await p.acl(['root'])).allows('a', 'delete', true)).toBe(true);
+  });
+});
+
+describe('token leases (with a LeaseManager)', () => {
+  async function withLeases() {
+    const storage = new MemoryStorage();
+    const clock = new FakeClock();
+    const leases = new LeaseManager({ storage, clock });
+    const tokens = new TokenStore({ storage, clock, leases });
+    const root = await tokens.createRoot();
+    const ctx = (await tokens.authenticate(root)) as TokenContext;
+    return { storage, clock, leases, tokens, ctx };
+  }
+
+  it('a token with a TTL gets a lease under auth/token/create/ that never holds the token', async () => {
+    const { storage, leases, tokens, ctx } = await withLeases();
+    const t = await tokens.create(ctx, { policies: ['a'], ttl: '1h' });
+    const { keys } = await leases.list('auth/token/create');
+    expect(keys).toHaveLength(1);
+    const lease = await leases.lookup(`auth/token/create/${keys[0]}`);
+    expect(lease.ttl).toBe(3600);
+    expect(await dump(storage)).not.toContain(t.client_token);
+    // A root token (no TTL) has none.
+    await tokens.create(ctx);
+    expect((await leases.list('auth/token/create')).keys).toHaveLength(1);
+  });
+
+  it('revoking the lease revokes the token; revoking the token revokes the lease', async () => {
+    const { leases, tokens, ctx } = await withLeases();
+    const a = await tokens.create(ctx, { policies: ['a'], ttl: 600 });
+    const b = await tokens.create(ctx, { policies: ['a'], ttl: 600 });
+    const ids = (await leases.list('auth/token/create')).keys.map((k) => `auth/token/create/${k}`);
+    await leases.revoke(ids[0] as string);
+    const alive = [await tokens.exists(a.client_token), await tokens.exists(b.client_token)];
+    expect(alive.filter(Boolean)).toHaveLength(1);
+    const survivor = alive[0] ? a : b;
+    await tokens.revoke(survivor.client_token);
+    expect((await leases.list('auth/token/create')).keys).toEqual([]);
+  });
+
+  it('renew-self renews the lease; the lease endpoint refuses token leases', async () => {
+    const { clock, leases, tokens, ctx } = await withLeases();
+    const t = await tokens.create(ctx, { policies: ['a'], ttl: 600 });
+    const tctx = (await tokens.authenticate(t.client_token)) as TokenContext;
+    clock.advance(300_000);
+    await tokens.renewSelf(tctx, 3600);
+    const [k] = (await leases.list('auth/token/create')).keys;
+    const id = `auth/token/create/${k}`;
+    expect((await leases.lookup(id)).ttl).toBe(3600);
+    expect(await code(leases.renew(id, 60))).toBe('invalid_request');
+  });
+
+  it('an expired lease revokes its token on the next tick', async () => {
+    const { clock, leases, tokens, ctx } = await withLeases();
+    const t = await tokens.create(ctx, { policies: ['a'], ttl: 60 });
+    clock.advance(61_000);
+    await leases.tick();
+    await leases.idle();
+    expect((await leases.list('auth/token/create')).keys).toEqual([]);
+    expect(await tokens.exists(t.client_token)).toBe(false);
+  });
+});

@@ -1,0 +1,230 @@
+/**
+ * `transitkit server`: flags, the printed URL and root token, `--listen …:0`,
+ * SIGTERM draining in-flight requests and exiting 0, file storage across restarts
+ * (the initial root token printed once), `--config` policies, usage errors (exit 2),
+ * and the package's `bin`.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseArgs, parseListen, UsageError } from '../../adapters/cli/args.js';
+import { BINS, distFiles } from '../../scripts/entries.mjs';
+import { b64, call, ROOT_DIR, startCli, startDev } from '../http/helpers.js';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'transitkit-cli-'));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function runCli(args: string[]) {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', ...args], {
+    cwd: ROOT_DIR,
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+}
+
+describe('argument parsing', () => {
+  it('reads flags in both forms', () => {
+    expect(
+      parseArgs([
+        'server',
+        '--dev',
+        '--listen=0.0.0.0:1',
+        '--storage',
+        'file:/x',
+        '--max-request-bytes',
+        '10',
+      ]),
+    ).toEqual({
+      kind: 'server',
+      args: { dev: true, listen: '0.0.0.0:1', storage: 'file:/x', maxRequestBytes: 10 },
+    });
+    expect(parseArgs([])).toEqual({ kind: 'help' });
+    expect(parseArgs(['--version'])).toEqual({ kind: 'version' });
+    expect(parseArgs(['server', '--help'])).toEqual({ kind: 'help' });
+  });
+
+  it.each([
+    [['serve']],
+    [['server', '--devv']],
+    [['server', '--listen']],
+    [['server', '--dev=1']],
+    [['server', 'extra']],
+    [['server', '--dev-root-token', 't']],
+    [['server', '--max-request-bytes', '-1']],
+  ])('%j is a usage error', (argv) => {
+    expect(() => parseArgs(argv)).toThrow(UsageError);
+  });
+
+  it('splits HOST:PORT, IPv6 included', () => {
+    expect(parseListen('127.0.0.1:0')).toEqual({ host: '127.0.0.1', port: 0 });
+    expect(parseListen('[::1]:8200')).toEqual({ host: '::1', port: 8200 });
+    for (const bad of ['8200', 'host:', 'host:99999', '::1:80'])
+      expect(() => parseListen(bad)).toThrow(UsageError);
+  });
+});
+
+describe('transitkit server --dev', () => {
+  it('prints one line with the URL, and the root token; --listen :0 picks a port', async () => {
+    const s = await startCli(['--dev', '--listen', '127.0.0.1:0']);
+    try {
+      const lines = s.stdout().split('\n');
+      expect(lines.filter((l) => l.includes('http://'))).toHaveLength(1);
+      expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(s.url).not.toMatch(/:0$/);
+      expect(s.root).toMatch(/^hvs\.[A-Za-z0-9]{32}$/);
+      expect((await call(s, 'GET', '/v1/auth/token/lookup-self')).json.data.policies).toEqual([
+        'root',
+      ]);
+    } finally {
+      expect(await s.stop()).toBe(0);
+    }
+  });
+
+  it('SIGTERM lets an in-flight request finish, refuses new connections, and exits 0', async () => {
+    const s = await startDev();
+    const { port } = new URL(s.url);
+    const body = JSON.stringify({ input: b64('drain me') });
+    const socket = connect(Number(port), '127.0.0.1');
+    let response = '';
+    socket.on('data', (d) => {
+      response += d.toString();
+    });
+    const closed = new Promise((r) => socket.on('close', r));
+    await new Promise((r) => socket.once('connect', r));
+    socket.write(
+      `POST /v1/transit/hash HTTP/1.1\r\nHost: x\r\nX-Vault-Token: ${s.root}\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+    );
+    await new Promise((r) => setTimeout(r, 150));
+    s.proc.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    const refused = await new Promise<boolean>((resolve) => {
+      const c = connect(Number(port), '127.0.0.1');
+      c.on('connect', () => {
+        c.destroy();
+        resolve(false);
+      });
+      c.on('error', () => resolve(true));
+    });
+    expect(refused).toBe(true);
+    socket.write(body.slice(5));
+    await closed;
+    expect(response).toMatch(/^HTTP\/1\.1 200 /);
+    expect(response.toLowerCase()).toContain('connection: close');
+    expect(response).toContain('"sum"');
+    expect(await s.stop()).toBe(0);
+    expect(s.stdout()).toContain('SIGTERM: draining');
+  });
+});
+
+describe('persistent storage and config', () => {
+  it('file storage keeps keys and tokens across restarts; the initial root token is printed once', async () => {
+    const dir = tempDir();
+    const first = await startCli(['--storage', `file:${dir}`, '--listen', '127.0.0.1:0']);
+    expect(first.stdout()).toContain('Initial Root Token (shown once)');
+    const ct = (
+      await call(first, 'POST', '/v1/transit/encrypt/kept', { body: { plaintext: b64('persist') } })
+    ).json.data.ciphertext;
+    expect(await first.stop()).toBe(0);
+    const second = await startCli(['--storage', `file:${dir}`, '--listen', '127.0.0.1:0']);
+    try {
+      expect(second.stdout()).not.toContain('Root Token');
+      const d = await call(
+        { url: second.url, root: first.root },
+        'POST',
+        '/v1/transit/decrypt/kept',
+        { body: { ciphertext: ct } },
+      );
+      expect(d.json.data.plaintext).toBe(b64('persist'));
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+  });
+
+  it('--config sets listen, storage, mount and policies; flags win', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'config.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        listen: '127.0.0.1:1',
+        storage: 'memory',
+        mount: '/v1/kms',
+        max_request_bytes: 2048,
+        policies: {
+          app: 'path "kms/encrypt/*" { capabilities = ["update"] }',
+          json: { path: { 'kms/decrypt/*': { capabilities: ['update'] } } },
+        },
+      }),
+    );
+    const s = await startCli(['--dev', '--config', file, '--listen', '127.0.0.1:0']);
+    try {
+      expect(s.stdout()).toContain('Transit mount: /v1/kms');
+      expect((await call(s, 'GET', '/v1/sys/policy/app')).json.data.rules).toContain(
+        'kms/encrypt/*',
+      );
+      expect((await call(s, 'GET', '/v1/sys/policies/acl/json')).status).toBe(200);
+      expect((await call(s, 'POST', '/v1/kms/hash', { body: { input: b64('x') } })).status).toBe(
+        200,
+      );
+      expect(
+        (await call(s, 'POST', '/v1/kms/hash', { body: { input: b64('x'.repeat(4096)) } })).status,
+      ).toBe(413);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe('usage and start-up errors', () => {
+  it.each([
+    [['server', '--nope'], /unknown flag --nope/],
+    [['server'], /--storage .* is required without --dev/],
+    [['server', '--dev', '--storage', 'redis://localhost'], /redis storage is not available yet/],
+    [['server', '--dev', '--storage', 'disk'], /--storage must be memory or file:DIR/],
+    [['server', '--dev', '--listen', 'localhost'], /--listen must be HOST:PORT/],
+    [['server', '--dev', '--config', '/does/not/exist.json'], /cannot read config/],
+    [['frobnicate'], /unknown command/],
+  ])('%j → exit 2: %s', (argv, message) => {
+    const r = runCli(argv);
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).toContain('Usage: transitkit server');
+  });
+
+  it('--help and --version exit 0', () => {
+    expect(runCli(['--help']).stdout).toContain('--dev-root-token');
+    expect(runCli(['--version']).stdout).toMatch(/^transitkit \d+\.\d+\.\d+/);
+  });
+
+  it('a port in use is a start-up failure (exit 1)', async () => {
+    const s = await startDev();
+    try {
+      const r = runCli(['server', '--dev', '--listen', new URL(s.url).host]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(/EADDRINUSE/);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe('the package bin', () => {
+  it('package.json bin names the built CLI entry; the source starts with a node shebang', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT_DIR, 'package.json'), 'utf8'));
+    const bins = Object.fromEntries(BINS.map((b) => [b.bin, distFiles(b.entry).import]));
+    expect(pkg.bin).toEqual(bins);
+    expect(bins.transitkit).toBe('./dist/cli/main.js');
+    for (const b of BINS)
+      expect(readFileSync(join(ROOT_DIR, b.source), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * The `LIST` rewriter (Node's parser refuses unknown methods): request lines only,
+ * following HTTP/1.1 framing across chunk boundaries, pipelining, Content-Length and
+ * chunked bodies; pass-through for what it does not understand. Then the CLI server
+ * over raw sockets.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ListMethodRewriter } from '../../adapters/http/list-method.js';
+import { type CliServer, call, rawRequest, startDev } from './helpers.js';
+
+/** Feed `input` in pieces of `size` bytes; return the concatenated output. */
+function rewrite(input: string, size = input.length): string {
+  const r = new ListMethodRewriter();
+  const buf = Buffer.from(input, 'latin1');
+  let out = '';
+  for (let i = 0; i < buf.length; i += size)
+    out += r.feed(buf.subarray(i, i + size)).toString('latin1');
+  return out;
+}
+
+describe('ListMethodRewriter', () => {
+  const list = 'LIST /v1/transit/keys HTTP/1.1\r\nHost: x\r\n\r\n';
+  const get = 'GET /v1/transit/keys?list=true HTTP/1.1\r\nHost: x\r\n\r\n';
+
+  it('rewrites LIST to GET ?list=true, keeping the query', () => {
+    expect(rewrite(list)).toBe(get);
+    expect(rewrite('LIST /a?after=b HTTP/1.1\r\n\r\n')).toBe(
+      'GET /a?after=b&list=true HTTP/1.1\r\n\r\n',
+    );
+  });
+
+  it('is the same for every chunking', () => {
+    const stream = `${list}POST /x HTTP/1.1\r\nContent-Length: 22\r\n\r\nLIST /in/body HTTP/1.1${list}`;
+    const want = `${get}POST /x HTTP/1.1\r\nContent-Length: 22\r\n\r\nLIST /in/body HTTP/1.1${get}`;
+    for (const size of [1, 2, 3, 7, 16, 1000])
+      expect(rewrite(stream, size), `size ${size}`).toBe(want);
+  });
+
+  it('skips chunked bodies, extensions and trailers', () => {
+    const body = '5;ext=1\r\nLIST \r\n0\r\nX-Trailer: LIST\r\n\r\n';
+    const stream = `POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n${body}${list}`;
+    for (const size of [1, 5, 64]) {
+      expect(rewrite(stream, size)).toBe(
+        `POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n${body}${get}`,
+      );
+    }
+  });
+
+  it('leaves other methods, lowercase list and malformed lines alone', () => {
+    for (const s of [
+      'GET /a HTTP/1.1\r\n\r\n',
+      'list /a HTTP/1.1\r\n\r\n',
+      'LIST  /a HTTP/1.1\r\n\r\n',
+      'LISTEN /a HTTP/1.1\r\n\r\n',
+    ]) {
+      expect(rewrite(s)).toBe(s);
+    }
+  });
+
+  it('passes everything through after an upgrade, a bad chunk size or an oversized line', () => {
+    const up = `GET /ws HTTP/1.1\r\nUpgrade: websocket\r\n\r\n${list}`;
+    expect(rewrite(up)).toBe(up);
+    const bad = `POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n${list}`;
+    expect(rewrite(bad)).toBe(bad);
+    const long = `LIST /${'a'.repeat(20_000)} HTTP/1.1\r\n\r\n${list}`;
+    expect(rewrite(long, 4096)).toBe(long);
+  });
+});
+
+describe('the CLI server accepts LIST', () => {
+  let server: CliServer;
+  beforeAll(async () => {
+    server = await startDev();
+    await call(server, 'POST', '/v1/transit/keys/a', { body: {} });
+    await call(server, 'POST', '/v1/transit/keys/b', { body: {} });
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('LIST, GET ?list=true and pipelined requests on one connection', async () => {
+    const auth = `X-Vault-Token: ${server.root}\r\n`;
+    const body = '{"input":"TElTVCAvIEhUVFAvMS4x"}';
+    const res = await rawRequest(
+      server.url,
+      `LIST /v1/transit/keys HTTP/1.1\r\nHost: x\r\n${auth}\r\n` +
+        `POST /v1/transit/hash HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: ${body.length}\r\n\r\n${body}` +
+        `LIST /v1/transit/keys?after=a HTTP/1.1\r\nHost: x\r\n${auth}Connection: close\r\n\r\n`,
+    );
+    const statuses = [...res.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1]);
+    expect(statuses).toEqual(['200', '200', '200']);
+    expect(res).toContain('"keys":["a","b"]');
+    expect(res).toContain('"keys":["b"]');
+  });
+});
