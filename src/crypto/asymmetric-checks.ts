@@ -4,18 +4,13 @@
  * class and message (the contract in `./asymmetric-backend.ts`). Messages name
  * the parameter and its length or value range, never key or input bytes.
  *
- * Also the hash table of the raw paths (`@noble/hashes`; `noble/hash.ts`
- * holds the same table for the symmetric side).
+ * Also the digest of the raw paths, through `noble/hash.ts`'s table.
  *
  * Runtime-neutral: no `node:` import.
  *
  * @module
  */
 import { bytesToNumberBE, numberToBytesBE } from '@noble/curves/utils.js';
-import { sha1 } from '@noble/hashes/legacy.js';
-import { sha224, sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
-import { sha3_224, sha3_256, sha3_384, sha3_512 } from '@noble/hashes/sha3.js';
-import type { CHash } from '@noble/hashes/utils.js';
 import type {
   EcCurve,
   EcPublicKey,
@@ -25,36 +20,15 @@ import type {
   SignedData,
 } from './asymmetric-backend.js';
 import type { HashName } from './backend.js';
+import { NOBLE_HASHES } from './noble/hash.js';
+import { HASH_OUTPUT_LENGTH } from './noble/params.js';
 
-/** Output size in bytes of each {@link HashName}. @internal */
-export const HASH_SIZE: Readonly<Record<HashName, number>> = {
-  sha1: 20,
-  sha224: 28,
-  sha256: 32,
-  sha384: 48,
-  sha512: 64,
-  'sha3-224': 28,
-  'sha3-256': 32,
-  'sha3-384': 48,
-  'sha3-512': 64,
-};
-
-/** The `@noble/hashes` function of each {@link HashName}. */
-const HASHES: Readonly<Record<HashName, CHash>> = {
-  sha1,
-  sha224,
-  sha256,
-  sha384,
-  sha512,
-  'sha3-224': sha3_224,
-  'sha3-256': sha3_256,
-  'sha3-384': sha3_384,
-  'sha3-512': sha3_512,
-};
+/** Output size in bytes of each {@link HashName} (one table, in `noble/params.ts`). @internal */
+export const HASH_SIZE: Readonly<Record<HashName, number>> = HASH_OUTPUT_LENGTH;
 
 /** Digest of `data` with `@noble/hashes` (raw paths, and ECDSA messages in noble). @internal */
 export function hashOf(hash: HashName, data: Uint8Array): Uint8Array {
-  return HASHES[hash](data);
+  return NOBLE_HASHES[hash](data);
 }
 
 /** Field/order size in bytes of each curve: ⌈bits/8⌉ (P-521 → 66). @internal */

@@ -16,8 +16,8 @@ import type { CHash } from '@noble/hashes/utils.js';
 import type { HashName } from '../backend.js';
 import { assertBytes, checkHkdf, hashLength } from './params.js';
 
-/** The noble implementation of each hash name. */
-const HASHES: Readonly<Record<HashName, CHash>> = {
+/** The noble implementation of each hash name. @internal */
+export const NOBLE_HASHES: Readonly<Record<HashName, CHash>> = {
   sha1,
   sha224,
   sha256,
@@ -37,7 +37,7 @@ const HASHES: Readonly<Record<HashName, CHash>> = {
 export function nobleDigest(hash: HashName, data: Uint8Array): Uint8Array {
   hashLength(hash);
   assertBytes(data, 'digest: data');
-  return HASHES[hash](data);
+  return NOBLE_HASHES[hash](data);
 }
 
 /**
@@ -49,7 +49,7 @@ export function nobleHmac(hash: HashName, key: Uint8Array, data: Uint8Array): Ui
   hashLength(hash);
   assertBytes(key, 'hmac: key');
   assertBytes(data, 'hmac: data');
-  return hmac(HASHES[hash], key, data);
+  return hmac(NOBLE_HASHES[hash], key, data);
 }
 
 /**
@@ -66,5 +66,5 @@ export function nobleHkdf(
   length: number,
 ): Uint8Array {
   checkHkdf(hash, ikm, salt, info, length);
-  return hkdf(HASHES[hash], ikm, salt, info, length);
+  return hkdf(NOBLE_HASHES[hash], ikm, salt, info, length);
 }
