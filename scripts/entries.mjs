@@ -20,7 +20,7 @@ export const PACKAGE_NAME = 'transitkit';
 export const SUBPATHS = [
   { subpath: '.', source: 'src/index.ts', browser: true },
   { subpath: './adapters/file', source: 'adapters/file/index.ts' },
-  // { subpath: './adapters/redis', source: 'adapters/redis/index.ts' },
+  { subpath: './adapters/redis', source: 'adapters/redis/index.ts' },
   { subpath: './http', source: 'adapters/http/index.ts' },
   { subpath: './http/node', source: 'adapters/http/node-server.ts' },
 ];

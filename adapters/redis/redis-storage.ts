@@ -1,0 +1,277 @@
+/**
+ * `RedisStorage`: the storage adapter for several processes sharing one Redis
+ * (standalone or Cluster), with compare-and-set, leader locks and cross-instance
+ * change notifications.
+ *
+ * Shape, and why:
+ * - Values are Redis strings (binary-safe). A sorted set (`ZADD` score 0) holds
+ *   every key, encoded as UTF-16BE so that Redis' byte order is JavaScript's
+ *   string order; `list` is one `ZRANGEBYLEX … LIMIT`, O(log n + page).
+ * - Every write is one Lua script (key-layout.ts, scripts.ts): value, index and
+ *   the pub/sub notification change together, atomically across processes.
+ * - All Redis keys of a store share the hash tag `{prefix}`: one Cluster slot,
+ *   so multi-key scripts are Cluster-safe.
+ * - `lock` is SET NX PX with a random token (redis-lock.ts); `watch` is pub/sub
+ *   on a second connection (change-feed.ts).
+ * - Failures are `TransitError` `internal` with a message that names the
+ *   operation and, for connection problems, says `Redis is unreachable`.
+ *
+ * @module
+ */
+import { Buffer } from 'node:buffer';
+import type { Cluster, Redis } from 'ioredis';
+// Public types come from the package entry, so the built declarations of this
+// subpath refer to `transitkit` instead of carrying copies of them.
+import type {
+  ListOptions,
+  LockHandle,
+  StorageAdapter,
+  StorageLock,
+  StorageWatch,
+} from 'transitkit';
+import { internal, invalidRequest } from '../../src/errors.js';
+import { checkBytes, checkKey, checkListArgs, copyBytes } from '../memory/index.js';
+import { ChangeFeed, REPLAY_PAGE } from './change-feed.js';
+import { describe, redactUrl, redisFailure } from './errors.js';
+import { decodeMember, encodeMember, type KeyLayout, layoutFor, lexRange } from './key-layout.js';
+import { acquireLock } from './redis-lock.js';
+import { COMPARE_AND_SET, DELETE, PUT, runScript } from './scripts.js';
+
+/** Options of {@link RedisStorage}. @public */
+export interface RedisStorageOptions {
+  /**
+   * Prefix of every Redis key of this store, used as its Cluster hash tag
+   * (`{prefix}`). Stores with different prefixes share a server without seeing
+   * each other. Default `transitkit:`. No `{`, `}` or NUL.
+   */
+  prefix?: string;
+}
+
+/**
+ * A storage adapter on Redis (standalone or Cluster) for many instances.
+ *
+ * Keep Redis durable: `appendonly yes` (with `appendfsync always` if no
+ * acknowledged write may be lost in a power failure; `everysec` loses at most
+ * about a second). The adapter survives server restarts through ioredis'
+ * reconnection: commands issued meanwhile are queued and run once it is back.
+ *
+ * @throws `TransitError` `invalid_request` for an empty key, NUL, a lone surrogate,
+ * a value that is not a `Uint8Array`, or bad list/lock/watch arguments;
+ * `internal` when Redis fails or is unreachable, and after `close`.
+ *
+ * @example
+ * ```ts
+ * import { Transit } from 'transitkit';
+ * import { RedisStorage } from 'transitkit/adapters/redis';
+ *
+ * const storage = await RedisStorage.connect('redis://127.0.0.1:6379/0');
+ * const transit = new Transit({ storage });
+ * await transit.createKey('orders');
+ * // …
+ * await transit.close();
+ * await storage.close();
+ * ```
+ * @public
+ */
+export class RedisStorage implements StorageAdapter, StorageLock, StorageWatch {
+  /** The key prefix (hash tag) of this store. */
+  readonly prefix: string;
+  readonly #client: Redis | Cluster;
+  #owned = false;
+  readonly #layout: KeyLayout;
+  readonly #feed: ChangeFeed;
+  #closing: Promise<void> | undefined;
+
+  /**
+   * Use an ioredis client (`Redis` or `Cluster`) that you own: {@link RedisStorage.close}
+   * leaves it open. Watching opens one extra connection (`client.duplicate()`).
+   * @throws `TransitError` `invalid_request` for a bad prefix or a missing client.
+   */
+  constructor(client: Redis | Cluster, options: RedisStorageOptions = {}) {
+    if (typeof (client as Partial<Redis> | undefined)?.evalsha !== 'function') {
+      throw invalidRequest('RedisStorage needs an ioredis Redis or Cluster client');
+    }
+    this.#client = client;
+    this.#layout = layoutFor(options.prefix);
+    this.prefix = this.#layout.prefix;
+    this.#feed = new ChangeFeed(client, this.#layout.channel, (prefix, after) =>
+      this.#page(prefix, after, REPLAY_PAGE),
+    );
+  }
+
+  /**
+   * Connect to `url` (`redis://[user:password@]host:port/db`, or `rediss://` for
+   * TLS) with ioredis' defaults (reconnect forever; a command fails after 20
+   * reconnection attempts). {@link RedisStorage.close} disconnects this client.
+   * @throws `TransitError` `invalid_request` for a bad URL or prefix; `internal`
+   * (`Redis is unreachable`) when the first connection fails, or when ioredis is
+   * not installed.
+   */
+  static async connect(url: string, options: RedisStorageOptions = {}): Promise<RedisStorage> {
+    if (typeof url !== 'string' || !/^rediss?:\/\//.test(url)) {
+      throw invalidRequest('RedisStorage.connect: url must start with redis:// or rediss://');
+    }
+    layoutFor(options.prefix); // validate before connecting
+    let RedisClient: typeof Redis;
+    try {
+      ({ Redis: RedisClient } = await import('ioredis'));
+    } catch (e) {
+      throw internal(
+        `RedisStorage needs the ioredis package (npm install ioredis): ${describe(e)}`,
+      );
+    }
+    const client = new RedisClient(url, { lazyConnect: true });
+    client.on('error', () => undefined); // reported by the commands that fail
+    try {
+      await client.connect();
+    } catch (e) {
+      client.disconnect();
+      throw internal(
+        `RedisStorage: cannot connect to ${redactUrl(url)}: Redis is unreachable (${describe(e)})`,
+      );
+    }
+    const storage = new RedisStorage(client, options);
+    storage.#owned = true;
+    return storage;
+  }
+
+  /** The value at `key` (a fresh copy), or `undefined`. */
+  async get(key: string): Promise<Uint8Array | undefined> {
+    checkKey(key);
+    this.#checkOpen();
+    const buf = await this.#io('get', () => this.#client.getBuffer(this.#layout.value(key)));
+    // A copy: ioredis may hand out a slice of a larger reply buffer.
+    return buf === null ? undefined : new Uint8Array(buf);
+  }
+
+  /** Store `value` at `key` (captured when called); notifies watchers. */
+  async put(key: string, value: Uint8Array): Promise<void> {
+    checkKey(key);
+    const data = asBuffer(copyBytes(value));
+    this.#checkOpen();
+    const l = this.#layout;
+    await this.#io('put', () =>
+      runScript(
+        this.#client,
+        PUT,
+        [l.value(key), l.index],
+        [data, encodeMember(key), l.channel, key],
+      ),
+    );
+  }
+
+  /** Remove `key`; a missing key is fine (and notifies nobody). */
+  async delete(key: string): Promise<void> {
+    checkKey(key);
+    this.#checkOpen();
+    const l = this.#layout;
+    await this.#io('delete', () =>
+      runScript(this.#client, DELETE, [l.value(key), l.index], [encodeMember(key), l.channel, key]),
+    );
+  }
+
+  /** Keys under `prefix`, sorted by UTF-16 code unit, without the prefix; O(log n + page). */
+  async list(prefix: string, options?: ListOptions): Promise<string[]> {
+    const { after, limit } = checkListArgs(prefix, options);
+    this.#checkOpen();
+    return this.#page(prefix, after, limit);
+  }
+
+  /** Atomically swap `expected` for `next` (`undefined` = absent / delete), in one Lua script. */
+  async compareAndSet(
+    key: string,
+    expected: Uint8Array | undefined,
+    next: Uint8Array | undefined,
+  ): Promise<boolean> {
+    checkKey(key);
+    if (expected !== undefined) checkBytes(expected, 'expected');
+    const want = expected === undefined ? EMPTY : asBuffer(copyBytes(expected, 'expected'));
+    const data = next === undefined ? EMPTY : asBuffer(copyBytes(next, 'next'));
+    this.#checkOpen();
+    const l = this.#layout;
+    const args = [
+      expected === undefined ? '0' : '1',
+      want,
+      next === undefined ? '0' : '1',
+      data,
+      encodeMember(key),
+      l.channel,
+      key,
+    ];
+    const swapped = await this.#io('compareAndSet', () =>
+      runScript(this.#client, COMPARE_AND_SET, [l.value(key), l.index], args),
+    );
+    return swapped === 1;
+  }
+
+  /**
+   * Take the lock `name` for `ttlMs` (on the Redis server's clock), or `undefined`
+   * while another holder, in any process, has it.
+   */
+  async lock(name: string, ttlMs: number): Promise<LockHandle | undefined> {
+    this.#checkOpen();
+    return acquireLock(this.#client, this.#layout, name, ttlMs);
+  }
+
+  /**
+   * Call `onChange(key)` after each put, delete of an existing key, or successful
+   * compareAndSet under `prefix`, by any instance on this store. Resolves once
+   * subscribed. After a lost connection, every key under `prefix` is reported once
+   * (changes made meanwhile cannot be known). A throwing listener is ignored.
+   */
+  async watch(prefix: string, onChange: (key: string) => void): Promise<() => Promise<void>> {
+    this.#checkOpen();
+    return this.#feed.watch(prefix, onChange);
+  }
+
+  /**
+   * Stop watching (close the subscriber connection) and, when this instance
+   * created the client ({@link RedisStorage.connect}), quit it after the commands
+   * in flight. A client passed to the constructor stays open. Idempotent; any
+   * later call fails.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#feed.close();
+      if (!this.#owned) return;
+      try {
+        await this.#client.quit();
+      } catch {
+        this.#client.disconnect(); // unreachable: drop the socket and stop reconnecting
+      }
+    })();
+    return this.#closing;
+  }
+
+  async #page(prefix: string, after: string | undefined, limit: number): Promise<string[]> {
+    const [min, max] = lexRange(prefix, after);
+    const index = this.#layout.index;
+    const members = await this.#io('list', () =>
+      limit === 0
+        ? this.#client.zrangebylexBuffer(index, min, max)
+        : this.#client.zrangebylexBuffer(index, min, max, 'LIMIT', 0, limit),
+    );
+    return members.map((m) => decodeMember(m).slice(prefix.length));
+  }
+
+  #checkOpen(): void {
+    if (this.#closing !== undefined) {
+      throw internal(`RedisStorage (prefix ${this.prefix}) is closed`);
+    }
+  }
+
+  async #io<T>(op: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      throw redisFailure(op, e);
+    }
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** A Buffer view of `u` (no copy; `u` is already a private copy). */
+function asBuffer(u: Uint8Array): Buffer {
+  return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+}
