@@ -8,16 +8,20 @@
  * *same* instance are told about writes, in a microtask after the write).
  *
  * Shape, and why:
- * - Values live in a `Map`; a separate sorted array of keys ({@link SortedKeys})
- *   makes `list` pages O(log n + page) instead of sorting every key per call.
+ * - Values live in a `Map`; a B+tree of the keys ({@link SortedKeys},
+ *   sorted-keys.ts) keeps `put`/`delete` at O(log n) and a `list` page at
+ *   O(log n + page), so a store of millions of keys fills at a steady rate.
+ * - Empty values (index keys such as the lease due index) share one stored
+ *   empty array: nothing can mutate a zero-length array, and `get` copies anyway.
  * - Bytes are copied on the way in (synchronously, when `put` is called) and on
  *   the way out, so no caller can mutate what is stored.
  * - Every method body runs without an `await`, so `compareAndSet` is atomic with
  *   respect to every other call on the instance for free.
  * - No `node:*` import: this module must run in a browser.
  *
- * The small helpers below (key checks, {@link SortedKeys}, {@link LeaseTable}) are
- * shared with the file adapter and are not part of the public API.
+ * The small helpers below (key checks, {@link LeaseTable}) and {@link SortedKeys}
+ * (re-exported from sorted-keys.ts) are shared with the file adapter and are not
+ * part of the public API.
  *
  * @module
  */
@@ -30,6 +34,9 @@ import type {
   StorageLock,
   StorageWatch,
 } from '../../src/storage/adapter.js';
+import { SortedKeys } from './sorted-keys.js';
+
+export { SortedKeys } from './sorted-keys.js';
 
 /** Options of {@link MemoryStorage}. @public */
 export interface MemoryStorageOptions {
@@ -78,7 +85,7 @@ export class MemoryStorage implements StorageAdapter, StorageLock, StorageWatch 
   /** Store a copy of `value` at `key`. */
   async put(key: string, value: Uint8Array): Promise<void> {
     checkKey(key);
-    this.#set(key, copyBytes(value));
+    this.#set(key, storedCopy(value));
   }
 
   /** Remove `key`; a missing key is fine. */
@@ -101,7 +108,7 @@ export class MemoryStorage implements StorageAdapter, StorageLock, StorageWatch 
   ): Promise<boolean> {
     checkKey(key);
     if (expected !== undefined) checkBytes(expected, 'expected');
-    const nextCopy = next === undefined ? undefined : copyBytes(next);
+    const nextCopy = next === undefined ? undefined : storedCopy(next);
     const current = this.#values.get(key);
     if (!sameValue(current, expected)) return false;
     if (nextCopy === undefined) this.#remove(key);
@@ -160,6 +167,15 @@ export class MemoryStorage implements StorageAdapter, StorageLock, StorageWatch 
       });
     }
   }
+}
+
+/** The one stored empty value (nothing can change a zero-length array). */
+const EMPTY = new Uint8Array(0);
+
+/** What MemoryStorage keeps for `v`: a copy, or the shared {@link EMPTY}. */
+function storedCopy(v: unknown): Uint8Array {
+  checkBytes(v, 'value');
+  return v.length === 0 ? EMPTY : new Uint8Array(v);
 }
 
 // ---------------------------------------------------------------------------
@@ -242,76 +258,6 @@ export function sameValue(a: Uint8Array | undefined, b: Uint8Array | undefined):
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/**
- * A sorted set of keys (JS string order = UTF-16 code units), for O(log n + page)
- * listing. Insert and remove are a binary search plus an array splice.
- * @internal
- */
-export class SortedKeys {
-  #keys: string[] = [];
-
-  /** Build from keys in any order (duplicates are dropped). */
-  static from(keys: Iterable<string>): SortedKeys {
-    const s = new SortedKeys();
-    s.#keys = [...new Set(keys)].sort();
-    return s;
-  }
-
-  /** Number of keys. */
-  get size(): number {
-    return this.#keys.length;
-  }
-
-  /** Add `key` if absent. */
-  insert(key: string): void {
-    const i = this.#lowerBound(key);
-    if (this.#keys[i] !== key) this.#keys.splice(i, 0, key);
-  }
-
-  /** Remove `key` if present. */
-  remove(key: string): void {
-    const i = this.#lowerBound(key);
-    if (this.#keys[i] === key) this.#keys.splice(i, 1);
-  }
-
-  /** Keys starting with `prefix` (and > prefix + after), without the prefix. */
-  page(prefix: string, after: string | undefined, limit: number): string[] {
-    const keys = this.#keys;
-    let i = after === undefined ? this.#lowerBound(prefix) : this.#upperBound(prefix + after);
-    const out: string[] = [];
-    for (; i < keys.length && (limit === 0 || out.length < limit); i++) {
-      const k = keys[i] as string;
-      if (!k.startsWith(prefix)) break; // keys sharing a prefix are contiguous
-      out.push(k.slice(prefix.length));
-    }
-    return out;
-  }
-
-  /** First index whose key is >= `x`. */
-  #lowerBound(x: string): number {
-    let lo = 0;
-    let hi = this.#keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.#keys[mid] as string) < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** First index whose key is > `x`. */
-  #upperBound(x: string): number {
-    let lo = 0;
-    let hi = this.#keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.#keys[mid] as string) <= x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
 }
 
 /**

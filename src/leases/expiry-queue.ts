@@ -9,18 +9,42 @@
  * - No decrease-key and no delete: a renewed or revoked lease leaves its old
  *   pair in the heap, and the pair is checked against the stored entry when it
  *   is popped (the entry is the truth; a stale pair costs one read).
+ * - Stale pairs are counted ({@link ExpiryQueue.noteStale}): once they are
+ *   most of the heap (a lease renewed every hour with a day's TTL leaves ~23
+ *   behind), {@link ExpiryQueue.needsRebuild} tells the scheduler to reload
+ *   the heap from the storage index, so its size stays O(live leases) at an
+ *   amortised O(1) per renewal.
  * - Ties are broken by id so the pop order is the storage index order.
  * @module
  */
+
+/** Stale pairs tolerated before a rebuild is worth it, whatever the heap's size. @internal */
+export const MIN_STALE_FOR_REBUILD = 4_096;
 
 /** @internal */
 export class ExpiryQueue {
   #times: number[] = [];
   #ids: string[] = [];
+  #stale = 0;
 
   /** Number of pairs (stale ones included). */
   get size(): number {
     return this.#times.length;
+  }
+
+  /** Pairs known to have gone stale since this heap was built (an upper bound). */
+  get stale(): number {
+    return this.#stale;
+  }
+
+  /** Record that a pair still in the heap no longer matches its lease (renewed, revoked). */
+  noteStale(): void {
+    this.#stale++;
+  }
+
+  /** True when stale pairs are most of the heap: rebuilding it from storage is worth it. */
+  needsRebuild(): boolean {
+    return this.#stale >= MIN_STALE_FOR_REBUILD && this.#stale * 2 > this.#times.length;
   }
 
   /** The earliest due time, or `Infinity` when empty. */

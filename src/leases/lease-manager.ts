@@ -182,10 +182,10 @@ export class LeaseManager {
    * Extend a lease (`POST /sys/leases/renew`): by `increment`, or by its own TTL
    * when 0; capped by its max TTL counted from its issue time. Token leases
    * (`auth: true`) renew only with `{ auth: true }`, which the token endpoints pass.
-   * @throws TransitError `invalid_request`: `lease_id must be specified`, `lease not
-   * found`, `lease is not renewable`, `lease expired`, `lease is expired and has
-   * failed previous revocation attempts`, `tokens cannot be renewed through this
-   * endpoint`, `past the max TTL, cannot renew`; `conflict` under heavy contention.
+   * @throws TransitError `invalid_request`: "lease_id must be specified", "lease not
+   * found", "lease is not renewable", "lease expired", "lease is expired and has
+   * failed previous revocation attempts", "tokens cannot be renewed through this
+   * endpoint", "past the max TTL, cannot renew"; `conflict` under heavy contention.
    */
   async renew(
     lease_id: string,
@@ -201,7 +201,7 @@ export class LeaseManager {
    * (due now) before return and done in the background; a restart finishes it.
    * An unknown lease is a no-op.
    * @throws TransitError `invalid_request` `lease_id must be specified`;
-   * `internal` when the revoker failed (sync; the lease is retried or irrevocable).
+   * `invalid_request` with the revoker's error when it failed (sync; Vault's 400; the lease is retried or irrevocable).
    */
   async revoke(lease_id: string, options: RevokeOptions = {}): Promise<void> {
     const id = requireLeaseId(lease_id);
@@ -214,7 +214,7 @@ export class LeaseManager {
   /**
    * Revoke every lease under `prefix` (`revoke-prefix`, sudo over HTTP); an exact
    * lease id without a trailing `/` revokes that lease. `sync` as in {@link revoke}.
-   * @throws TransitError `invalid_request` for an empty prefix; `internal` when revokers failed.
+   * @throws TransitError `invalid_request` for an empty prefix, and when revokers failed (Vault's 400).
    */
   async revokePrefix(prefix: string, options: RevokeOptions = {}): Promise<void> {
     return revokeUnder(this.#ctx, checkPrefix(prefix), syncOf(options), false);

@@ -81,8 +81,14 @@ export async function transition(
   const bytes = next === undefined ? undefined : encodeRecord(next);
   if (!(await s.compareAndSet(keyspace.leaseEntry(id), prev?.bytes, bytes))) return undefined;
   for (const k of before) if (k !== undefined && !after.includes(k)) await s.delete(k);
-  if (next !== undefined && next.due > 0 && next.due !== prev?.rec.due)
-    ctx.queue?.push(next.due, id);
+  const queue = ctx.queue;
+  if (queue !== undefined) {
+    const prevDue = prev?.rec.due ?? 0;
+    const nextDue = next?.due ?? 0;
+    // A pair not due yet cannot have been popped: it stays in the heap, stale.
+    if (prevDue > ctx.clock.now() && prevDue !== nextDue) queue.noteStale();
+    if (nextDue > 0 && nextDue !== prevDue) queue.push(nextDue, id);
+  }
   return bytes === undefined || next === undefined ? null : { bytes, rec: next };
 }
 

@@ -87,11 +87,32 @@ export function randomBase62(random: (n: number) => Uint8Array, n: number): stri
   return out;
 }
 
-/** The platform CSPRNG (`crypto.getRandomValues`, in Node ≥ 19, browsers and edge runtimes). @internal */
+/** CSPRNG bytes fetched at once for small requests (one call per ~128 lease ids). */
+const POOL_SIZE = 4096;
+let pool = new Uint8Array(0);
+let poolPos = 0;
+
+/**
+ * The platform CSPRNG (`crypto.getRandomValues`, in Node ≥ 19, browsers and
+ * edge runtimes). Small requests are served from a pool filled 4 KiB at a time
+ * (a call per lease id cost more than the rest of issuing it); bytes handed out
+ * are zeroed in the pool, so none is ever returned twice.
+ * @internal
+ */
 export function platformRandom(n: number): Uint8Array {
   const out = new Uint8Array(n);
-  for (let i = 0; i < n; i += 65_536)
-    globalThis.crypto.getRandomValues(out.subarray(i, i + 65_536));
+  if (n > POOL_SIZE / 8) {
+    for (let i = 0; i < n; i += 65_536)
+      globalThis.crypto.getRandomValues(out.subarray(i, i + 65_536));
+    return out;
+  }
+  if (poolPos + n > pool.length) {
+    pool = globalThis.crypto.getRandomValues(new Uint8Array(POOL_SIZE));
+    poolPos = 0;
+  }
+  out.set(pool.subarray(poolPos, poolPos + n));
+  pool.fill(0, poolPos, poolPos + n);
+  poolPos += n;
   return out;
 }
 

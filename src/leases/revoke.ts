@@ -16,7 +16,7 @@
  *   across processes the claim's compare-and-set decides.
  * @module
  */
-import { conflict, internal, invalidRequest } from '../errors.js';
+import { conflict, invalidRequest } from '../errors.js';
 import { keyspace } from '../storage/keyspace.js';
 import { errorText, type LeaseRecord, type Snapshot } from './lease.js';
 import {
@@ -96,7 +96,10 @@ export async function attempt(
   // An irrevocable lease tried again (explicit revoke) stays irrevocable when it fails.
   const final = failure.unrecoverable || outOfRetries || rec.irrevocable;
   const text = failure.message === '' ? 'unknown' : failure.message;
-  const error = errorText(outOfRetries ? `out of retries: ${text}` : text);
+  // The prefix tells that retries ran out; an unrecoverable failure was never retried.
+  const error = errorText(
+    outOfRetries && !failure.unrecoverable ? `out of retries: ${text}` : text,
+  );
   const next: LeaseRecord = final
     ? { ...claimed, claim: 0, due: 0, irrevocable: true, last_error: error }
     : {
@@ -112,7 +115,7 @@ export async function attempt(
 
 /**
  * Revoke `id` now: the revoker has run when this resolves. Unknown lease: no-op.
- * @throws TransitError `internal` when the revoker failed (the lease is then
+ * @throws TransitError `invalid_request` when the revoker failed, as Vault's 400 (the lease is then
  * retried in the background, or irrevocable); `conflict` if the entry keeps changing.
  * @internal
  */
@@ -124,7 +127,7 @@ export async function revokeSync(ctx: LeaseContext, id: string, force: boolean):
       const r = await attempt(ctx, id, snap, force);
       if (r.outcome === 'revoked') return;
       if (r.outcome !== 'skipped' || r.error !== undefined) {
-        throw internal(`failed to revoke lease "${id}": ${r.error ?? 'unknown'}`);
+        throw invalidRequest(`failed to revoke lease "${id}": ${r.error ?? 'unknown'}`);
       }
     }
     throw conflict(`lease "${id}" kept changing during revocation`);
@@ -201,7 +204,7 @@ export async function revokeLater(ctx: LeaseContext, ids: readonly string[]): Pr
 /**
  * Revoke every lease under `prefix` (`revoke-prefix`, `revoke-force`). Without a
  * trailing `/`, an exact lease id is revoked alone; otherwise `/` is appended.
- * @throws TransitError `invalid_request` for an empty prefix; `internal` when
+ * @throws TransitError `invalid_request` for an empty prefix, and when
  * revokers failed (sync only; `force` ignores them).
  * @internal
  */
@@ -238,7 +241,7 @@ export async function revokeUnder(
     });
   }
   if (failures.length > 0) {
-    throw internal(
+    throw invalidRequest(
       `failed to revoke ${failures.length} of ${total} leases under "${base}": ${failures[0]}`,
     );
   }

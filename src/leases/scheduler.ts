@@ -5,8 +5,8 @@
  * 1. takes or refreshes the leader lock `sys/leases/leader` when the storage
  *    has the lock capability (without it, every instance is its own leader);
  * 2. loads the heap from the storage due index the first time it leads
- *    (one paginated pass, yielding between pages); from then on its own writes
- *    keep the heap current;
+ *    (one paginated pass, yielding between pages of {@link LOAD_PAGE}); from
+ *    then on its own writes keep the heap current;
  * 3. pops due pairs from the heap in slices of `sliceSize`, revokes them with
  *    bounded concurrency, and yields to the event loop between slices;
  * 4. sweeps the head of the storage due index (`list(prefix, { limit })`,
@@ -14,6 +14,7 @@
  *    instances, revocations they queued, claims left by a crashed process.
  *
  * Losing the lock drops the heap (it would go stale); taking it again reloads.
+ * So does a heap that is mostly stale pairs (renewed or revoked leases).
  * @module
  */
 import type { LockHandle } from '../storage/adapter.js';
@@ -26,7 +27,12 @@ import { Pacer, runPool } from './pool.js';
 import { type Attempt, processDue } from './revoke.js';
 import type { TickResult } from './types.js';
 
-const LOAD_PAGE = 10_000;
+/**
+ * Due keys read per page when the heap is loaded. A page is parsed and pushed
+ * in about a millisecond, and the loop turns after each, so even a schedule of
+ * millions of leases loads without a stall.
+ */
+const LOAD_PAGE = 2_000;
 
 /** Parse a due-index key suffix `<13 digits>/<id>`. */
 function parseDueKey(suffix: string): [number, string] | undefined {
@@ -96,6 +102,7 @@ export class Scheduler {
     if (!(await this.#ensureLeader())) return result;
     result.leader = true;
     const ctx = this.#ctx;
+    if (ctx.queue?.needsRebuild()) ctx.queue = undefined; // mostly stale pairs: reload
     if (ctx.queue === undefined) await this.#load();
     const now = ctx.clock.now();
     const pacer = new Pacer(ctx.concurrency);
@@ -154,6 +161,8 @@ export class Scheduler {
       if (page.length < LOAD_PAGE) return;
       after = page[page.length - 1];
       await yieldToLoop();
+      // A long load keeps the lock; if it was lost anyway, the heap is dropped.
+      if (!(await this.#stillLeader()) || ctx.queue !== queue) return;
     }
   }
 

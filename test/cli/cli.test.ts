@@ -5,6 +5,7 @@
  * and the package's `bin`.
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -129,13 +130,16 @@ describe('transitkit server --dev', () => {
 describe('persistent storage and config', () => {
   it('file storage keeps keys and tokens across restarts; the initial root token is printed once', async () => {
     const dir = tempDir();
-    const first = await startCli(['--storage', `file:${dir}`, '--listen', '127.0.0.1:0']);
+    const keyFile = join(tempDir(), 'root.key');
+    writeFileSync(keyFile, randomBytes(32).toString('base64'));
+    const args = ['--storage', `file:${dir}`, '--root-key-file', keyFile, '--listen', '127.0.0.1:0'];
+    const first = await startCli(args);
     expect(first.stdout()).toContain('Initial Root Token (shown once)');
     const ct = (
       await call(first, 'POST', '/v1/transit/encrypt/kept', { body: { plaintext: b64('persist') } })
     ).json.data.ciphertext;
     expect(await first.stop()).toBe(0);
-    const second = await startCli(['--storage', `file:${dir}`, '--listen', '127.0.0.1:0']);
+    const second = await startCli(args);
     try {
       expect(second.stdout()).not.toContain('Root Token');
       const d = await call(
@@ -189,7 +193,7 @@ describe('usage and start-up errors', () => {
   it.each([
     [['server', '--nope'], /unknown flag --nope/],
     [['server'], /--storage .* is required without --dev/],
-    [['server', '--dev', '--storage', 'redis://localhost'], /redis storage is not available yet/],
+    [['server', '--dev', '--storage', 'redis://localhost'], /--dev with persistent storage needs --root-key-file/],
     [['server', '--dev', '--storage', 'disk'], /--storage must be memory or file:DIR/],
     [['server', '--dev', '--listen', 'localhost'], /--listen must be HOST:PORT/],
     [['server', '--dev', '--config', '/does/not/exist.json'], /cannot read config/],

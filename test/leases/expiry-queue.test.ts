@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ExpiryQueue } from '../../src/leases/expiry-queue.js';
+import { ExpiryQueue, MIN_STALE_FOR_REBUILD } from '../../src/leases/expiry-queue.js';
 
 const order = (a: [number, string], b: [number, string]) =>
   a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
@@ -41,5 +41,19 @@ describe('ExpiryQueue', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('asks for a rebuild once stale pairs are most of the heap, and not before', () => {
+    const q = new ExpiryQueue();
+    for (let i = 0; i < 3 * MIN_STALE_FOR_REBUILD; i++) q.push(i, `id${i}`);
+    for (let i = 0; i < MIN_STALE_FOR_REBUILD; i++) q.noteStale();
+    expect(q.needsRebuild()).toBe(false); // a third stale
+    for (let i = 0; i < MIN_STALE_FOR_REBUILD / 2 + 1; i++) q.noteStale();
+    expect(q.stale * 2).toBeGreaterThan(q.size);
+    expect(q.needsRebuild()).toBe(true);
+    const small = new ExpiryQueue();
+    small.push(1, 'a');
+    small.noteStale();
+    expect(small.needsRebuild()).toBe(false); // too few to be worth a reload
   });
 });

@@ -83,7 +83,7 @@ describe('revoke', () => {
     });
     const { lease_id } = await leases.issue({ path: 'db', ttl: 3600, renewable: true });
     const err = await failure(leases.revoke(lease_id));
-    expect(err.code).toBe('internal');
+    expect(err.code).toBe('invalid_request');
     expect(err.message).toBe(`failed to revoke lease "${lease_id}": db down`);
     const [key] = await storage.list('sys/leases/expiry/');
     const retryAt = Number(key?.slice(0, 13));
@@ -155,7 +155,7 @@ describe('revokePrefix', () => {
     });
     await fill(leases);
     const err = await failure(leases.revokePrefix('db/'));
-    expect(err.code).toBe('internal');
+    expect(err.code).toBe('invalid_request');
     expect(err.message).toMatch(
       /^failed to revoke 1 of 3 leases under "db\/": failed to revoke lease .*: nope$/,
     );
@@ -203,7 +203,7 @@ describe('an explicit revoke of an irrevocable lease', () => {
     leases.registerRevoker('late/', () => {
       throw new Error('still down');
     });
-    expect((await failure(leases.revoke(lease_id))).code).toBe('internal');
+    expect((await failure(leases.revoke(lease_id))).code).toBe('invalid_request');
     expect((await leases.listIrrevocable()).leases[0]?.error).toBe('still down');
     leases.registerRevoker('late/', () => undefined);
     await leases.revoke(lease_id);
