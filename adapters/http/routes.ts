@@ -14,6 +14,7 @@
 import type {
   DataKeyRequest,
   ExportKeyType,
+  ImportKeyRequest,
   LeaseDuration,
   RestoreRequest,
   SetCertificateRequest,
@@ -48,6 +49,19 @@ const CONFIG: Fields = {
   exportable: 'bool',
   allow_plaintext_backup: 'bool',
   auto_rotate_period: 'duration',
+};
+const MATERIAL: Fields = { ciphertext: S, hash_function: S, public_key: S };
+const IMPORT_VERSION: Fields = { ...MATERIAL, version: 'int' };
+const IMPORT: Fields = {
+  ...MATERIAL,
+  type: S,
+  allow_rotation: 'bool',
+  derived: 'bool',
+  context: S,
+  exportable: 'bool',
+  allow_plaintext_backup: 'bool',
+  auto_rotate_period: 'duration',
+  convergent_encryption: 'bool',
 };
 const ITEM: Fields = {
   context: S,
@@ -121,6 +135,15 @@ export const ROUTES: readonly Route[] = [
   post('/transit/keys/:name', { fields: CREATE }, (s, { path, body }) =>
     s.transit.createKey(path.name, body),
   ),
+  post('/transit/keys/:name/import', { fields: IMPORT, reply: 'none' }, (s, { path, body }) =>
+    s.transit.importKey(path.name, body as unknown as ImportKeyRequest),
+  ),
+  post(
+    '/transit/keys/:name/import_version',
+    { fields: IMPORT_VERSION, reply: 'none' },
+    (s, { path, body }) => s.transit.importKeyVersion(path.name, body),
+  ),
+  get('/transit/wrapping_key', {}, (s) => s.transit.getWrappingKey()),
   get('/transit/keys/:name', {}, (s, { path }) => s.transit.readKey(path.name)),
   list('/transit/keys', { fields: { after: S, limit: 'int' } }, (s, { body }) =>
     s.transit.listKeys(body),
@@ -138,6 +161,12 @@ export const ROUTES: readonly Route[] = [
     '/transit/keys/:name/trim',
     { fields: { min_available_version: 'int' } },
     (s, { path, body }) => s.transit.trimKey(path.name, body),
+  ),
+  get(
+    '/transit/byok-export/:destination/:source(/:version)',
+    { fields: { hash: S } },
+    (s, { path, body }) =>
+      s.transit.byokExport(path.destination, path.source, { ...body, version: path.version }),
   ),
   get(
     '/transit/export/:key_type/:name(/:version)',
@@ -315,20 +344,5 @@ export interface PendingRoute {
   awaits: string;
 }
 
-/** Spec routes waiting on library methods (issue 4). @internal */
-export const PENDING: readonly PendingRoute[] = [
-  { method: 'POST', path: '/transit/keys/:name/import', issue: 4, awaits: 'Transit.importKey' },
-  {
-    method: 'POST',
-    path: '/transit/keys/:name/import_version',
-    issue: 4,
-    awaits: 'Transit.importKeyVersion',
-  },
-  { method: 'GET', path: '/transit/wrapping_key', issue: 4, awaits: 'Transit.readWrappingKey' },
-  {
-    method: 'GET',
-    path: '/transit/byok-export/:destination/:source(/:version)',
-    issue: 4,
-    awaits: 'Transit.byokExport',
-  },
-];
+/** Spec routes waiting on library methods: none since key mobility (issue 4) landed. @internal */
+export const PENDING: readonly PendingRoute[] = [];

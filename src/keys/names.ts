@@ -1,7 +1,9 @@
 /**
  * Key-name rules: Vault's `GenericNameRegex` (`\w(([\w-.]+)?\w)?`, ASCII word
  * characters, inner `-` and `.`, no `/`), plus a length bound so every name
- * fits any storage adapter's key limits.
+ * fits any storage adapter's key limits. Because no user name contains `/`,
+ * names that do are reserved for the engine's internal keys (the BYOK
+ * wrapping key, `import/wrapping-key` as in Vault), which listings skip.
  * @module
  */
 import { invalidRequest } from '../errors.js';
@@ -28,3 +30,9 @@ export function checkKeyName(name: unknown): string {
   }
   return name;
 }
+
+/** The internal name of the BYOK wrapping key (Vault's `import/wrapping-key`). @internal */
+export const WRAPPING_KEY_NAME = 'import/wrapping-key';
+
+/** True for the engine's internal key names, which no user name can equal. @internal */
+export const isInternalKeyName = (name: string): boolean => name.includes('/');

@@ -90,6 +90,28 @@ export function convergentVersionOf(p: KeyPolicy, v: KeyVersion): number {
 /** The oldest version that still exists. @internal */
 export const oldestVersion = (p: KeyPolicy): number => Math.max(1, p.min_available_version);
 
+/** Default maximum of live versions per key (versions from min_available_version up). @internal */
+export const DEFAULT_MAX_KEY_VERSIONS = 100_000;
+
+/** Live versions of a key: from its oldest still stored to its latest. @internal */
+export const liveVersions = (p: KeyPolicy): number =>
+  p.latest_version === 0 ? 0 : p.latest_version - oldestVersion(p) + 1;
+
+/**
+ * Refuse to add a version to a key that already holds `max` live versions, so
+ * that one key's storage and read cost stay bounded; trimming frees room.
+ * @throws TransitError `invalid_request`.
+ * @internal
+ */
+export function assertVersionRoom(p: KeyPolicy, max: number): void {
+  const live = liveVersions(p);
+  if (live >= max) {
+    throw invalidRequest(
+      `key ${p.name} already has ${live} versions, the maximum per key is ${max}: raise min_decryption_version and min_encryption_version, then trim old versions before adding another`,
+    );
+  }
+}
+
 /** Refuse operations on a soft-deleted key. @internal */
 export function assertNotSoftDeleted(p: KeyPolicy): void {
   if (p.soft_deleted) throw invalidRequest('refusing to use soft-deleted key');

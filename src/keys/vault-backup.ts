@@ -6,7 +6,8 @@
  * Writing: Vault's type numbering (xchacha20 as 11 without `key_size`, the
  * OpenBao form that the same rule reads back), nanosecond durations, the Go
  * field names `Imported`/`AllowImportedKeyRotation`, the archive with its
- * index-0 placeholder when never trimmed. Reading: both type dialects (told
+ * index-0 placeholder when never trimmed; each version's `KeyEntry`, with the
+ * asymmetric material, is `./vault-backup-entry.ts`. Reading: both type dialects (told
  * apart by `key_size`, §0.1), missing fields defaulted, and Vault's
  * upgrade-on-load rules (§15) applied.
  * @module
@@ -28,6 +29,7 @@ import {
 import { type KeyTypeInfo, keyType, keyTypeNames } from './key-types.js';
 import { checkKeyName } from './names.js';
 import type { BackupInfo, KeyPolicy, KeyVersion } from './policy.js';
+import { decodeEntry, type Ed25519Public, encodeEntry } from './vault-backup-entry.js';
 
 /** A key as a backup carries it. @internal */
 export interface BackupKey {
@@ -37,22 +39,6 @@ export interface BackupKey {
 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
 const WHAT = 'invalid backup';
-
-function entry(v: KeyVersion | undefined): GoStruct {
-  return new GoStruct([
-    ['key', v ? encodeBase64(v.key) : null],
-    ['hmac_key', v ? encodeBase64(v.hmac_key) : null],
-    ['time', v ? v.time : ZERO_TIME],
-    ['ec_x', null],
-    ['ec_y', null],
-    ['ec_d', null],
-    ['rsa_key', null],
-    ['rsa_public_key', null],
-    ['public_key', ''],
-    ['convergent_version', v ? v.convergent_version : 0],
-    ['creation_time', v ? v.creation_time : 0],
-  ]);
-}
 
 const info = (i: BackupInfo | null) =>
   i
@@ -76,10 +62,10 @@ export function encodeVaultBackup(k: BackupKey, type: KeyTypeInfo): string {
   };
   const keys: [string, GoStruct][] = [];
   for (let n = Math.max(oldest, p.min_decryption_version); n <= p.latest_version; n++) {
-    keys.push([String(n), entry(version(n))]);
+    keys.push([String(n), encodeEntry(version(n))]);
   }
-  const archive: GoStruct[] = p.min_available_version === 0 ? [entry(undefined)] : [];
-  for (let n = oldest; n <= p.latest_version; n++) archive.push(entry(version(n)));
+  const archive: GoStruct[] = p.min_available_version === 0 ? [encodeEntry(undefined)] : [];
+  for (let n = oldest; n <= p.latest_version; n++) archive.push(encodeEntry(version(n)));
   const fields: [string, unknown][] = [['name', p.name]];
   if (p.key_size > 0) fields.push(['key_size', p.key_size]);
   fields.push(
@@ -131,19 +117,6 @@ function infoField(o: GoObject, name: string): BackupInfo | null {
   return { time: stringField(i, 'time', WHAT), version: intField(i, 'version', WHAT) };
 }
 
-/** One KeyEntry; `undefined` for the empty placeholder (no key material). */
-function decodeEntry(o: GoObject): KeyVersion | undefined {
-  const key = bytesField(o, 'key');
-  if (!key) return undefined;
-  return {
-    key,
-    hmac_key: bytesField(o, 'hmac_key') ?? new Uint8Array(0),
-    time: stringField(o, 'time', WHAT) || ZERO_TIME,
-    creation_time: intField(o, 'creation_time', WHAT),
-    convergent_version: intField(o, 'convergent_version', WHAT),
-  };
-}
-
 /**
  * The key type of a Vault type integer, reading both dialects (§0.1): 11 is
  * Vault's hmac when `key_size` is set and OpenBao's xchacha20 otherwise; 10 is
@@ -154,22 +127,25 @@ function typeFromVaultId(id: number, hasKeySize: boolean): KeyTypeInfo {
   const hmac = rows.find((r) => r.family === 'hmac');
   if (hasKeySize && (id === 10 || id === 11) && hmac) return hmac;
   const row = rows.find((r) => r.vaultId === id && r.family !== 'hmac');
-  // Until the codec carries ec_*/rsa_key/public_key, an asymmetric restore would
-  // store versions without their key pair: refuse it rather than lose material.
-  if (row?.asymmetric)
-    throw invalidRequest(`${WHAT}: restoring ${row.name} keys is not supported yet`);
   if (row) return row;
   if (id === 10) throw invalidRequest(`${WHAT}: managed keys (type 10) cannot be restored`);
   throw invalidRequest(`${WHAT}: unsupported key type ${id}`);
 }
 
+/** What decoding needs from the crypto backend. @internal */
+export interface BackupCrypto {
+  /** Fills a missing HMAC key (Vault's upgrade rule). */
+  random: (n: number) => Uint8Array;
+  /** Checks an Ed25519 seed against its stored public key. */
+  ed25519Public: Ed25519Public;
+}
+
 /**
- * Decode a Vault (or OpenBao, or transitkit) backup blob.
- * `random` fills a missing HMAC key (Vault's upgrade rule).
+ * Decode a Vault (or OpenBao, or transitkit) backup blob of any key type.
  * @throws TransitError `invalid_request` for anything malformed or inconsistent.
  * @internal
  */
-export function decodeVaultBackup(blob: unknown, random: (n: number) => Uint8Array): BackupKey {
+export async function decodeVaultBackup(blob: unknown, c: BackupCrypto): Promise<BackupKey> {
   if (typeof blob !== 'string' || blob === '') throw invalidRequest("'backup' must be supplied");
   const raw = tryDecodeBase64(blob);
   if (!raw) throw invalidRequest(`${WHAT}: not base64`);
@@ -190,10 +166,8 @@ export function decodeVaultBackup(blob: unknown, random: (n: number) => Uint8Arr
   const keySize = intField(po, 'key_size', WHAT);
   const type = typeFromVaultId(intField(po, 'type', WHAT), keySize > 0);
   const versions = new Map<number, KeyVersion>();
-  const put = (n: number, o: GoObject) => {
-    const v = decodeEntry(o);
-    if (v) versions.set(n, v);
-  };
+  const entries: [number, GoObject][] = [];
+  const put = (n: number, o: GoObject) => entries.push([n, o]);
 
   const minAvailable = intField(po, 'min_available_version', WHAT);
   const archived = objectField(top, 'archived_keys', WHAT)?.get('keys');
@@ -212,6 +186,10 @@ export function decodeVaultBackup(blob: unknown, random: (n: number) => Uint8Arr
     if (!/^[0-9]{1,9}$/.test(k)) throw invalidRequest(`${WHAT}: key version ${JSON.stringify(k)}`);
     const o = objectField(keysObj as GoObject, k, WHAT);
     if (o) put(Number(k), o);
+  }
+  for (const [n, o] of entries) {
+    const v = await decodeEntry(o, type, c.ed25519Public);
+    if (v) versions.set(n, v);
   }
   // Upgrade rule: a pre-0.3 policy kept its only key in `policy.key`.
   const legacy = bytesField(po, 'key');
@@ -246,14 +224,17 @@ export function decodeVaultBackup(blob: unknown, random: (n: number) => Uint8Arr
     if (!v) throw invalidRequest(`${WHAT}: key version ${n} is missing`);
     const expected = type.family === 'hmac' ? keySize : type.keyBytes;
     if (
-      v.key.length !== expected ||
-      (type.family === 'hmac' && (expected < 32 || expected > 512))
+      !type.asymmetric &&
+      (v.key.length !== expected || (type.family === 'hmac' && (expected < 32 || expected > 512)))
     ) {
       throw invalidRequest(`${WHAT}: key version ${n} has the wrong size for ${type.name}`);
     }
+    if (type.asymmetric && !v.asymmetric) {
+      throw invalidRequest(`${WHAT}: key version ${n} has no ${type.name} key material`);
+    }
     if (type.family === 'hmac') versions.set(n, { ...v, hmac_key: v.key });
     else if (v.hmac_key.length === 0 && n === latest)
-      versions.set(n, { ...v, hmac_key: random(32) });
+      versions.set(n, { ...v, hmac_key: c.random(32) });
   }
   for (const n of [...versions.keys()]) if (n < oldest || n > latest) versions.delete(n);
 
@@ -263,6 +244,9 @@ export function decodeVaultBackup(blob: unknown, random: (n: number) => Uint8Arr
   if (kdf !== 0 && kdf !== 1) throw invalidRequest(`${WHAT}: unknown kdf ${kdf}`);
   if (convergent && !derived)
     throw invalidRequest(`${WHAT}: convergent encryption without derivation`);
+  if ((derived && !type.supportsDerivation) || (convergent && !type.supportsEncryption)) {
+    throw invalidRequest(`${WHAT}: ${type.name} keys cannot be derived or convergent`);
+  }
   let convergentVersion = intField(po, 'convergent_version', WHAT);
   if (convergent && convergentVersion === 0) convergentVersion = 1;
   const periodNs = intField(po, 'auto_rotate_period', WHAT);

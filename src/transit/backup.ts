@@ -3,6 +3,8 @@
  *
  * Routes: `GET /transit/backup/:name`, `POST /transit/restore(/:name)`.
  *
+ * Every key type is carried (asymmetric material in Vault's `ec_*`,
+ * `rsa_key`, `public_key` fields; `./keys/vault-backup-entry.ts`).
  * A backup needs `exportable` and `allow_plaintext_backup`; it records
  * `backup_info` on the key before serialising (so the blob carries it, as
  * Vault's does). A restore refuses an existing name unless `force`, renames
@@ -29,10 +31,6 @@ export async function backupKey(e: Engine, name: string): Promise<{ backup: stri
     if (!p.exportable) throw invalidRequest('exporting is disallowed on the policy');
     if (!p.allow_plaintext_backup)
       throw invalidRequest('plaintext backup is disallowed on the policy');
-    // The blob codec does not carry asymmetric material yet: refuse, never write a lossy blob.
-    if (typeInfo(p).asymmetric) {
-      throw invalidRequest(`backup of ${p.type} keys is not supported yet`);
-    }
     return {
       policy: { ...p, backup_info: { time: rfc3339(e.clock.now()), version: p.latest_version } },
     };
@@ -50,8 +48,16 @@ export async function backupKey(e: Engine, name: string): Promise<{ backup: stri
 export async function restoreKey(e: Engine, req: RestoreRequest): Promise<void> {
   const r = asRequest(req);
   const force = optBool(r.force, 'force') ?? false;
-  const { policy, versions } = decodeVaultBackup(r.backup, (n) => e.backend.randomBytes(n));
+  const { policy, versions } = await decodeVaultBackup(r.backup, {
+    random: (n) => e.backend.randomBytes(n),
+    ed25519Public: (seed) => e.backend.ed25519PublicKey({ seed }),
+  });
   const name = restoreName(r.name, policy.name);
+  if (versions.size > e.maxVersions) {
+    throw invalidRequest(
+      `the backup holds ${versions.size} versions, the maximum per key is ${e.maxVersions}`,
+    );
+  }
   const restored = {
     ...policy,
     name,

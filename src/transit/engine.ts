@@ -20,6 +20,8 @@ export interface Engine {
   readonly prefix: string;
   /** Maximum items per batch. */
   readonly maxBatch: number;
+  /** Maximum live versions per key (rotate, auto-rotate, restore refuse beyond it). */
+  readonly maxVersions: number;
   /** Global settings (persisted; loaded at start). */
   readonly settings: { disable_upsert: boolean; cache_size: number };
 }

@@ -53,8 +53,8 @@ function checkCapability(type: ExportKeyType, info: KeyTypeInfo): void {
   }
 }
 
-/** The versions to export: all (omitted), `latest`, `N` or `vN`. */
-function versionsOf(p: KeyPolicy, version: unknown): number[] {
+/** The versions to export: all (omitted), `latest`, `N` or `vN` (also byok-export). @internal */
+export function versionsOf(p: KeyPolicy, version: unknown): number[] {
   const first = Math.max(oldestVersion(p), p.min_decryption_version);
   if (version === undefined || version === null || version === '') {
     const all: number[] = [];

@@ -11,6 +11,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
 import { nobleBackend } from '../crypto/noble/index.js';
 import { invalidRequest } from '../errors.js';
+import { DEFAULT_MAX_KEY_VERSIONS } from '../keys/policy.js';
 import { PolicyStore } from '../keys/policy-store.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { DEFAULT_MAX_BATCH } from './batch.js';
@@ -39,6 +40,12 @@ export interface TransitOptions {
   /** Maximum items in one `batch_input`. Default 10,000. */
   maxBatchSize?: number;
   /**
+   * Maximum live versions per key (from `min_available_version` to the
+   * latest). Rotation, auto-rotation and restore refuse to go beyond it;
+   * trimming frees room. Default 100,000.
+   */
+  maxKeyVersions?: number;
+  /**
    * Automatic rotation: `false` disables the timer (call {@link Transit.runAutoRotation}
    * yourself); otherwise a pass runs every `intervalMs` (default 60,000). The timer
    * does not keep a Node process alive.
@@ -46,7 +53,8 @@ export interface TransitOptions {
   autoRotate?: false | { intervalMs?: number };
 }
 
-function resolveBackend(c: TransitOptions['crypto']): CryptoBackend {
+/** The backend an option names. @internal */
+export function resolveBackend(c: TransitOptions['crypto']): CryptoBackend {
   if (c === undefined || c === 'default') return defaultBackend;
   if (c === 'noble') return nobleBackend;
   if (typeof c === 'object' && c !== null && typeof c.aeadSeal === 'function') return c;
@@ -75,6 +83,10 @@ export function engineFromOptions(options: TransitOptions): Engine {
   if (!Number.isSafeInteger(maxBatch) || maxBatch < 1) {
     throw invalidRequest('maxBatchSize must be a positive integer');
   }
+  const maxVersions = options.maxKeyVersions ?? DEFAULT_MAX_KEY_VERSIONS;
+  if (!Number.isSafeInteger(maxVersions) || maxVersions < 1) {
+    throw invalidRequest('maxKeyVersions must be a positive integer');
+  }
   return {
     storage,
     backend,
@@ -82,6 +94,7 @@ export function engineFromOptions(options: TransitOptions): Engine {
     clock: options.clock ?? systemClock,
     prefix,
     maxBatch,
+    maxVersions,
     settings: { disable_upsert: false, cache_size: cacheSize },
   };
 }

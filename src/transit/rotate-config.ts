@@ -8,7 +8,13 @@
 import { invalidRequest } from '../errors.js';
 import { parseAutoRotatePeriod } from '../keys/duration.js';
 import { checkKeyName } from '../keys/names.js';
-import { applyConfig, assertNotSoftDeleted, checkTrim, typeInfo } from '../keys/policy.js';
+import {
+  applyConfig,
+  assertNotSoftDeleted,
+  assertVersionRoom,
+  checkTrim,
+  typeInfo,
+} from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
 import type { Engine } from './engine.js';
 import { newVersion } from './material.js';
@@ -62,8 +68,11 @@ export async function rotate(
     if (p.imported && !p.allow_imported_key_rotation) {
       throw invalidRequest(`imported key ${name} does not allow rotation within transit`);
     }
+    assertVersionRoom(p, e.maxVersions);
     const latest = p.latest_version + 1;
-    const policy = { ...p, latest_version: latest };
+    // As Vault: once the engine rotates an imported key it is no longer
+    // "imported", and import_version stops applying to it.
+    const policy = { ...p, latest_version: latest, imported: false };
     rotated = true;
     return { policy, add: new Map([[latest, await newVersion(e, policy, typeInfo(p))]]) };
   });

@@ -6,63 +6,24 @@
  */
 import { type AutoRotateResult, autoRotateTick } from './auto-rotate.js';
 import { backupKey, restoreKey } from './backup.js';
+import { byokExport } from './byok.js';
 import { setCertificate, signCsr } from './certificates.js';
 import * as config from './config.js';
 import { generateDataKey } from './datakey.js';
 import { decrypt, encrypt, rewrap } from './encrypt.js';
-import type { Engine } from './engine.js';
 import { exportKey } from './export.js';
 import { hash, randomBytes } from './hash-random.js';
 import { hmac } from './hmac.js';
-import { watchForChanges } from './invalidation.js';
+import { importKey, importKeyVersion } from './import.js';
 import { createKey, deleteKey, listKeys, readKey, setSoftDeleted } from './keys.js';
-import { engineFromOptions, type TransitOptions } from './options.js';
-import { asRequest } from './request.js';
+import { type Lifecycle, startTransit } from './lifecycle.js';
+import type * as M from './mobility-types.js';
+import type { TransitOptions } from './options.js';
 import { rotateKey, trimKey, updateKeyConfig } from './rotate-config.js';
 import { sign, verify } from './sign.js';
-import type {
-  BatchResult,
-  CacheConfig,
-  CiphertextBatchItem,
-  CiphertextResult,
-  CreateKeyRequest,
-  DataKeyRequest,
-  DataKeyResult,
-  DecryptBatchItem,
-  DecryptItem,
-  DecryptRequest,
-  EncryptItem,
-  EncryptOptions,
-  EncryptRequest,
-  ExportKeyOptions,
-  ExportKeyResult,
-  ExportKeyType,
-  HashRequest,
-  HmacBatchItem,
-  HmacItem,
-  HmacRequest,
-  KeyConfigRequest,
-  KeyInfo,
-  KeysConfig,
-  ListKeysRequest,
-  RandomRequest,
-  ReadKeyRequest,
-  RestoreRequest,
-  RewrapItem,
-  RewrapRequest,
-  SetCertificateRequest,
-  SetCertificateResult,
-  SignBatchItem,
-  SignCsrRequest,
-  SignCsrResult,
-  SignItem,
-  SignRequest,
-  SignResult,
-  VerifyBatchItem,
-  VerifyItem,
-  VerifyRequest,
-} from './types.js';
+import type * as T from './types.js';
 import { withWarnings } from './warnings.js';
+import { getWrappingKey } from './wrapping-key.js';
 
 export type { TransitOptions } from './options.js';
 
@@ -84,33 +45,15 @@ export type { TransitOptions } from './options.js';
  * @public
  */
 export class Transit {
-  readonly #e: Engine;
-  readonly #ready: Promise<void>;
-  #timer: ReturnType<typeof setInterval> | undefined;
-  #unwatch: (() => Promise<void>) | undefined;
+  readonly #life: Lifecycle;
 
   constructor(opts: TransitOptions = {}) {
-    const options = asRequest(opts, 'options') as TransitOptions;
-    this.#e = engineFromOptions(options);
-    const e = this.#e;
-    this.#ready = (async () => {
-      await config.loadSettings(e);
-      this.#unwatch = await watchForChanges(e);
-    })();
-    // Keep an unhandled rejection from escaping; every call awaits #ready and sees it.
-    this.#ready.catch(() => undefined);
-    if (options.autoRotate !== false) {
-      const ms = options.autoRotate?.intervalMs ?? 60_000;
-      this.#timer = setInterval(() => {
-        this.runAutoRotation().catch(() => undefined);
-      }, ms);
-      (this.#timer as { unref?: () => void }).unref?.();
-    }
+    this.#life = startTransit(opts, () => this.runAutoRotation());
   }
 
   /** The crypto backend in use (`'node'`, `'noble'` or a custom name). */
   get backendName(): string {
-    return this.#e.backend.name;
+    return this.#life.context.backend.name;
   }
 
   /**
@@ -118,9 +61,8 @@ export class Transit {
    * unchanged and returned, with the warning `key <name> already existed`.
    * @throws TransitError `invalid_request` for a bad name, type, flag combination, key_size or period.
    */
-  async createKey(name: string, req: CreateKeyRequest = {}): Promise<KeyInfo> {
-    await this.#ready;
-    const { info, created } = await createKey(this.#e, name, req);
+  async createKey(name: string, req: T.CreateKeyRequest = {}): Promise<T.KeyInfo> {
+    const { info, created } = await createKey(await this.#life.engine(), name, req);
     return withWarnings(info, created ? [] : [`key ${name} already existed`]);
   }
 
@@ -130,15 +72,13 @@ export class Transit {
    * `context` shows a derived Ed25519 key's per-context public keys.
    * @throws TransitError `not_found` when the key does not exist; `invalid_request` for a bad context.
    */
-  async readKey(name: string, req: ReadKeyRequest = {}): Promise<KeyInfo> {
-    await this.#ready;
-    return readKey(this.#e, name, req);
+  async readKey(name: string, req: T.ReadKeyRequest = {}): Promise<T.KeyInfo> {
+    return readKey(await this.#life.engine(), name, req);
   }
 
   /** List key names, sorted, optionally paginated (`LIST /transit/keys`). */
-  async listKeys(req: ListKeysRequest = {}): Promise<{ keys: string[] }> {
-    await this.#ready;
-    return listKeys(this.#e, req);
+  async listKeys(req: T.ListKeysRequest = {}): Promise<{ keys: string[] }> {
+    return listKeys(await this.#life.engine(), req);
   }
 
   /**
@@ -146,9 +86,8 @@ export class Transit {
    * `exportable` and `allow_plaintext_backup` can only be turned on.
    * @throws TransitError `invalid_request` when a version bound or flag change is not allowed.
    */
-  async updateKeyConfig(name: string, req: KeyConfigRequest = {}): Promise<KeyInfo> {
-    await this.#ready;
-    const { info, warnings } = await updateKeyConfig(this.#e, name, req);
+  async updateKeyConfig(name: string, req: T.KeyConfigRequest = {}): Promise<T.KeyInfo> {
+    const { info, warnings } = await updateKeyConfig(await this.#life.engine(), name, req);
     return withWarnings(info, warnings);
   }
 
@@ -156,34 +95,30 @@ export class Transit {
    * Add a new version and make it the latest (`POST /transit/keys/:name/rotate`).
    * @throws TransitError `invalid_request` for a missing or soft-deleted key.
    */
-  async rotateKey(name: string): Promise<KeyInfo> {
-    await this.#ready;
-    return rotateKey(this.#e, name);
+  async rotateKey(name: string): Promise<T.KeyInfo> {
+    return rotateKey(await this.#life.engine(), name);
   }
 
   /**
    * Permanently delete versions below `min_available_version` (`POST /transit/keys/:name/trim`).
    * @throws TransitError `invalid_request` when the bound is outside the key's min versions.
    */
-  async trimKey(name: string, req: { min_available_version?: number }): Promise<KeyInfo> {
-    await this.#ready;
-    return trimKey(this.#e, name, req ?? {});
+  async trimKey(name: string, req: { min_available_version?: number }): Promise<T.KeyInfo> {
+    return trimKey(await this.#life.engine(), name, req ?? {});
   }
 
   /**
    * Soft-delete a key (`DELETE /transit/keys/:name/soft-delete`): it stays
    * stored, readable and configurable, but refuses cryptographic use.
    */
-  async softDeleteKey(name: string): Promise<KeyInfo> {
-    await this.#ready;
-    const { info, warning } = await setSoftDeleted(this.#e, name, true);
+  async softDeleteKey(name: string): Promise<T.KeyInfo> {
+    const { info, warning } = await setSoftDeleted(await this.#life.engine(), name, true);
     return withWarnings(info, warning ? [warning] : []);
   }
 
   /** Undo a soft delete (`POST /transit/keys/:name/soft-delete-restore`). */
-  async restoreSoftDeletedKey(name: string): Promise<KeyInfo> {
-    await this.#ready;
-    const { info, warning } = await setSoftDeleted(this.#e, name, false);
+  async restoreSoftDeletedKey(name: string): Promise<T.KeyInfo> {
+    const { info, warning } = await setSoftDeleted(await this.#life.engine(), name, false);
     return withWarnings(info, warning ? [warning] : []);
   }
 
@@ -192,8 +127,7 @@ export class Transit {
    * @throws TransitError `invalid_request` when deletion is not allowed or the key is missing.
    */
   async deleteKey(name: string): Promise<void> {
-    await this.#ready;
-    return deleteKey(this.#e, name);
+    return deleteKey(await this.#life.engine(), name);
   }
 
   /**
@@ -203,21 +137,20 @@ export class Transit {
    */
   async encrypt(
     name: string,
-    req: EncryptRequest & { batch_input: EncryptItem[] },
-    options?: EncryptOptions,
-  ): Promise<BatchResult<CiphertextBatchItem>>;
+    req: T.EncryptRequest & { batch_input: T.EncryptItem[] },
+    options?: T.EncryptOptions,
+  ): Promise<T.BatchResult<T.CiphertextBatchItem>>;
   async encrypt(
     name: string,
-    req: EncryptRequest,
-    options?: EncryptOptions,
-  ): Promise<CiphertextResult>;
+    req: T.EncryptRequest,
+    options?: T.EncryptOptions,
+  ): Promise<T.CiphertextResult>;
   async encrypt(
     name: string,
-    req: EncryptRequest,
-    options?: EncryptOptions,
-  ): Promise<CiphertextResult | BatchResult<CiphertextBatchItem>> {
-    await this.#ready;
-    return encrypt(this.#e, name, req, options);
+    req: T.EncryptRequest,
+    options?: T.EncryptOptions,
+  ): Promise<T.CiphertextResult | T.BatchResult<T.CiphertextBatchItem>> {
+    return encrypt(await this.#life.engine(), name, req, options);
   }
 
   /**
@@ -226,15 +159,14 @@ export class Transit {
    */
   async decrypt(
     name: string,
-    req: DecryptRequest & { batch_input: DecryptItem[] },
-  ): Promise<BatchResult<DecryptBatchItem>>;
-  async decrypt(name: string, req: DecryptRequest): Promise<{ plaintext: string }>;
+    req: T.DecryptRequest & { batch_input: T.DecryptItem[] },
+  ): Promise<T.BatchResult<T.DecryptBatchItem>>;
+  async decrypt(name: string, req: T.DecryptRequest): Promise<{ plaintext: string }>;
   async decrypt(
     name: string,
-    req: DecryptRequest,
-  ): Promise<{ plaintext: string } | BatchResult<DecryptBatchItem>> {
-    await this.#ready;
-    return decrypt(this.#e, name, req);
+    req: T.DecryptRequest,
+  ): Promise<{ plaintext: string } | T.BatchResult<T.DecryptBatchItem>> {
+    return decrypt(await this.#life.engine(), name, req);
   }
 
   /**
@@ -243,15 +175,14 @@ export class Transit {
    */
   async rewrap(
     name: string,
-    req: RewrapRequest & { batch_input: RewrapItem[] },
-  ): Promise<BatchResult<CiphertextBatchItem>>;
-  async rewrap(name: string, req: RewrapRequest): Promise<CiphertextResult>;
+    req: T.RewrapRequest & { batch_input: T.RewrapItem[] },
+  ): Promise<T.BatchResult<T.CiphertextBatchItem>>;
+  async rewrap(name: string, req: T.RewrapRequest): Promise<T.CiphertextResult>;
   async rewrap(
     name: string,
-    req: RewrapRequest,
-  ): Promise<CiphertextResult | BatchResult<CiphertextBatchItem>> {
-    await this.#ready;
-    return rewrap(this.#e, name, req);
+    req: T.RewrapRequest,
+  ): Promise<T.CiphertextResult | T.BatchResult<T.CiphertextBatchItem>> {
+    return rewrap(await this.#life.engine(), name, req);
   }
 
   /**
@@ -261,24 +192,22 @@ export class Transit {
   async generateDataKey(
     name: string,
     kind: 'plaintext' | 'wrapped',
-    req: DataKeyRequest = {},
-  ): Promise<DataKeyResult> {
-    await this.#ready;
-    return generateDataKey(this.#e, name, kind, req);
+    req: T.DataKeyRequest = {},
+  ): Promise<T.DataKeyResult> {
+    return generateDataKey(await this.#life.engine(), name, kind, req);
   }
 
   /** HMAC with the key version's own secret (`POST /transit/hmac/:name(/:algorithm)`). */
   async hmac(
     name: string,
-    req: HmacRequest & { batch_input: HmacItem[] },
-  ): Promise<BatchResult<HmacBatchItem>>;
-  async hmac(name: string, req: HmacRequest): Promise<{ hmac: string; key_version: number }>;
+    req: T.HmacRequest & { batch_input: T.HmacItem[] },
+  ): Promise<T.BatchResult<T.HmacBatchItem>>;
+  async hmac(name: string, req: T.HmacRequest): Promise<{ hmac: string; key_version: number }>;
   async hmac(
     name: string,
-    req: HmacRequest,
-  ): Promise<{ hmac: string; key_version: number } | BatchResult<HmacBatchItem>> {
-    await this.#ready;
-    return hmac(this.#e, name, req);
+    req: T.HmacRequest,
+  ): Promise<{ hmac: string; key_version: number } | T.BatchResult<T.HmacBatchItem>> {
+    return hmac(await this.#life.engine(), name, req);
   }
 
   /**
@@ -290,12 +219,14 @@ export class Transit {
    */
   async sign(
     name: string,
-    req: SignRequest & { batch_input: SignItem[] },
-  ): Promise<BatchResult<SignBatchItem>>;
-  async sign(name: string, req: SignRequest): Promise<SignResult>;
-  async sign(name: string, req: SignRequest): Promise<SignResult | BatchResult<SignBatchItem>> {
-    await this.#ready;
-    return sign(this.#e, name, req);
+    req: T.SignRequest & { batch_input: T.SignItem[] },
+  ): Promise<T.BatchResult<T.SignBatchItem>>;
+  async sign(name: string, req: T.SignRequest): Promise<T.SignResult>;
+  async sign(
+    name: string,
+    req: T.SignRequest,
+  ): Promise<T.SignResult | T.BatchResult<T.SignBatchItem>> {
+    return sign(await this.#life.engine(), name, req);
   }
 
   /**
@@ -306,15 +237,14 @@ export class Transit {
    */
   async verify(
     name: string,
-    req: VerifyRequest & { batch_input: VerifyItem[] },
-  ): Promise<BatchResult<VerifyBatchItem>>;
-  async verify(name: string, req: VerifyRequest): Promise<{ valid: boolean }>;
+    req: T.VerifyRequest & { batch_input: T.VerifyItem[] },
+  ): Promise<T.BatchResult<T.VerifyBatchItem>>;
+  async verify(name: string, req: T.VerifyRequest): Promise<{ valid: boolean }>;
   async verify(
     name: string,
-    req: VerifyRequest,
-  ): Promise<{ valid: boolean } | BatchResult<VerifyBatchItem>> {
-    await this.#ready;
-    return verify(this.#e, name, req);
+    req: T.VerifyRequest,
+  ): Promise<{ valid: boolean } | T.BatchResult<T.VerifyBatchItem>> {
+    return verify(await this.#life.engine(), name, req);
   }
 
   /**
@@ -325,13 +255,12 @@ export class Transit {
    * not exportable, not applicable to the key type, or the version is not available.
    */
   async exportKey(
-    type: ExportKeyType,
+    type: T.ExportKeyType,
     name: string,
     version?: string | number,
-    options: ExportKeyOptions = {},
-  ): Promise<ExportKeyResult> {
-    await this.#ready;
-    return exportKey(this.#e, type, name, version, options);
+    options: T.ExportKeyOptions = {},
+  ): Promise<T.ExportKeyResult> {
+    return exportKey(await this.#life.engine(), type, name, version, options);
   }
 
   /**
@@ -340,9 +269,8 @@ export class Transit {
    * @throws TransitError `invalid_request` for a missing, derived or non-signing
    * key, a public-only or missing version, or a template that does not parse.
    */
-  async signCsr(name: string, req: SignCsrRequest = {}): Promise<SignCsrResult> {
-    await this.#ready;
-    return signCsr(this.#e, name, req);
+  async signCsr(name: string, req: T.SignCsrRequest = {}): Promise<T.SignCsrResult> {
+    return signCsr(await this.#life.engine(), name, req);
   }
 
   /**
@@ -351,21 +279,21 @@ export class Transit {
    * @throws TransitError `invalid_request` for a missing, derived or non-signing
    * key, a chain that does not parse, or a leaf whose key is not the version's.
    */
-  async setCertificate(name: string, req: SetCertificateRequest): Promise<SetCertificateResult> {
-    await this.#ready;
-    return setCertificate(this.#e, name, req);
+  async setCertificate(
+    name: string,
+    req: T.SetCertificateRequest,
+  ): Promise<T.SetCertificateResult> {
+    return setCertificate(await this.#life.engine(), name, req);
   }
 
   /** Hash data (`POST /transit/hash(/:algorithm)`); `format` hex (default) or base64. */
-  async hash(req: HashRequest): Promise<{ sum: string }> {
-    await this.#ready;
-    return hash(this.#e, req ?? {});
+  async hash(req: T.HashRequest): Promise<{ sum: string }> {
+    return hash(await this.#life.engine(), req ?? {});
   }
 
   /** Random bytes from the platform CSPRNG (`POST /transit/random(/:source)(/:bytes)`). */
-  async randomBytes(req: RandomRequest = {}): Promise<{ random_bytes: string }> {
-    await this.#ready;
-    return randomBytes(this.#e, req ?? {});
+  async randomBytes(req: T.RandomRequest = {}): Promise<{ random_bytes: string }> {
+    return randomBytes(await this.#life.engine(), req ?? {});
   }
 
   /**
@@ -375,8 +303,7 @@ export class Transit {
    * @throws TransitError `not_found` for a missing key; `invalid_request` when backup is not allowed.
    */
   async backupKey(name: string): Promise<{ backup: string }> {
-    await this.#ready;
-    return backupKey(this.#e, name);
+    return backupKey(await this.#life.engine(), name);
   }
 
   /**
@@ -384,51 +311,87 @@ export class Transit {
    * (`POST /transit/restore(/:name)`). An existing name is refused unless `force`.
    * @throws TransitError `invalid_request` for a malformed blob or an existing name.
    */
-  async restoreKey(req: RestoreRequest): Promise<void> {
-    await this.#ready;
-    return restoreKey(this.#e, req);
+  async restoreKey(req: T.RestoreRequest): Promise<void> {
+    return restoreKey(await this.#life.engine(), req);
+  }
+
+  /**
+   * The BYOK wrapping key (`GET /transit/wrapping_key`): a 4096-bit RSA public
+   * key (PEM) to wrap material for {@link Transit.importKey}. Created on first
+   * use, once per storage; it is not listed among the keys.
+   */
+  async getWrappingKey(): Promise<M.WrappingKeyResult> {
+    return getWrappingKey(await this.#life.engine());
+  }
+
+  /**
+   * Create a key from existing material (`POST /transit/keys/:name/import`):
+   * `ciphertext` wrapped for {@link Transit.getWrappingKey} (raw symmetric key
+   * or PKCS#8), or a `public_key` PEM alone (verify/encrypt only). Nothing is
+   * stored unless the whole request is valid.
+   * @throws TransitError `invalid_request` for an existing name, bad options, or
+   * material that does not unwrap, parse or fit the type.
+   */
+  async importKey(name: string, req: M.ImportKeyRequest): Promise<void> {
+    return importKey(await this.#life.engine(), name, req);
+  }
+
+  /**
+   * Add material to an imported key (`POST /transit/keys/:name/import_version`):
+   * a new version, or the private key of a public-only version (`version`, or
+   * the latest when the pair matches). Not for generated or rotated keys.
+   * @throws TransitError `invalid_request` as for {@link Transit.importKey}, for a
+   * key that does not take imports, or a key pair that does not match.
+   */
+  async importKeyVersion(name: string, req: M.ImportKeyVersionRequest): Promise<void> {
+    return importKeyVersion(await this.#life.engine(), name, req);
+  }
+
+  /**
+   * Wrap `source`'s versions for the RSA key `destination` in the import
+   * format (`GET /transit/byok-export/:destination/:source(/:version)`), e.g.
+   * for another engine's wrapping key imported here with `public_key`.
+   * @throws TransitError `not_found` for a missing key; `invalid_request` for a
+   * non-RSA destination, a non-exportable or soft-deleted key, or a bad version or hash.
+   */
+  async byokExport(
+    destination: string,
+    source: string,
+    options: M.ByokExportOptions = {},
+  ): Promise<M.ByokExportResult> {
+    return byokExport(await this.#life.engine(), destination, source, options);
   }
 
   /** Read the global key settings (`GET /transit/config/keys`). */
-  async readKeysConfig(): Promise<KeysConfig> {
-    await this.#ready;
-    return config.readKeysConfig(this.#e);
+  async readKeysConfig(): Promise<T.KeysConfig> {
+    return config.readKeysConfig(await this.#life.engine());
   }
 
   /** Write the global key settings (`POST /transit/config/keys`). */
-  async writeKeysConfig(req: Partial<KeysConfig>): Promise<KeysConfig> {
-    await this.#ready;
-    return config.writeKeysConfig(this.#e, req ?? {});
+  async writeKeysConfig(req: Partial<T.KeysConfig>): Promise<T.KeysConfig> {
+    return config.writeKeysConfig(await this.#life.engine(), req ?? {});
   }
 
   /** Read the parsed-key cache size (`GET /transit/cache-config`). */
-  async readCacheConfig(): Promise<CacheConfig> {
-    await this.#ready;
-    return config.readCacheConfig(this.#e);
+  async readCacheConfig(): Promise<T.CacheConfig> {
+    return config.readCacheConfig(await this.#life.engine());
   }
 
   /**
    * Set the parsed-key cache size (`POST /transit/cache-config`): 0 = unbounded,
    * else at least 10 (LRU). Applies at once.
    */
-  async writeCacheConfig(req: Partial<CacheConfig>): Promise<CacheConfig> {
-    await this.#ready;
-    return config.writeCacheConfig(this.#e, req ?? {});
+  async writeCacheConfig(req: Partial<T.CacheConfig>): Promise<T.CacheConfig> {
+    return config.writeCacheConfig(await this.#life.engine(), req ?? {});
   }
 
   /** Run one auto-rotation pass now, on the configured clock. */
   async runAutoRotation(): Promise<AutoRotateResult> {
-    await this.#ready;
-    return autoRotateTick(this.#e);
+    return autoRotateTick(await this.#life.engine());
   }
 
   /** Stop background work (the auto-rotation timer, the storage watch). Storage is left open. */
   async close(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#ready.catch(() => undefined);
-    const unwatch = this.#unwatch;
-    this.#unwatch = undefined;
-    await unwatch?.();
+    return this.#life.close();
   }
 }

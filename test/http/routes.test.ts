@@ -5,6 +5,7 @@
  * running CLI server, with its status and response shape checked.
  */
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expandOptional, Router } from '../../adapters/http/router.js';
 import { PENDING, ROUTES } from '../../adapters/http/routes.js';
 import { Transit } from '../../src/transit/transit.js';
+import { wrapForImport } from '../transit/import-support.js';
 import { b64, type CliServer, call, type Res, startDev } from './helpers.js';
 
 const SPEC = new URL('../../../shared/spec/transit-service.md', import.meta.url);
@@ -122,6 +124,14 @@ describe('route table vs spec', () => {
     }
   });
 
+  it('nothing is pending since key mobility (issue 4) landed; its methods exist', () => {
+    expect(PENDING).toEqual([]);
+    const proto = Transit.prototype as unknown as Record<string, unknown>;
+    for (const m of ['importKey', 'importKeyVersion', 'getWrappingKey', 'byokExport']) {
+      expect(typeof proto[m], m).toBe('function');
+    }
+  });
+
   it('rows are in the spec order within the spec routes', () => {
     const order = specRoutes().map(key);
     const served = ROUTES.map(key).filter((k) => order.includes(k));
@@ -229,6 +239,47 @@ describe('every row over real HTTP (transitkit server --dev)', () => {
       url: '/v1/transit/restore/walk2',
       body: () => ({ backup: state.backup }),
       status: 204,
+    },
+    // Key mobility: wrapping key, import, import_version, byok-export.
+    {
+      method: 'GET',
+      url: '/v1/transit/wrapping_key',
+      status: 200,
+      check: (r) => {
+        state.wrap = r.json.data.public_key;
+        expect(state.wrap).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);
+      },
+    },
+    {
+      method: 'POST',
+      url: '/v1/transit/keys/walk-imp/import',
+      body: () => ({
+        type: 'aes256-gcm96',
+        ciphertext: wrapForImport(state.wrap as string, randomBytes(32)),
+        exportable: true,
+      }),
+      status: 204,
+    },
+    {
+      method: 'PUT',
+      url: '/v1/transit/keys/walk-imp/import_version',
+      body: () => ({ ciphertext: wrapForImport(state.wrap as string, randomBytes(32)) }),
+      status: 204,
+    },
+    {
+      method: 'POST',
+      url: '/v1/transit/keys/walk-wrap/import',
+      body: () => ({ type: 'rsa-4096', public_key: state.wrap }),
+      status: 204,
+    },
+    {
+      method: 'GET',
+      url: '/v1/transit/byok-export/walk-wrap/walk-imp?hash=SHA512',
+      status: 200,
+      check: (r) => {
+        expect(r.json.data).toMatchObject({ name: 'walk-imp', type: 'aes256-gcm96' });
+        expect(Object.keys(r.json.data.keys)).toEqual(['1', '2']);
+      },
     },
     // Signing keys: sign, verify, export, CSR, certificate chain.
     {

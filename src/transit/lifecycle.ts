@@ -1,0 +1,62 @@
+/**
+ * The life of a `Transit` instance, kept out of the facade so that it stays a
+ * list of one-line methods: the engine context built from the options, the
+ * start-up work every call waits for (persisted settings, the storage watch),
+ * the auto-rotation timer, and `close()`.
+ * @module
+ */
+import { loadSettings } from './config.js';
+import type { Engine } from './engine.js';
+import { watchForChanges } from './invalidation.js';
+import { engineFromOptions, type TransitOptions } from './options.js';
+import { asRequest } from './request.js';
+
+/** A started engine. @internal */
+export interface Lifecycle {
+  /** The engine context (usable at once; calls should go through {@link Lifecycle.engine}). */
+  readonly context: Engine;
+  /** The engine, once start-up finished (rejects if it failed). */
+  engine(): Promise<Engine>;
+  /** Stop the timer and the storage watch; storage is left open. */
+  close(): Promise<void>;
+}
+
+/**
+ * Validate the options, start loading settings and watching storage, and
+ * schedule `tick` (an auto-rotation pass) unless `autoRotate` is false.
+ * @throws TransitError `invalid_request` for a bad option.
+ * @internal
+ */
+export function startTransit(opts: unknown, tick: () => Promise<unknown>): Lifecycle {
+  const options = asRequest(opts, 'options') as TransitOptions;
+  const e = engineFromOptions(options);
+  let unwatch: (() => Promise<void>) | undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const ready = (async () => {
+    await loadSettings(e);
+    unwatch = await watchForChanges(e);
+  })();
+  // Keep an unhandled rejection from escaping; every call awaits `ready` and sees it.
+  ready.catch(() => undefined);
+  if (options.autoRotate !== false) {
+    timer = setInterval(() => {
+      tick().catch(() => undefined);
+    }, options.autoRotate?.intervalMs ?? 60_000);
+    (timer as { unref?: () => void }).unref?.();
+  }
+  return {
+    context: e,
+    engine: async () => {
+      await ready;
+      return e;
+    },
+    async close() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await ready.catch(() => undefined);
+      const stop = unwatch;
+      unwatch = undefined;
+      await stop?.();
+    },
+  };
+}
