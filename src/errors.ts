@@ -62,6 +62,14 @@ export const unsupported = (message: string): TransitError =>
 /** A concurrent write won; the caller may retry. @internal */
 export const conflict = (message: string): TransitError => new TransitError('conflict', message);
 
+/**
+ * The node is sealed, or not initialised yet (HTTP 503): Vault's texts
+ * `Vault is sealed` and `Vault is not initialized`.
+ * @internal
+ */
+export const sealed = (initialized = true): TransitError =>
+  new TransitError('sealed', initialized ? 'Vault is sealed' : 'Vault is not initialized');
+
 /** A bug or an unexpected backend failure (HTTP 500). @internal */
 export const internal = (message: string, cause?: unknown): TransitError =>
   new TransitError('internal', message, { cause });

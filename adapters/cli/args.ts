@@ -14,6 +14,10 @@ export interface ServerArgs {
   config?: string;
   mount?: string;
   maxRequestBytes?: number;
+  /** Auto-unseal: a file holding the base64 of the 32-byte root key. */
+  rootKeyFile?: string;
+  /** With `rootKeyFile`: the root token created when the store is initialised. */
+  initialRootToken?: string;
 }
 
 /** A parsed command line. */
@@ -35,7 +39,13 @@ Options:
   --dev                       in-memory storage (unless --storage), print a root token
   --dev-root-token TOKEN      use TOKEN as the dev root token
   --listen HOST:PORT          listen address (default 127.0.0.1:8200; port 0 picks one)
-  --storage memory|file:DIR   where keys, tokens and policies live
+  --storage memory|file:DIR|redis://HOST:PORT
+                              where keys, tokens and policies live (encrypted at rest)
+  --root-key-file PATH        auto-unseal: base64 of a 32-byte root key; a new store is
+                              initialised on first start, and unsealed on every start
+                              (without it the server waits for sys/init and sys/unseal)
+  --initial-root-token TOKEN  with --root-key-file: the root token of a new store
+                              (default: generated and printed once)
   --config FILE               JSON config: listen, storage, mount, max_request_bytes, policies
   --mount PATH                transit mount path (default /v1/transit)
   --max-request-bytes N       largest request body (default 33554432)
@@ -50,6 +60,8 @@ const VALUE_FLAGS = new Set([
   'config',
   'mount',
   'max-request-bytes',
+  'root-key-file',
+  'initial-root-token',
 ]);
 
 /**
@@ -99,6 +111,12 @@ export function parseArgs(argv: readonly string[]): Command {
       case 'mount':
         args.mount = value;
         break;
+      case 'root-key-file':
+        args.rootKeyFile = value;
+        break;
+      case 'initial-root-token':
+        args.initialRootToken = value;
+        break;
       case 'max-request-bytes': {
         const n = Number(value);
         if (!Number.isSafeInteger(n) || n < 1) {
@@ -111,6 +129,9 @@ export function parseArgs(argv: readonly string[]): Command {
   }
   if (args.devRootToken !== undefined && !args.dev) {
     throw new UsageError('--dev-root-token needs --dev');
+  }
+  if (args.initialRootToken !== undefined && args.rootKeyFile === undefined) {
+    throw new UsageError('--initial-root-token needs --root-key-file');
   }
   return { kind: 'server', args };
 }

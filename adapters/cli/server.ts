@@ -1,25 +1,31 @@
 /**
- * `transitkit server`: a Transit engine, token store and ACL policies behind
- * Vault's HTTP API, on memory or file storage.
+ * `transitkit server`: a {@link TransitNode} (engine, token store, ACL
+ * policies, leases behind the encrypting barrier) serving Vault's HTTP API on
+ * memory, file or Redis storage.
  *
- * - `--dev`: in-memory unless `--storage` says otherwise; a root token (from
- *   `--dev-root-token`, or random) is printed.
- * - Without `--dev`: storage is required (flag or config); the first start
- *   on a new store prints an initial root token once (Vault's `operator
- *   init`; the sealed/unsealed life cycle arrives with the durable-storage
- *   work, issue 7).
+ * - `--dev`: in-memory unless `--storage` says otherwise; initialised and
+ *   unsealed with a random root key; a root token (from `--dev-root-token`, or
+ *   random) is printed. Persistent storage with `--dev` needs `--root-key-file`
+ *   (a random key could not unseal it again).
+ * - `--root-key-file PATH` (base64 of 32 bytes, auto-unseal): the first start on
+ *   a new store initialises it (root token from `--initial-root-token`, or
+ *   generated and printed once); every start unseals.
+ * - Neither: the server starts uninitialised or sealed and waits for
+ *   `PUT /v1/sys/init` and `PUT /v1/sys/unseal` (Vault's `operator init` and
+ *   `operator unseal`); every other route but health answers 503 meanwhile.
  * - `--config FILE` (JSON) gives `listen`, `storage`, `mount`,
- *   `max_request_bytes` and `policies` (name → HCL or JSON policy); flags win.
- * - A LeaseManager serves `/v1/sys/leases/*` and expires due leases every
- *   second (on the instance holding the storage's leader lock).
- * - Prints one line with `http://HOST:PORT` once listening.
+ *   `max_request_bytes` and `policies` (name → HCL or JSON policy, written on
+ *   every unseal); flags win.
+ * - The lease manager expires due leases every second, on the node holding
+ *   the storage's leader lock (`active` in health; the others are `standby`).
+ * - Prints one line with `http://HOST:PORT` once listening. Never prints or
+ *   logs the root key.
  * @module
  */
 import { readFile } from 'node:fs/promises';
-import { defaultBackend } from '#default-backend';
-import { LeaseManager, MemoryStorage, type StorageAdapter, Transit } from '../../src/index.js';
+import { MemoryStorage, type StorageAdapter, TransitNode } from '../../src/index.js';
 import { FileStorage } from '../file/index.js';
-import { AclPolicyStore, createHandler, TokenStore } from '../http/index.js';
+import { createHandler } from '../http/index.js';
 import { createServer, type TransitkitServer } from '../http/node-server.js';
 import { parseListen, type ServerArgs, UsageError } from './args.js';
 
@@ -52,16 +58,55 @@ async function loadConfig(file: string | undefined): Promise<ConfigFile> {
   return doc as ConfigFile;
 }
 
-async function openStorage(spec: string): Promise<{ storage: StorageAdapter; label: string }> {
-  if (spec === 'memory') return { storage: new MemoryStorage(), label: 'memory' };
-  if (spec.startsWith('file:') && spec.length > 5) {
+interface OpenedStorage {
+  storage: StorageAdapter;
+  label: string;
+  /** seal-status `storage_type`, as Vault names its backends. */
+  type: string;
+}
+
+/** The kind of a `--storage` value (`inmem`, `file`, `redis`: seal-status `storage_type`). */
+function storageKind(spec: string): 'inmem' | 'file' | 'redis' {
+  if (spec === 'memory') return 'inmem';
+  if (spec.startsWith('file:') && spec.length > 5) return 'file';
+  if (spec.startsWith('redis://') || spec.startsWith('rediss://')) return 'redis';
+  throw new UsageError(
+    `--storage must be memory or file:DIR (or redis://HOST:PORT), got ${JSON.stringify(spec)}`,
+  );
+}
+
+async function openStorage(spec: string): Promise<OpenedStorage> {
+  const type = storageKind(spec);
+  if (type === 'inmem') return { storage: new MemoryStorage(), label: 'memory', type };
+  if (type === 'file') {
     const dir = spec.slice(5);
-    return { storage: await FileStorage.open(dir), label: `file ${dir}` };
+    return { storage: await FileStorage.open(dir), label: `file ${dir}`, type };
   }
-  if (spec.startsWith('redis://') || spec.startsWith('rediss://')) {
-    throw new UsageError('redis storage is not available yet (it arrives with issue 7)');
+  // Loaded on demand: ioredis is an optional peer dependency.
+  const { RedisStorage } = await import('../redis/index.js');
+  const storage = await RedisStorage.connect(spec);
+  return { storage, label: `redis ${new URL(spec).host}`, type };
+}
+
+/**
+ * The root key of `--root-key-file`: base64 of exactly 32 bytes (surrounding
+ * whitespace ignored). Messages name the file, never its content.
+ */
+async function readRootKey(file: string): Promise<Uint8Array> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(
+      `cannot read --root-key-file ${file}: ${(e as NodeJS.ErrnoException).code}`,
+    );
   }
-  throw new UsageError(`--storage must be memory or file:DIR, got ${JSON.stringify(spec)}`);
+  const b64 = text.trim();
+  const key = /^[A-Za-z0-9+/]+={0,2}$/.test(b64) ? Buffer.from(b64, 'base64') : undefined;
+  if (key?.length !== 32) {
+    throw new UsageError(`--root-key-file ${file} must hold the base64 of 32 random bytes`);
+  }
+  return new Uint8Array(key);
 }
 
 /** A started server. */
@@ -85,36 +130,48 @@ export async function startServer(
   if (storageSpec === undefined) {
     throw new UsageError('--storage (or "storage" in --config) is required without --dev');
   }
+  if (args.dev && storageKind(storageSpec) !== 'inmem' && args.rootKeyFile === undefined) {
+    throw new UsageError('--dev with persistent storage needs --root-key-file');
+  }
   const { host, port } = parseListen(args.listen ?? config.listen ?? '127.0.0.1:8200');
-  const { storage, label } = await openStorage(storageSpec);
-  const transit = new Transit({ storage });
-  const policies = new AclPolicyStore({ storage });
-  const leases: LeaseManager = new LeaseManager({
+  const rootKey =
+    args.rootKeyFile !== undefined
+      ? await readRootKey(args.rootKeyFile)
+      : args.dev
+        ? globalThis.crypto.getRandomValues(new Uint8Array(32))
+        : undefined;
+  const { storage, label, type } = await openStorage(storageSpec);
+  const node = new TransitNode({
     storage,
-    // tidy() asks whether a lease's token still exists (without spending a use).
-    tokenExists: (token: string): Promise<boolean> => tokens.exists(token),
-    onError: (e) => console.error('transitkit: lease expiry:', e instanceof Error ? e.message : e),
+    ...(rootKey ? { rootKey } : {}),
+    initialRootToken: args.dev ? args.devRootToken : args.initialRootToken,
+    leases: {
+      onError: (e) =>
+        console.error('transitkit: lease expiry:', e instanceof Error ? e.message : e),
+    },
+    async onUnseal({ policies }) {
+      for (const [name, policy] of Object.entries(config.policies ?? {})) {
+        await policies.write(name, typeof policy === 'string' ? policy : JSON.stringify(policy));
+      }
+    },
+    version,
+    storageType: type,
   });
-  const tokens: TokenStore = new TokenStore({ storage, leases, crypto: defaultBackend });
-  leases.start(1_000);
+  rootKey?.fill(0);
   let server: TransitkitServer | undefined;
   try {
-    for (const [name, policy] of Object.entries(config.policies ?? {})) {
-      await policies.write(name, typeof policy === 'string' ? policy : JSON.stringify(policy));
+    const started = await node.start();
+    let root = started.root_token;
+    if (root === undefined && args.dev && args.devRootToken !== undefined) {
+      root = await node.tokens.createRoot({ id: args.devRootToken });
     }
-    const root = args.dev
-      ? await tokens.createRoot(args.devRootToken === undefined ? {} : { id: args.devRootToken })
-      : await tokens.bootstrapRoot();
     const mount = args.mount ?? config.mount ?? '/v1/transit';
-    const handler = createHandler(
-      { transit, tokens, policies, leases },
-      {
-        mount,
-        maxRequestBytes: args.maxRequestBytes ?? config.max_request_bytes,
-        version,
-        logger: { error: (message, error) => console.error(message, error) },
-      },
-    );
+    const handler = createHandler(node, {
+      mount,
+      maxRequestBytes: args.maxRequestBytes ?? config.max_request_bytes,
+      version,
+      logger: { error: (message, error) => console.error(message, error) },
+    });
     server = createServer(handler);
     const { url } = await server.listen(port, host);
     print(`==> transitkit server started: ${url}`);
@@ -122,22 +179,26 @@ export async function startServer(
       `    Storage: ${label}${args.dev && storageSpec === 'memory' ? ' (dev mode: lost on exit)' : ''}`,
     );
     print(`    Transit mount: ${mount}`);
-    if (root !== undefined)
+    const status = await node.sealStatus();
+    if (!status.initialized) print('    Seal: not initialized (PUT /v1/sys/init)');
+    else if (status.sealed)
+      print(`    Seal: sealed (PUT /v1/sys/unseal, ${status.t} of ${status.n})`);
+    else print(`    Seal: unsealed (${status.type})`);
+    if (root !== undefined) {
       print(`    ${args.dev ? 'Root Token' : 'Initial Root Token (shown once)'}: ${root}`);
+    }
     const running = server;
     return {
       url,
       async close() {
         await running.close({ drainMs: 10_000 });
-        await leases.stop();
-        await transit.close();
+        await node.close();
         await storage.close?.();
       },
     };
   } catch (e) {
     await server?.close({ drainMs: 0 }).catch(() => undefined);
-    await leases.stop().catch(() => undefined);
-    await transit.close().catch(() => undefined);
+    await node.close().catch(() => undefined);
     await storage.close?.().catch(() => undefined);
     throw e;
   }

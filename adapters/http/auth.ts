@@ -19,8 +19,7 @@
  * Runtime-neutral.
  * @module
  */
-import type { AclOperation } from '../../src/auth/acl.js';
-import type { TokenContext } from '../../src/auth/token-entry.js';
+import type { AclOperation, TokenContext } from 'transitkit';
 import { TransitError } from '../../src/errors.js';
 import type { Route, Services } from './route.js';
 

@@ -7,7 +7,7 @@
  * Runtime-neutral.
  * @module
  */
-import type { TokenContext } from '../../src/auth/token-entry.js';
+import type { TokenContext } from 'transitkit';
 import { notFound, TransitError } from '../../src/errors.js';
 import { ACTIVE, type HealthState } from './health.js';
 import type { CallContext, ServedBy, Services } from './route.js';

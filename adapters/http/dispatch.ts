@@ -15,7 +15,7 @@
  * answered with a generic 500.
  * @module
  */
-import type { AclOperation } from '../../src/auth/acl.js';
+import type { AclOperation } from 'transitkit';
 import { TransitError } from '../../src/errors.js';
 import { aclTail, authenticate, authorize, type HeaderLookup } from './auth.js';
 import { type HealthState, healthReply } from './health.js';
@@ -27,9 +27,11 @@ import {
   unknownFieldsWarning,
 } from './params.js';
 import { type HttpReply, jsonReply, successReply } from './reply.js';
-import type { ReplyKind, Route, RouteMethod, ServedBy, Services } from './route.js';
+import type { ReplyKind, Route, RouteMethod } from './route.js';
 import { Router } from './router.js';
 import { ROUTES } from './routes.js';
+import { SEAL_ROUTES } from './seal-routes.js';
+import { type HandlerServices, serviceSource } from './source.js';
 import { errorReply, errorsBody, INTERNAL_REPLY, ROUTE_STATUS } from './status.js';
 
 /**
@@ -125,12 +127,16 @@ const LIST_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
  * Build the dispatcher for a set of services.
  * @internal
  */
-export function createDispatch(services: Services, o: DispatchOptions): Dispatch {
+export function createDispatch(services: HandlerServices, o: DispatchOptions): Dispatch {
+  const source = serviceSource(services);
   const mount = segsOf(o.mount);
   const api = segsOf(o.apiPrefix);
   const aclMount =
     startsWith(mount, api) && mount.length > api.length ? mount.slice(api.length) : mount;
-  const router = new Router(ROUTES, (first) => (first === 'transit' ? mount : [...api, first]));
+  // The spec's table, then the seal routes (served only when the handler has a TransitNode).
+  const router = new Router([...ROUTES, ...SEAL_ROUTES], (first) =>
+    first === 'transit' ? mount : [...api, first],
+  );
   const isTransit = (r: Route) => r.path === '/transit' || r.path.startsWith('/transit/');
   const aclPathOf = (r: Route, segs: readonly string[]) =>
     (isTransit(r) ? [...aclMount, ...segs.slice(mount.length)] : segs.slice(api.length)).join('/');
@@ -154,10 +160,7 @@ export function createDispatch(services: Services, o: DispatchOptions): Dispatch
     seen.read = method === 'GET' || method === 'LIST';
     const found = router.match(method as RouteMethod, segs);
     const route = found.kind === 'match' ? found.match.route : undefined;
-    const usable =
-      route &&
-      (!route.needsAuth || (o.auth && services.tokens && services.policies)) &&
-      (!route.needsLeases || services.leases);
+    const usable = route && source.usable(route, o.auth);
     if (found.kind === 'none' || (route && !usable)) {
       if (fallthrough && !startsWith(segs, mount)) return { reply: undefined };
       const { status, message } = ROUTE_STATUS.unsupportedPath;
@@ -182,20 +185,15 @@ export function createDispatch(services: Services, o: DispatchOptions): Dispatch
     if (!('route' in r) || !r.route) return r.reply;
     const { route, params, segs, query, verb, method } = r;
 
-    if (services.health && route.reply !== 'health') {
-      const state = await services.health.health();
-      if (!state.initialized) throw new TransitError('sealed', 'Vault is not initialized');
-      if (state.sealed) throw new TransitError('sealed', 'Vault is sealed');
-    }
-    const token = await authenticate(services, route, req.headers, o.auth);
+    const served = await source.forRequest(route);
+    const token = await authenticate(served, route, req.headers, o.auth);
     const deferAcl = Object.keys(route.aclFromBody).length > 0;
     let operation: AclOperation = deferAcl
       ? 'update'
-      : await authorize(services, route, params, aclPathOf(route, segs), token);
+      : await authorize(served, route, params, aclPathOf(route, segs), token);
     if (req.headers('x-vault-wrap-ttl')) {
       throw new TransitError('invalid_request', 'response wrapping is not supported');
     }
-    const served = services as ServedBy;
     if (route.reply === 'health') {
       const state = (await route.call(
         served,
@@ -217,7 +215,7 @@ export function createDispatch(services: Services, o: DispatchOptions): Dispatch
     const { body, unknown } = parseFields(route, params, raw, o.unknownFields);
     if (deferAcl) {
       const aclPath = [aclPathOf(route, segs), ...aclTail(route, params, body)].join('/');
-      operation = await authorize(services, route, params, aclPath, token);
+      operation = await authorize(served, route, params, aclPath, token);
     }
     const warnings = unknown.length > 0 ? [unknownFieldsWarning(unknown)] : [];
     const result = await route.call(served, { path: params, body }, { operation, token });

@@ -8,8 +8,11 @@
  * codes `strconv.Atoi`; a bad value is 400 `{"errors":[]}`. A code outside
  * 200..599 is refused the same way (Vault would fail writing it).
  *
- * The state comes from a {@link HealthSource}; until the seal/standby work
- * lands, the default source reports an initialized, unsealed, active node.
+ * The state comes from a {@link HealthSource}: a `TransitNode` (uninitialised
+ * until `sys/init`, sealed until `sys/unseal`, standby while another node
+ * holds the storage's leader lock, else active), or, for a handler on fixed
+ * services, an application's own source; without one, an initialized,
+ * unsealed, active node.
  *
  * Runtime-neutral.
  * @module

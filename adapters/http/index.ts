@@ -3,7 +3,9 @@
  * transit routes under a mount (default `/v1/transit`), `/v1/sys/health`,
  * Vault tokens (`/v1/auth/token/*`) and ACL policies (`/v1/sys/policy/*`,
  * `/v1/sys/policies/acl/*`) — so Vault clients (hvac, node-vault, the Vault
- * CLI, curl scripts) work unchanged.
+ * CLI, curl scripts) work unchanged. Given a `TransitNode` instead of fixed
+ * services, it also serves the seal (`/v1/sys/init`, `unseal`, `seal`,
+ * `seal-status`, `rotate`, `key-status`) and answers 503 while sealed.
  *
  * One runtime-neutral dispatcher, three bindings: Node/Express
  * `(req, res, next?)`, Koa middleware, and fetch `(Request) => Response`.
@@ -18,22 +20,24 @@ import { type FetchHandler, toFetchHandler } from './fetch.js';
 import { type KoaMiddleware, toKoaMiddleware } from './koa.js';
 import { type NodeHandler, toNodeHandler } from './node.js';
 import type { UnknownFields } from './params.js';
-import type { Services } from './route.js';
+import { type HandlerServices, isNode } from './source.js';
 
-export type { AclOperation } from '../../src/auth/acl.js';
-export { Acl } from '../../src/auth/acl.js';
-export type { AclPolicyDocument, AclPolicyStoreOptions } from '../../src/auth/acl-policies.js';
-export { AclPolicyStore, DEFAULT_POLICY } from '../../src/auth/acl-policies.js';
-export type { Capability, ParsedPolicy, PolicyRule } from '../../src/auth/policy-hcl.js';
-export { parsePolicy } from '../../src/auth/policy-hcl.js';
+// Tokens and ACL policies live in the core (a `TransitNode` makes them); they
+// are re-exported here from `transitkit`, so there is one declaration of each.
 export type {
+  AclOperation,
+  AclPolicyDocument,
+  AclPolicyStoreOptions,
+  Capability,
+  ParsedPolicy,
+  PolicyRule,
   TokenAuth,
   TokenContext,
   TokenCreateRequest,
   TokenLookup,
   TokenStoreOptions,
-} from '../../src/auth/token-entry.js';
-export { TokenStore } from '../../src/auth/token-store.js';
+} from 'transitkit';
+export { Acl, AclPolicyStore, DEFAULT_POLICY, parsePolicy, TokenStore } from 'transitkit';
 export type { HeaderLookup } from './auth.js';
 export type { Dispatch, HttpRequest, Logger } from './dispatch.js';
 export type { FetchHandler } from './fetch.js';
@@ -43,6 +47,7 @@ export type { NodeHandler, NodeRequestLike, NodeResponseLike } from './node.js';
 export type { UnknownFields } from './params.js';
 export type { HttpReply } from './reply.js';
 export type { FieldType, Services } from './route.js';
+export type { HandlerServices } from './source.js';
 export { STATUS } from './status.js';
 
 /** Vault's default maximum request size: 32 MiB. @public */
@@ -101,7 +106,10 @@ function pathOption(value: unknown, name: string, dflt: string): string {
 }
 
 /**
- * Create the HTTP handler for a transit engine and its token and policy stores.
+ * Create the HTTP handler for a transit engine and its token and policy stores,
+ * or for a `TransitNode` (which adds `sys/init`, `sys/unseal`, `sys/seal`,
+ * `sys/seal-status`, `sys/rotate`, `sys/key-status`, and answers 503 "Vault is
+ * sealed" on every other route but health while sealed).
  *
  * @example
  * ```ts
@@ -118,16 +126,26 @@ function pathOption(value: unknown, name: string, dflt: string): string {
  *   policies: new AclPolicyStore({ storage }),
  * });
  * createServer(handler.node).listen(8200); // curl -H "X-Vault-Token: $root" …
+ *
+ * // A sealable node: starts uninitialised; PUT /v1/sys/init, then /v1/sys/unseal.
+ * createServer(createHandler(new TransitNode({ storage })).node).listen(8201);
  * ```
  * @throws TransitError `invalid_request` for bad options or missing services.
  * @public
  */
-export function createHandler(services: Services, options: HandlerOptions = {}): TransitHandler {
-  if (!services || typeof (services.transit as Transit | undefined)?.encrypt !== 'function') {
-    throw invalidRequest('createHandler needs services.transit (a Transit)');
+export function createHandler(
+  services: HandlerServices,
+  options: HandlerOptions = {},
+): TransitHandler {
+  const node = isNode(services);
+  if (
+    !node &&
+    (!services || typeof (services.transit as Transit | undefined)?.encrypt !== 'function')
+  ) {
+    throw invalidRequest('createHandler needs services.transit (a Transit) or a TransitNode');
   }
   const auth = options.auth ?? true;
-  if (auth && (!services.tokens || !services.policies)) {
+  if (!node && auth && (!services.tokens || !services.policies)) {
     throw invalidRequest(
       'createHandler needs services.tokens and services.policies (or options.auth = false)',
     );

@@ -129,6 +129,8 @@ export function successReply(
       return all.length === 0
         ? noContent()
         : jsonReply(200, envelope(requestId, { warnings: all }));
+    case 'raw':
+      return jsonReply(200, JSON.stringify(result ?? {}));
     case 'accepted':
       return jsonReply(
         202,

@@ -11,11 +11,15 @@
  * Runtime-neutral (no `node:*`).
  * @module
  */
-import type { LeaseManager, Transit } from 'transitkit';
-import type { AclOperation } from '../../src/auth/acl.js';
-import type { AclPolicyStore } from '../../src/auth/acl-policies.js';
-import type { TokenContext } from '../../src/auth/token-entry.js';
-import type { TokenStore } from '../../src/auth/token-store.js';
+import type {
+  AclOperation,
+  AclPolicyStore,
+  LeaseManager,
+  TokenContext,
+  TokenStore,
+  Transit,
+  TransitNode,
+} from 'transitkit';
 import type { HealthSource } from './health.js';
 
 /** The methods rows are declared with (PUT is POST; HEAD is GET where a row allows it). */
@@ -38,7 +42,9 @@ export type Fields = Readonly<Record<string, FieldType>>;
  * envelope's `auth` block; `legacy` data copied to the top level as well (old
  * `sys/policy` clients); `lease` the lease fields at the top level (renew);
  * `revoke` 204, or 202 when `sync` is false; `accepted` 202 with the envelope
- * and Vault's tidy warning; `health` status from the query codes.
+ * and Vault's tidy warning; `health` status from the query codes; `raw` the
+ * result itself as the body, without the envelope (`sys/init`, `sys/unseal`,
+ * `sys/seal-status`, as Vault).
  */
 export type ReplyKind =
   | 'data'
@@ -49,7 +55,8 @@ export type ReplyKind =
   | 'lease'
   | 'revoke'
   | 'accepted'
-  | 'health';
+  | 'health'
+  | 'raw';
 
 /**
  * What the handler serves. `tokens` and `policies` are required unless the
@@ -66,11 +73,17 @@ export interface Services {
   health?: HealthSource;
 }
 
-/** Services after the dispatcher checked a row's `needs`. @internal */
+/**
+ * Services after the dispatcher checked a row's `needs`. `node` is there for
+ * `needsNode` rows (the handler serves a {@link TransitNode}); rows served
+ * while sealed (`whileSealed`) get only `node` and `health`.
+ * @internal
+ */
 export type ServedBy = Services & {
   tokens: TokenStore;
   policies: AclPolicyStore;
   leases: LeaseManager;
+  node: TransitNode;
 };
 
 /** What a row's call receives besides the services. @internal */
@@ -122,6 +135,10 @@ export interface Route {
   needsAuth: boolean;
   /** The row needs the lease manager. */
   needsLeases: boolean;
+  /** The row needs a {@link TransitNode} (the seal routes). */
+  needsNode: boolean;
+  /** Served while sealed or uninitialised (health and the seal routes); no other service is used. */
+  whileSealed: boolean;
   /** A parameter that takes the rest of the path, `/` included (lease prefixes). */
   greedy: string | undefined;
   /**
@@ -143,6 +160,8 @@ export interface RowOptions {
   head?: boolean;
   needsAuth?: boolean;
   needsLeases?: boolean;
+  needsNode?: boolean;
+  whileSealed?: boolean;
   greedy?: string;
   aclFromBody?: Readonly<Record<string, readonly string[]>>;
 }
@@ -172,6 +191,8 @@ function row<P extends string>(
     head: o.head ?? false,
     needsAuth: o.needsAuth ?? false,
     needsLeases: o.needsLeases ?? false,
+    needsNode: o.needsNode ?? false,
+    whileSealed: o.whileSealed ?? o.reply === 'health',
     greedy: o.greedy,
     aclFromBody: o.aclFromBody ?? {},
     call: call as Route['call'],

@@ -132,7 +132,14 @@ describe('persistent storage and config', () => {
     const dir = tempDir();
     const keyFile = join(tempDir(), 'root.key');
     writeFileSync(keyFile, randomBytes(32).toString('base64'));
-    const args = ['--storage', `file:${dir}`, '--root-key-file', keyFile, '--listen', '127.0.0.1:0'];
+    const args = [
+      '--storage',
+      `file:${dir}`,
+      '--root-key-file',
+      keyFile,
+      '--listen',
+      '127.0.0.1:0',
+    ];
     const first = await startCli(args);
     expect(first.stdout()).toContain('Initial Root Token (shown once)');
     const ct = (
@@ -193,7 +200,10 @@ describe('usage and start-up errors', () => {
   it.each([
     [['server', '--nope'], /unknown flag --nope/],
     [['server'], /--storage .* is required without --dev/],
-    [['server', '--dev', '--storage', 'redis://localhost'], /--dev with persistent storage needs --root-key-file/],
+    [
+      ['server', '--dev', '--storage', 'redis://localhost'],
+      /--dev with persistent storage needs --root-key-file/,
+    ],
     [['server', '--dev', '--storage', 'disk'], /--storage must be memory or file:DIR/],
     [['server', '--dev', '--listen', 'localhost'], /--listen must be HOST:PORT/],
     [['server', '--dev', '--config', '/does/not/exist.json'], /cannot read config/],

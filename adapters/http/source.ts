@@ -1,0 +1,67 @@
+/**
+ * Where a request's services come from: a fixed {@link Services} object, or a
+ * {@link TransitNode}, whose engine, tokens, policies and leases exist only
+ * while it is unsealed (new instances on every unseal).
+ *
+ * With a node, every row except health and the seal routes (`whileSealed`)
+ * fails with `sealed` (503) while the node is sealed or uninitialised, before
+ * the token is looked at: the token store itself is behind the barrier.
+ * With fixed services, the optional `health` source gives the same check.
+ *
+ * Runtime-neutral.
+ * @module
+ */
+import type { TransitNode } from 'transitkit';
+import { sealed } from '../../src/errors.js';
+import type { Route, ServedBy, Services } from './route.js';
+
+/** What {@link createHandler} serves: fixed services, or a sealable node. @public */
+export type HandlerServices = Services | TransitNode;
+
+/** @internal */
+export interface ServiceSource {
+  /** Whether a row can be served at all (else 404, as an unknown path). */
+  usable(route: Route, auth: boolean): boolean;
+  /** The services of one request. @throws TransitError `sealed` */
+  forRequest(route: Route): Promise<ServedBy>;
+}
+
+/** True for a {@link TransitNode} (duck-typed: it may come from another copy of the package). @internal */
+export function isNode(s: unknown): s is TransitNode {
+  const n = s as Partial<TransitNode> | null;
+  return (
+    typeof n === 'object' &&
+    n !== null &&
+    typeof n.sealStatus === 'function' &&
+    typeof n.services === 'function' &&
+    typeof n.unseal === 'function'
+  );
+}
+
+/** @internal */
+export function serviceSource(services: HandlerServices): ServiceSource {
+  if (isNode(services)) {
+    const node = services;
+    return {
+      usable: (route, auth) => !route.needsAuth || auth,
+      async forRequest(route) {
+        if (route.whileSealed) return { node, health: node } as unknown as ServedBy;
+        return { ...node.services(), node, health: node };
+      },
+    };
+  }
+  const s = services;
+  return {
+    usable: (route, auth) =>
+      !route.needsNode &&
+      (!route.needsAuth || (auth && s.tokens !== undefined && s.policies !== undefined)) &&
+      (!route.needsLeases || s.leases !== undefined),
+    async forRequest(route) {
+      if (s.health && !route.whileSealed) {
+        const state = await s.health.health();
+        if (!state.initialized || state.sealed) throw sealed(state.initialized);
+      }
+      return s as ServedBy;
+    },
+  };
+}

@@ -1,0 +1,396 @@
+/**
+ * `TransitNode`: the service that owns the sealed state (Vault's core) —
+ * `sys/init`, `sys/unseal`, `sys/seal`, `sys/seal-status`, the node's health,
+ * auto-unseal, and keyring rotation (`sys/rotate`, `sys/key-status`).
+ *
+ * Life cycle:
+ * - **uninitialised**: the store has no `core/keyring`. `init` makes a random
+ *   root key and keyring, stores the keyring under the root key (one atomic
+ *   compare-and-set, so two nodes cannot both initialise), creates the root
+ *   token through the barrier, splits the root key into Shamir shares, and
+ *   leaves the node **sealed** (as Vault);
+ * - **sealed**: `unseal` collects shares (duplicates ignored, `reset` drops
+ *   them, a new attempt gets a new `nonce`); at the threshold it rebuilds the
+ *   root key and opens the keyring — wrong shares are refused and the
+ *   progress reset;
+ * - **unsealed**: new {@link NodeServices} (engine, tokens, policies, leases)
+ *   on the barrier. `seal` closes and drops them and wipes the keyring and
+ *   root key: nothing made while unsealed survives. `node.transit` and the
+ *   other facades fail with `sealed` meanwhile;
+ * - **active / standby**: an unsealed node is active while its lease manager
+ *   holds the storage's leader lock, standby otherwise.
+ *
+ * Auto-unseal: with `rootKey`, {@link TransitNode.start} initialises a new
+ * store and unseals; `init` and `unseal` are refused. The node keeps a copy of
+ * the root key until it is sealed: a sealed auto-unseal node stays sealed
+ * (as Vault's until a restart); make a new node to unseal again.
+ *
+ * State changes run one at a time (a promise chain); reads do not wait.
+ * Runtime-neutral.
+ * @module
+ */
+
+import { AclPolicyStore } from '../auth/acl-policies.js';
+import { TokenStore } from '../auth/token-store.js';
+import { type Clock, systemClock } from '../clock.js';
+import type { CryptoBackend } from '../crypto/backend.js';
+import { encodeBase64, encodeHex } from '../encoding.js';
+import { invalidRequest, sealed } from '../errors.js';
+import { LeaseManager } from '../leases/lease-manager.js';
+import type { StorageAdapter } from '../storage/adapter.js';
+import { Barrier } from '../storage/barrier.js';
+import { resolveBackend } from '../transit/options.js';
+import { asRequest } from '../transit/request.js';
+import { Transit } from '../transit/transit.js';
+import {
+  KEYRING_PATH,
+  Keyring,
+  openKeyring,
+  ROOT_KEY_BYTES,
+  readSealedKeyring,
+  rotateStoredKeyring,
+  type SealConfig,
+  type SealedKeyring,
+  sealKeyring,
+} from './keyring.js';
+import { UnsealProgress } from './progress.js';
+import { sealedRef } from './sealed-ref.js';
+import { closeServices, openServices } from './services.js';
+import { checkShareParams, combineShares, decodeShare, splitRootKey } from './shares.js';
+import { sealedStatus } from './status.js';
+import type {
+  InitRequest,
+  InitResponse,
+  NodeServices,
+  SealStatus,
+  TransitNodeOptions,
+  UnsealRequest,
+} from './types.js';
+
+const AUTO: SealConfig = { type: 'auto', secret_shares: 1, secret_threshold: 1 };
+
+/**
+ * A sealable transit node: the engine, tokens, policies and leases behind a
+ * barrier whose keys exist in memory only while unsealed.
+ *
+ * @example
+ * ```ts
+ * const node = new TransitNode({ storage: new MemoryStorage() });
+ * const { keys, root_token } = await node.init({ secret_shares: 3, secret_threshold: 2 });
+ * await node.unseal({ key: keys[0] });
+ * await node.unseal({ key: keys[2] }); // unsealed
+ * await node.transit.createKey('orders');
+ * await node.seal(); // node.transit now fails with `sealed`
+ * ```
+ * @public
+ */
+export class TransitNode {
+  readonly #storage: StorageAdapter;
+  readonly #backend: CryptoBackend;
+  readonly #clock: Clock;
+  readonly #options: TransitNodeOptions;
+  readonly #barrier: Barrier;
+  /** Auto-unseal: this node's copy of the application's root key, wiped by {@link TransitNode.seal}. */
+  #autoKey: Uint8Array | undefined;
+  readonly #auto: boolean;
+  #rootKey: Uint8Array | undefined;
+  #keyring: Keyring | undefined;
+  #live: NodeServices | undefined;
+  #initialized = false;
+  readonly #progress: UnsealProgress;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  /** The engine of the current unsealed period (fails with `sealed` while sealed). */
+  readonly transit: Transit = sealedRef(Transit.prototype, () => this.#live?.transit);
+  /** The token store of the current unsealed period. */
+  readonly tokens: TokenStore = sealedRef(TokenStore.prototype, () => this.#live?.tokens);
+  /** The ACL policies of the current unsealed period. */
+  readonly policies: AclPolicyStore = sealedRef(
+    AclPolicyStore.prototype,
+    () => this.#live?.policies,
+  );
+  /** The lease manager of the current unsealed period. */
+  readonly leases: LeaseManager = sealedRef(LeaseManager.prototype, () => this.#live?.leases);
+
+  /** @throws TransitError `invalid_request` for a missing storage or a bad root key. */
+  constructor(options: TransitNodeOptions) {
+    const o = asRequest(options, 'options') as unknown as TransitNodeOptions;
+    if (typeof o.storage?.compareAndSet !== 'function') {
+      throw invalidRequest("'storage' must be a StorageAdapter");
+    }
+    if (
+      o.rootKey !== undefined &&
+      (!(o.rootKey instanceof Uint8Array) || o.rootKey.length !== ROOT_KEY_BYTES)
+    ) {
+      throw invalidRequest(`'rootKey' must be ${ROOT_KEY_BYTES} bytes`);
+    }
+    this.#options = o;
+    this.#auto = o.rootKey !== undefined;
+    this.#autoKey = o.rootKey?.slice();
+    this.#storage = o.storage;
+    this.#backend = resolveBackend(o.crypto);
+    this.#clock = o.clock ?? systemClock;
+    this.#barrier = new Barrier(o.storage, this.#backend);
+    this.#progress = new UnsealProgress((a, b) => this.#backend.timingSafeEqual(a, b));
+  }
+
+  /** True while sealed (also before initialisation). */
+  get sealed(): boolean {
+    return this.#live === undefined;
+  }
+
+  /**
+   * With `rootKey` (auto-unseal): initialise a new store, then unseal. Returns
+   * the root token when this call initialised the store. Without `rootKey`,
+   * only reads the initialisation state.
+   * @throws TransitError `invalid_request` when the root key does not open the
+   * store's keyring; `sealed` when this auto-unseal node was sealed.
+   */
+  start(): Promise<{ root_token?: string }> {
+    return this.#serial(async () => {
+      if (!this.#auto) {
+        await this.initStatus();
+        return {};
+      }
+      if (this.#live) return {};
+      const rootKey = this.#autoKey;
+      if (!rootKey) throw sealed();
+      let root_token: string | undefined;
+      let doc = await readSealedKeyring(this.#storage);
+      if (!doc) {
+        root_token = await this.#initialize(rootKey.slice(), AUTO, this.#options.initialRootToken);
+        doc = await readSealedKeyring(this.#storage);
+      }
+      await this.#unsealWith(rootKey.slice(), doc as SealedKeyring);
+      return root_token === undefined ? {} : { root_token };
+    });
+  }
+
+  /** `GET sys/init`. */
+  async initStatus(): Promise<{ initialized: boolean }> {
+    if (!this.#initialized) {
+      this.#initialized = (await this.#storage.get(KEYRING_PATH)) !== undefined;
+    }
+    return { initialized: this.#initialized };
+  }
+
+  /**
+   * `PUT sys/init`: create the root key, keyring and root token; returns the
+   * unseal key shares (shown once). The node stays sealed.
+   * @throws TransitError `invalid_request` when already initialised, for bad
+   * share parameters, or on an auto-unseal node.
+   */
+  init(request: InitRequest): Promise<InitResponse> {
+    return this.#serial(async () => {
+      if (this.#auto) {
+        throw invalidRequest('this node initialises itself from its root key (auto-unseal)');
+      }
+      const r = asRequest(request, 'request') as Partial<InitRequest>;
+      checkShareParams(r.secret_shares, r.secret_threshold);
+      const n = r.secret_shares as number;
+      const t = r.secret_threshold as number;
+      const rootKey = this.#backend.randomBytes(ROOT_KEY_BYTES);
+      try {
+        const seal: SealConfig = { type: 'shamir', secret_shares: n, secret_threshold: t };
+        const root_token = await this.#initialize(rootKey, seal);
+        if (root_token === undefined) throw invalidRequest('Vault is already initialized');
+        const shares = await splitRootKey(rootKey, n, t);
+        const out = {
+          keys: shares.map(encodeHex),
+          keys_base64: shares.map(encodeBase64),
+          root_token,
+        };
+        for (const s of shares) s.fill(0);
+        return out;
+      } finally {
+        rootKey.fill(0);
+      }
+    });
+  }
+
+  /**
+   * `PUT sys/unseal`: submit one share (or `reset`). Returns the seal status.
+   * @throws TransitError `invalid_request` when not initialised, for a malformed
+   * share, when the shares do not rebuild the root key, or on an auto-unseal node.
+   */
+  unseal(request: UnsealRequest): Promise<SealStatus> {
+    return this.#serial(async () => {
+      if (this.#auto) throw invalidRequest('this node unseals itself (auto-unseal)');
+      const r = asRequest(request, 'request') as UnsealRequest;
+      const doc = await readSealedKeyring(this.#storage);
+      if (!doc) throw invalidRequest('Vault is not initialized');
+      if (r.reset === true) this.#progress.reset();
+      else if (!this.#live) {
+        const shares = this.#progress.add(
+          decodeShare(r.key, doc.seal.secret_shares),
+          doc.seal.secret_threshold,
+        );
+        if (shares) await this.#unsealWith(await combineShares(shares), doc);
+      }
+      return this.#status(doc);
+    });
+  }
+
+  /**
+   * `PUT sys/seal`: drop the services and every key from memory (an
+   * auto-unseal node's root key too). Sealing a sealed node does nothing.
+   */
+  seal(): Promise<void> {
+    return this.#serial(async () => {
+      const live = this.#live;
+      this.#live = undefined;
+      this.#progress.reset();
+      if (live) await closeServices(live);
+      this.#dropKeys();
+      this.#autoKey?.fill(0);
+      this.#autoKey = undefined;
+    });
+  }
+
+  /** `GET sys/seal-status`. */
+  async sealStatus(): Promise<SealStatus> {
+    return this.#status(await readSealedKeyring(this.#storage));
+  }
+
+  /** The node state for `sys/health`: initialised, sealed, standby. */
+  async health(): Promise<{ initialized: boolean; sealed: boolean; standby: boolean }> {
+    const { initialized } = await this.initStatus();
+    const live = this.#live;
+    return { initialized, sealed: !live, standby: live ? !live.leases.isLeader() : false };
+  }
+
+  /**
+   * The services, as the facades {@link TransitNode.transit}, `tokens`,
+   * `policies` and `leases` (never the instances themselves, so nothing a
+   * caller keeps outlives a seal).
+   * @throws TransitError `sealed` while sealed or uninitialised.
+   */
+  services(): NodeServices {
+    if (this.#live) {
+      return {
+        transit: this.transit,
+        tokens: this.tokens,
+        policies: this.policies,
+        leases: this.leases,
+      };
+    }
+    throw sealed(this.#initialized);
+  }
+
+  /**
+   * `PUT sys/rotate`: add a keyring term; new writes use it, older entries stay
+   * readable. Other nodes pick the term up when they first meet it.
+   * @throws TransitError `sealed`; `conflict` when another node kept rotating concurrently.
+   */
+  rotateKeyring(): Promise<{ term: number }> {
+    return this.#serial(async () => {
+      const rootKey = this.#rootKey;
+      if (!this.#live || !rootKey) throw sealed();
+      const next = await rotateStoredKeyring(this.#storage, this.#backend, rootKey, this.#clock);
+      this.#useKeyring(next);
+      return { term: next.activeTerm };
+    });
+  }
+
+  /** `GET sys/key-status`: the active keyring term. @throws TransitError `sealed`. */
+  keyStatus(): { term: number } {
+    if (!this.#live || !this.#keyring) throw sealed();
+    return { term: this.#keyring.activeTerm };
+  }
+
+  /** Seal (the storage stays open: the application owns it). */
+  close(): Promise<void> {
+    return this.seal();
+  }
+
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(fn, fn);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Write the sealed keyring and the root token; `undefined` when another node initialised first. */
+  async #initialize(
+    rootKey: Uint8Array,
+    seal: SealConfig,
+    rootTokenId?: string,
+  ): Promise<string | undefined> {
+    const keyring = Keyring.create(this.#backend, this.#clock.now());
+    const doc = sealKeyring(this.#backend, rootKey, seal, keyring);
+    if (!(await this.#storage.compareAndSet(KEYRING_PATH, undefined, doc))) return undefined;
+    this.#initialized = true;
+    const barrier = new Barrier(this.#storage, this.#backend);
+    barrier.unseal(keyring);
+    try {
+      const tokens = new TokenStore({
+        storage: barrier,
+        clock: this.#clock,
+        crypto: this.#backend,
+      });
+      return await tokens.createRoot(rootTokenId === undefined ? {} : { id: rootTokenId });
+    } finally {
+      barrier.seal();
+      keyring.wipe();
+    }
+  }
+
+  /** Open the keyring with `rootKey` (which the node then owns) and start the services. */
+  async #unsealWith(rootKey: Uint8Array, doc: SealedKeyring): Promise<void> {
+    let keyring: Keyring;
+    try {
+      keyring = openKeyring(this.#backend, rootKey, doc);
+    } catch (e) {
+      rootKey.fill(0);
+      throw e;
+    }
+    this.#rootKey = rootKey;
+    this.#initialized = true;
+    this.#useKeyring(keyring);
+    try {
+      this.#live = await openServices(this.#barrier, this.#backend, this.#clock, this.#options);
+    } catch (e) {
+      this.#dropKeys();
+      throw e;
+    }
+    try {
+      await this.#options.onUnseal?.(this.services());
+    } catch (e) {
+      const live = this.#live;
+      this.#live = undefined;
+      await closeServices(live);
+      this.#dropKeys();
+      throw e;
+    }
+  }
+
+  #useKeyring(keyring: Keyring): void {
+    this.#keyring = keyring;
+    this.#barrier.unseal(keyring, async () => {
+      const rootKey = this.#rootKey;
+      const doc = await readSealedKeyring(this.#storage);
+      if (!rootKey || !doc) throw sealed();
+      const fresh = openKeyring(this.#backend, rootKey, doc);
+      this.#keyring = fresh;
+      return fresh;
+    });
+  }
+
+  #dropKeys(): void {
+    this.#barrier.seal();
+    this.#keyring?.wipe();
+    this.#rootKey?.fill(0);
+    this.#keyring = undefined;
+    this.#rootKey = undefined;
+  }
+
+  #status(doc: SealedKeyring | undefined): SealStatus {
+    return sealedStatus(doc?.seal, {
+      sealed: !this.#live,
+      auto: this.#auto,
+      progress: this.#progress.count,
+      nonce: this.#progress.nonce,
+      version: this.#options.version ?? 'transitkit',
+      storageType: this.#options.storageType ?? 'custom',
+    });
+  }
+}

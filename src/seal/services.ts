@@ -1,0 +1,60 @@
+/**
+ * The services of one unsealed period: a Transit engine, a token store, ACL
+ * policies and a lease manager, all on the barrier. Made on unseal, closed and
+ * dropped on seal, so no cache, timer or parsed key outlives the keyring.
+ *
+ * On opening, the lease manager ticks once before answering: that takes the
+ * storage's leader lock when it is free, which decides `active` vs `standby`.
+ *
+ * Runtime-neutral.
+ * @module
+ */
+import { AclPolicyStore } from '../auth/acl-policies.js';
+import { TokenStore } from '../auth/token-store.js';
+import type { Clock } from '../clock.js';
+import type { CryptoBackend } from '../crypto/backend.js';
+import { LeaseManager } from '../leases/lease-manager.js';
+import type { Barrier } from '../storage/barrier.js';
+import { Transit } from '../transit/transit.js';
+import type { NodeServices, TransitNodeOptions } from './types.js';
+
+/** Build and start the services on an unsealed barrier. @internal */
+export async function openServices(
+  barrier: Barrier,
+  backend: CryptoBackend,
+  clock: Clock,
+  options: TransitNodeOptions,
+): Promise<NodeServices> {
+  const { tickMs, ...leaseOptions } = options.leases ?? {};
+  const transit = new Transit({ ...options.transit, storage: barrier, crypto: backend, clock });
+  const policies = new AclPolicyStore({ storage: barrier });
+  const leases: LeaseManager = new LeaseManager({
+    ...leaseOptions,
+    storage: barrier,
+    clock,
+    // tidy() asks whether a lease's token still exists (without spending a use).
+    tokenExists: (token: string): Promise<boolean> => tokens.exists(token),
+  });
+  const tokens: TokenStore = new TokenStore({
+    ...options.tokens,
+    storage: barrier,
+    clock,
+    crypto: backend,
+    leases,
+  });
+  const services = { transit, tokens, policies, leases };
+  try {
+    await leases.tick();
+    if (tickMs !== false) leases.start(tickMs ?? 1_000);
+  } catch (e) {
+    await closeServices(services);
+    throw e;
+  }
+  return services;
+}
+
+/** Stop timers, wait for background work, release the leader lock. @internal */
+export async function closeServices(s: NodeServices): Promise<void> {
+  await s.leases.stop().catch(() => undefined);
+  await s.transit.close().catch(() => undefined);
+}
