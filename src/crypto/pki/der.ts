@@ -68,7 +68,15 @@ export function toDer(obj: { toBER(sizeOnly?: boolean): ArrayBuffer }): Uint8Arr
 export function parseDer(der: Uint8Array, what: string): asn1js.AsnType {
   if (!(der instanceof Uint8Array) || der.length === 0)
     throw invalidRequest(`${what}: empty or non-binary input`);
-  const { offset, result } = asn1js.fromBER(der);
+  let parsed: ReturnType<typeof asn1js.fromBER>;
+  try {
+    parsed = asn1js.fromBER(der);
+  } catch (e) {
+    // asn1js throws plain Errors on some malformed values (a GeneralizedTime
+    // or UTCTime that is not a date, say): a caller's mistake, not a bug.
+    throw invalidRequest(`${what}: malformed ASN.1`, e);
+  }
+  const { offset, result } = parsed;
   if (offset === -1 || result.error !== '') throw invalidRequest(`${what}: malformed ASN.1`);
   if (offset !== der.length) throw invalidRequest(`${what}: trailing data after ASN.1 structure`);
   return result;
@@ -85,7 +93,12 @@ export function matchSchema(
   schema: asn1js.AsnSchemaType,
   what: string,
 ): Record<string, asn1js.AsnType> {
-  const res = asn1js.compareSchema(node, node, schema);
+  let res: ReturnType<typeof asn1js.compareSchema>;
+  try {
+    res = asn1js.compareSchema(node, node, schema);
+  } catch (e) {
+    throw invalidRequest(`${what}: unexpected ASN.1 structure`, e);
+  }
   if (!res.verified) throw invalidRequest(`${what}: unexpected ASN.1 structure`);
   return res.result as unknown as Record<string, asn1js.AsnType>;
 }

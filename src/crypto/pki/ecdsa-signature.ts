@@ -23,7 +23,12 @@ export type EcdsaDerShape = 'ok' | 'invalid' | 'extra-data';
  */
 export function checkEcdsaDerShape(sig: Uint8Array): EcdsaDerShape {
   if (sig.length === 0) return 'invalid';
-  const parsed = asn1js.fromBER(sig);
+  let parsed: ReturnType<typeof asn1js.fromBER>;
+  try {
+    parsed = asn1js.fromBER(sig);
+  } catch {
+    return 'invalid'; // asn1js throws on some malformed values (e.g. a GeneralizedTime)
+  }
   if (parsed.offset === -1 || parsed.result.error) return 'invalid';
   const seq = parsed.result;
   if (!(seq instanceof asn1js.Sequence)) return 'invalid';
