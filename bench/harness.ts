@@ -3,8 +3,23 @@
  * timed (noble's `crossValidate` idea), and results are reported as ratios
  * against a baseline measured in the same run — never as absolute targets,
  * since machines here are shared and noisy.
+ *
+ * Timing, and why: the cases of one group run in alternating short rounds
+ * (12 × 30 ms, order reversed every round), and each ratio is taken between
+ * a case and its baseline *in the same round*, a few milliseconds apart. A burst of load from a neighbour then
+ * hits both sides of a ratio alike. The printed ratio is the median over the
+ * rounds and its range (min–max) is shown when it is wider than ±5 %.
+ * @module
  */
-import { Bench } from 'tinybench';
+
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/** What a ratio must reach (`min`) or stay under (`max`). */
+export interface Target {
+  min?: number;
+  max?: number;
+}
 
 export interface Case {
   name: string;
@@ -13,58 +28,145 @@ export interface Case {
   fn: () => Promise<unknown> | unknown;
   /** The case this one is compared with (default: the first case of the group). */
   vs?: string;
+  /** The goal for this case's ratio (printed as met or missed). */
+  target?: Target;
+  /** Work units per call (e.g. 1,000 for a batch of 1,000): rates are per unit. */
+  units?: number;
 }
 
+/** One printed figure. */
 export interface Row {
   group: string;
   name: string;
-  opsPerSec: number;
-  ratio: number;
-  baseline: string;
+  value: number;
+  /** `ops/s`, `µs`, `ms`, `B`, … */
+  unit: string;
+  /** value ÷ the baseline's value, or for latencies the ratio named in `baseline`. */
+  ratio?: number;
+  /** Lowest and highest ratio over the rounds. */
+  range?: [number, number];
+  baseline?: string;
+  target?: Target;
 }
 
 export const quick = process.argv.includes('--quick');
 
-/** Time `cases` (the first is the baseline) and return one row each. */
-export async function compare(group: string, cases: Case[]): Promise<Row[]> {
+/** Time settings: full runs favour steadiness, `--quick` only keeps every path working. */
+const ROUNDS = quick ? 1 : 12;
+const ROUND_MS = quick ? 15 : 30;
+
+/** Calls per second of `fn` (awaiting only when it returns a promise). */
+async function rate(fn: Case['fn'], ms: number, minCalls = 2): Promise<number> {
+  let n = 0;
+  const start = performance.now();
+  let now = start;
+  do {
+    const r = fn();
+    if (r instanceof Promise) await r;
+    n++;
+    now = performance.now();
+  } while (now - start < ms || n < minCalls);
+  return (n * 1000) / (now - start);
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+/** Time `cases` (the first is the default baseline) and return one row each. */
+export async function compare(
+  group: string,
+  cases: Case[],
+  { roundMs = ROUND_MS, rounds = ROUNDS }: { roundMs?: number; rounds?: number } = {},
+): Promise<Row[]> {
   for (const c of cases) await c.check?.();
-  const bench = new Bench({
-    time: quick ? 60 : 1500,
-    warmupTime: quick ? 20 : 300,
-    iterations: quick ? 5 : 20,
-  });
-  for (const c of cases) bench.add(c.name, c.fn);
-  await bench.run();
-  const hz = (name: string): number => {
-    const t = bench.tasks.find((x) => x.name === name);
-    const r = t?.result as { throughput?: { mean?: number }; hz?: number } | undefined;
-    return r?.throughput?.mean ?? r?.hz ?? 0;
-  };
+  for (const c of cases) await rate(c.fn, roundMs / 3, 1); // warm-up (JIT, caches)
+  const rates = new Map<string, number[]>(cases.map((c) => [c.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 ? [...cases].reverse() : cases;
+    for (const c of order) rates.get(c.name)?.push((await rate(c.fn, roundMs)) * (c.units ?? 1));
+  }
   const first = cases[0];
   if (!first) return [];
   return cases.map((c) => {
     const baseline = c.vs ?? first.name;
-    const baseHz = hz(baseline);
+    const mine = rates.get(c.name) ?? [];
+    const base = rates.get(baseline) ?? [];
+    const ratios = mine.map((x, i) => x / (base[i] ?? Number.NaN));
     return {
       group,
       name: c.name,
-      opsPerSec: hz(c.name),
-      ratio: baseHz > 0 ? hz(c.name) / baseHz : 0,
+      value: median(mine),
+      unit: 'ops/s',
+      ratio: median(ratios),
+      range: [Math.min(...ratios), Math.max(...ratios)],
       baseline,
+      target: c.target,
     };
   });
 }
 
-/** Print rows as one aligned table. */
+/** Mean latency of `fn` in µs over `n` calls (awaited one after another). */
+export async function latencyUs(n: number, fn: (i: number) => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  for (let i = 0; i < n; i++) await fn(i);
+  return ((performance.now() - start) * 1000) / n;
+}
+
+/** A row comparing two measurements of the same thing (e.g. at 1k and at 100k keys). */
+export function versus(
+  group: string,
+  name: string,
+  value: number,
+  unit: string,
+  base: { value: number; name: string },
+  target?: Target,
+): Row {
+  return { group, name, value, unit, ratio: value / base.value, baseline: base.name, target };
+}
+
+/** A full collection, for memory figures (`--expose-gc` is switched on at run time). */
+export const gc: () => void = (() => {
+  setFlagsFromString('--expose-gc');
+  const f = runInNewContext('gc') as () => void;
+  return () => {
+    f();
+    f();
+  };
+})();
+
+/** Keep the process responsive to timers between heavy steps. */
+export const breathe = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+const fmt = (n: number): string =>
+  n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(n >= 10 ? 1 : 2);
+
+function verdict(r: Row): string {
+  if (!r.target || r.ratio === undefined) return '';
+  const { min, max } = r.target;
+  const ok = (min === undefined || r.ratio >= min) && (max === undefined || r.ratio <= max);
+  return `${min !== undefined ? `≥${min}` : `≤${max}`} ${ok ? 'met' : 'MISSED'}`;
+}
+
+/** Print rows as one aligned table: value, ratio (with its range when unsteady), target. */
 export function printTable(rows: Row[]): void {
-  const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-  const w = Math.max(...rows.map((r) => r.name.length), 10);
+  const g = Math.max(...rows.map((r) => r.group.length), 5);
+  const w = Math.max(...rows.map((r) => r.name.length), 4);
   console.log(
-    `\n${'group'.padEnd(18)} ${'case'.padEnd(w)} ${'ops/s'.padStart(12)}  ratio vs baseline`,
+    `\n${'group'.padEnd(g)}  ${'case'.padEnd(w)}  ${'value'.padStart(16)}  ${'ratio'.padEnd(17)} target      vs`,
   );
   for (const r of rows) {
+    let ratio = r.ratio === undefined ? '' : r.ratio.toFixed(2);
+    const [lo, hi] = r.range ?? [0, 0];
+    if (r.range && r.ratio !== undefined && (hi > r.ratio * 1.05 || lo < r.ratio * 0.95)) {
+      ratio += ` (${lo.toFixed(2)}–${hi.toFixed(2)})`;
+    }
+    const value = `${fmt(r.value)} ${r.unit}`;
+    const vs = r.baseline && r.baseline !== r.name ? r.baseline : '';
     console.log(
-      `${r.group.padEnd(18)} ${r.name.padEnd(w)} ${fmt(r.opsPerSec).padStart(12)}  ${r.ratio.toFixed(2)} (${r.baseline})`,
+      `${r.group.padEnd(g)}  ${r.name.padEnd(w)}  ${value.padStart(16)}  ${ratio.padEnd(17)} ${verdict(r).padEnd(11)} ${vs}`,
     );
   }
 }

@@ -119,7 +119,10 @@ export function resolveData(
 
 /** Bit length of a positive bigint. @internal */
 export function bitLength(n: bigint): number {
-  return n <= 0n ? 0 : n.toString(2).length;
+  if (n <= 0n) return 0;
+  // Hex, not binary: a quarter of the string (10 % of an RSA verify in the profile).
+  const hex = n.toString(16);
+  return (hex.length - 1) * 4 + 32 - Math.clz32(Number.parseInt(hex.charAt(0), 16));
 }
 
 /** Modulus length in bytes (`k` in RFC 8017). @internal */

@@ -20,6 +20,7 @@ import { keyspace } from '../storage/keyspace.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { Lru } from '../util/lru.js';
 import { keyType } from './key-types.js';
+import { isInternalKeyName } from './names.js';
 import { type KeyPolicy, type KeyVersion, oldestVersion } from './policy.js';
 import {
   decodeDocument,
@@ -71,8 +72,14 @@ export class PolicyStore {
       this.#cache.clear();
       this.#archive.clear();
     } else {
+      const cached = this.#cache.get(name);
       this.#cache.delete(name);
-      // Archived versions can be rewritten too (set-certificate).
+      // Archived versions are rewritten in place only for asymmetric keys
+      // (set-certificate, import_version of a private half). Those of other
+      // types never change under one uid (their path carries it), so they stay
+      // cached: a watching engine is told of its own writes too, and dropping
+      // them made every rotate reload every archived version (O(versions)).
+      if (cached && !keyType(cached.doc.policy.type).asymmetric) return;
       const prefix = keyspace.archivePrefix(name, '').slice(0, -1);
       this.#archive.deleteWhere((path) => path.startsWith(prefix));
     }
@@ -112,6 +119,19 @@ export class PolicyStore {
     const ver = decodeVersion(raw, keyType(key.doc.policy.type));
     this.#archive.set(path, ver);
     return ver;
+  }
+
+  /**
+   * Version `v` when it is at hand (inline, or archived and cached), without
+   * I/O or a promise; `undefined` otherwise (then use {@link version}). For
+   * loops over every version (the read body lists them all).
+   */
+  cachedVersion(key: LoadedKey, v: number): KeyVersion | undefined {
+    const inline = key.doc.versions.get(v);
+    if (inline) return inline;
+    const p = key.doc.policy;
+    if (v < oldestVersion(p) || v > p.latest_version) return undefined;
+    return this.#archive.peek(keyspace.archive(p.name, key.doc.uid, v));
   }
 
   /** Create a key unless the name exists. Returns the stored key and whether it was created. */
@@ -264,8 +284,16 @@ export class PolicyStore {
     }
   }
 
-  /** Key names, sorted, paginated. */
+  /** User key names, sorted, paginated; internal keys (names with `/`) are skipped. */
   async list(after: string, limit: number): Promise<string[]> {
-    return this.#storage.list(keyspace.policyPrefix, { after, limit });
+    const out: string[] = [];
+    let cursor = after;
+    for (;;) {
+      const page = await this.#storage.list(keyspace.policyPrefix, { after: cursor, limit });
+      for (const name of page) if (!isInternalKeyName(name)) out.push(name);
+      if (limit === 0 || page.length < limit || out.length >= limit) break;
+      cursor = page[page.length - 1] as string;
+    }
+    return limit === 0 ? out : out.slice(0, limit);
   }
 }

@@ -38,6 +38,21 @@ export function batchItems(raw: unknown, max: number): Record<string, unknown>[]
   return raw as Record<string, unknown>[];
 }
 
+/**
+ * The request's `batch_input` as validated items, or `undefined` when the
+ * request has none (absent or `null`): the one place that tells a batch
+ * request from a single one, for every endpoint that takes `batch_input`.
+ * @internal
+ */
+export function optionalBatch(
+  r: Record<string, unknown>,
+  max: number,
+): Record<string, unknown>[] | undefined {
+  return r.batch_input === undefined || r.batch_input === null
+    ? undefined
+    : batchItems(r.batch_input, max);
+}
+
 /** The `reference` of an item (always echoed, `''` when absent). @internal */
 export function referenceOf(item: Record<string, unknown>): string {
   const r = item.reference;

@@ -32,7 +32,7 @@ import {
   typeInfo,
 } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
-import { batchErrorCodes, batchItems, runBatch } from './batch.js';
+import { batchErrorCodes, optionalBatch, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
 import { buildPolicy } from './keys.js';
 import { newVersion } from './material.js';
@@ -74,7 +74,7 @@ export async function sealWith(
   const aad = toBytes(item.associated_data, 'associated_data');
   const callerNonce = toBytes(item.nonce, 'nonce');
   const ver = encryptionVersion(p, optInt(item.key_version, 'key_version'));
-  const version = await e.store.version(key, ver);
+  const version = e.store.cachedVersion(key, ver) ?? (await e.store.version(key, ver));
   const conv = convergentVersionOf(p, version);
   if (callerNonce.length > 0 && conv !== 1) {
     throw invalidRequest('provided nonce not allowed for this key');
@@ -104,8 +104,14 @@ export async function sealWith(
     nonce = e.backend.randomBytes(info.nonceBytes);
   }
   const sealed = e.backend.aeadSeal(info.aead, derived.key, nonce, plaintext, aad);
-  const payload = conv === 1 ? sealed : concatBytes(nonce, sealed);
-  return { ciphertext: formatVersioned(e.prefix, ver, payload), key_version: ver };
+  if (conv === 1) return { ciphertext: formatVersioned(e.prefix, ver, sealed), key_version: ver };
+  // base64(nonce ‖ sealed) is base64(nonce) + base64(sealed) when the nonce is
+  // whole 3-byte groups (12 and 24 bytes are): no copy of the sealed bytes.
+  const ciphertext =
+    nonce.length % 3 === 0
+      ? `${e.prefix}:v${ver}:${encodeBase64(nonce)}${encodeBase64(sealed)}`
+      : formatVersioned(e.prefix, ver, concatBytes(nonce, sealed));
+  return { ciphertext, key_version: ver };
 }
 
 /** Decrypt a ciphertext string with `key` (shared by decrypt and rewrap). @internal */
@@ -131,7 +137,7 @@ export async function openWith(
   const ver = decryptionVersion(p, parsed.version, 'ciphertext');
   const payload = tryDecodeBase64(parsed.body);
   if (!payload) throw invalidRequest('invalid ciphertext: could not decode base64');
-  const version = await e.store.version(key, ver);
+  const version = e.store.cachedVersion(key, ver) ?? (await e.store.version(key, ver));
   if (!info.aead) {
     refuseAssociatedData(info, aad);
     const family = familyOf(info);
@@ -221,10 +227,7 @@ export async function encrypt(
   checkKeyName(name);
   const r = asRequest(req);
   const upsertAllowed = optBool(asRequest(options, 'options').upsert, 'upsert') ?? true;
-  const batch =
-    r.batch_input === undefined || r.batch_input === null
-      ? undefined
-      : batchItems(r.batch_input, e.maxBatch);
+  const batch = optionalBatch(r, e.maxBatch);
   if (batch) {
     const withContext = present(batch[0]?.context);
     batch.forEach((item, i) => {
@@ -266,10 +269,7 @@ export async function decrypt(
 ): Promise<{ plaintext: string } | BatchResult<DecryptBatchItem>> {
   checkKeyName(name);
   const r = asRequest(req);
-  const batch =
-    r.batch_input === undefined || r.batch_input === null
-      ? undefined
-      : batchItems(r.batch_input, e.maxBatch);
+  const batch = optionalBatch(r, e.maxBatch);
   const key = await requireKey(e, name, NOT_FOUND);
   if (!batch) return { plaintext: encodeBase64(await openWith(e, key, r)) };
   return runBatch<DecryptBatchItem>(
@@ -287,10 +287,7 @@ export async function rewrap(
 ): Promise<CiphertextResult | BatchResult<CiphertextBatchItem>> {
   checkKeyName(name);
   const r = asRequest(req);
-  const batch =
-    r.batch_input === undefined || r.batch_input === null
-      ? undefined
-      : batchItems(r.batch_input, e.maxBatch);
+  const batch = optionalBatch(r, e.maxBatch);
   const key = await requireKey(e, name, NOT_FOUND);
   const one = async (item: Record<string, unknown>): Promise<CiphertextResult> => {
     const plaintext = await openWith(e, key, item);

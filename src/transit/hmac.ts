@@ -18,7 +18,7 @@ import { formatVersioned, parseVersioned } from '../keys/ciphertext.js';
 import { checkKeyName } from '../keys/names.js';
 import { assertNotSoftDeleted, oldestVersion, optInt } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
-import { batchItems, runBatch } from './batch.js';
+import { optionalBatch, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
 import { asRequest, optString } from './request.js';
 import type { BatchResult, HmacBatchItem, HmacRequest } from './types.js';
@@ -63,26 +63,20 @@ export async function hmac(
   checkKeyName(name);
   const r = asRequest(req);
   const hash = vaultHash(optString(r.algorithm, 'algorithm') ?? 'sha2-256');
-  const batch =
-    r.batch_input === undefined || r.batch_input === null
-      ? undefined
-      : batchItems(r.batch_input, e.maxBatch);
-  if (!batch) inputBytes(r.input, 'missing input for HMAC');
+  const batch = optionalBatch(r, e.maxBatch);
+  // A single input is checked before the key is looked up (Vault's order), and decoded once.
+  const single = batch ? undefined : inputBytes(r.input, 'missing input for HMAC');
   const key = await requireKey(e, name, 'encryption key not found');
   const p = key.doc.policy;
   assertNotSoftDeleted(p);
   const ver = hmacVersion(p, optInt(r.key_version, 'key_version'));
-  const secret = (await e.store.version(key, ver)).hmac_key;
-  const one = (input: unknown) =>
-    formatVersioned(
-      HMAC_PREFIX,
-      ver,
-      e.backend.hmac(hash.name, secret, inputBytes(input, 'missing input for HMAC')),
-    );
-  if (!batch) return { hmac: one(r.input), key_version: ver };
+  const secret = (e.store.cachedVersion(key, ver) ?? (await e.store.version(key, ver))).hmac_key;
+  const mac = (input: Uint8Array) =>
+    formatVersioned(HMAC_PREFIX, ver, e.backend.hmac(hash.name, secret, input));
+  if (!batch) return { hmac: mac(single as Uint8Array), key_version: ver };
   return runBatch<HmacBatchItem>(
     batch,
-    (item) => ({ hmac: one(item.input) }),
+    (item) => ({ hmac: mac(inputBytes(item.input, 'missing input for HMAC')) }),
     (error) => ({ error }),
   );
 }
@@ -105,7 +99,7 @@ export async function verifyHmacValue(
   }
   const given = tryDecodeBase64(parsed.body);
   if (!given) throw invalidRequest('invalid HMAC: could not decode base64');
-  const secret = (await e.store.version(key, ver)).hmac_key;
+  const secret = (e.store.cachedVersion(key, ver) ?? (await e.store.version(key, ver))).hmac_key;
   const expected = e.backend.hmac(hash.name, secret, inputBytes(input, 'missing input to verify'));
   return e.backend.timingSafeEqual(expected, given);
 }

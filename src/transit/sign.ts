@@ -23,7 +23,7 @@ import { type AsymmetricMaterial, requireMaterial } from '../keys/asymmetric/mat
 import { checkKeyName } from '../keys/names.js';
 import { assertNotSoftDeleted, type KeyVersion, optInt, typeInfo } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
-import { batchItems, runBatch } from './batch.js';
+import { optionalBatch, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
 import { inputBytes, verifyHashName, verifyHmacValue, verifyKind } from './hmac.js';
 import { asRequest } from './request.js';
@@ -55,11 +55,6 @@ async function cryptoCall<T>(fn: () => Promise<T>): Promise<T> {
     throw err;
   }
 }
-
-const optionalBatch = (r: Record<string, unknown>, max: number) =>
-  r.batch_input === undefined || r.batch_input === null
-    ? undefined
-    : batchItems(r.batch_input, max);
 
 /** The signing key of a request, checked for type, soft delete and `none`. */
 async function signingKey(
@@ -121,7 +116,7 @@ export async function sign(
   const one = async (item: Record<string, unknown>) => {
     const input = inputBytes(item.input, 'missing input');
     const ver = signingVersion(p, requested);
-    const version = await e.store.version(key, ver);
+    const version = e.store.cachedVersion(key, ver) ?? (await e.store.version(key, ver));
     const { material, derived } = await materialFor(e, key, family, version, item);
     const sig = await cryptoCall(() => family.sign(e.backend, material, input, o));
     return {
@@ -171,7 +166,7 @@ async function verifySignatures(
       key.doc.policy,
       o.marshaling,
     );
-    const v = await e.store.version(key, version);
+    const v = e.store.cachedVersion(key, version) ?? (await e.store.version(key, version));
     const { material } = await materialFor(e, key, family, v, item);
     return cryptoCall(() => family.verify(e.backend, material, input, signature, o));
   };

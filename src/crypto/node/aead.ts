@@ -6,11 +6,13 @@
  * backend delegates it to noble's `xchacha20poly1305` (`../noble/aead.ts`).
  * Results are identical by construction and checked by the cross-backend test.
  *
- * Hot path: one output allocation per seal (the update output is copied once
- * into `ciphertext ‖ tag`); open returns OpenSSL's output buffer zero-copy.
+ * Hot path: one output allocation per seal, not zero-filled (the update
+ * output is copied once into `ciphertext ‖ tag`); open returns OpenSSL's
+ * output buffer zero-copy.
  *
  * @module
  */
+import { Buffer } from 'node:buffer';
 import {
   type CipherChaCha20Poly1305,
   type CipherGCM,
@@ -28,6 +30,9 @@ import { ownedBytes } from './bytes.js';
 type NodeAead = Exclude<AeadAlgorithm, 'xchacha20-poly1305'>;
 
 const OPTIONS = { authTagLength: TAG_LENGTH } as const;
+
+/** From this output size on, seal skips the zero-fill of its output buffer. */
+const UNFILLED_FROM = 4096;
 
 /** An OpenSSL encryptor; `checkAead` has already pinned the key length. */
 function encryptor(
@@ -68,11 +73,15 @@ export function nodeAeadSeal(
   if (aad !== undefined && aad.length > 0) {
     cipher.setAAD(aad, { plaintextLength: plaintext.length });
   }
-  const out = new Uint8Array(plaintext.length + TAG_LENGTH);
   const body = cipher.update(plaintext);
-  out.set(body, 0);
   // GCM and ChaCha20-Poly1305 are stream modes: final() yields no bytes.
   const rest = cipher.final();
+  if (body.length + rest.length !== plaintext.length) throw new Error(`${alg}: short output`);
+  // Large outputs are not zero-filled (every byte is written below, as the
+  // check above guarantees); small ones are cheaper as plain typed arrays.
+  const n = plaintext.length + TAG_LENGTH;
+  const out = n >= UNFILLED_FROM ? ownedBytes(Buffer.allocUnsafeSlow(n)) : new Uint8Array(n);
+  out.set(body, 0);
   if (rest.length > 0) out.set(rest, body.length);
   out.set(cipher.getAuthTag(), plaintext.length);
   return out;

@@ -1,0 +1,220 @@
+/**
+ * Scale (issue 8, §5 and §7), in one MemoryStorage-backed engine:
+ *
+ * - 100,000 keys (10,000 with `--quick`): create rate, listKeys page of 100
+ *   from the middle, and encrypt/readKey latency on random keys with the
+ *   cache on (unbounded, all keys parsed) and off (size 10: every call misses
+ *   and parses the stored document) — each against the same figure with
+ *   1,000 keys, since none of them may grow with the number of keys;
+ * - memory: resident bytes (heap + external) per cached key, and the growth
+ *   after touching every key with `cache-config` size 1,000, which must stay
+ *   bounded (a small fraction of the unbounded growth);
+ * - one key with 1,000 versions: encrypt with the latest version and rotate,
+ *   against the same at 10 versions (neither may grow linearly).
+ *
+ * Correctness first: ciphertexts made on random keys decrypt, pages are the
+ * expected names.
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { Transit } from 'transitkit';
+import { breathe, gc, latencyUs, quick, type Row, versus } from './harness.js';
+
+const BIG = quick ? 10_000 : 100_000;
+const SMALL = 1_000;
+const CACHE = 1_000;
+const SAMPLES = quick ? 500 : 5_000;
+const ROUNDS = quick ? 1 : 6;
+const PLAINTEXT = randomBytes(64).toString('base64');
+const FLAT = { max: 1.5 };
+
+const keyName = (i: number) => `k-${String(i).padStart(6, '0')}`;
+const kilo = (n: number) => (n >= 1000 ? `${n / 1000}k` : String(n));
+const resident = () => {
+  gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.external;
+};
+
+/** Create `n` keys; returns keys/s overall and for the last 1,000. */
+async function createKeys(t: Transit, n: number): Promise<{ all: number; last: number }> {
+  const start = performance.now();
+  let lastStart = start;
+  for (let i = 0; i < n; i++) {
+    if (i === n - 1000) lastStart = performance.now();
+    await t.createKey(keyName(i));
+    if (i % 10_000 === 9_999) await breathe();
+  }
+  const end = performance.now();
+  return { all: (n * 1000) / (end - start), last: (1000 * 1000) / (end - lastStart) };
+}
+
+type Op = 'encrypt' | 'readKey' | 'listKeys';
+const OPS: Op[] = ['encrypt', 'readKey', 'listKeys'];
+
+/** One op on a store of `n` keys: random keys; a page of 100 from the middle. */
+function runner(t: Transit, n: number) {
+  const pick = Array.from({ length: SAMPLES }, () => keyName(Math.floor(Math.random() * n)));
+  const middle = keyName(n / 2);
+  const calls: Record<Op, (i: number) => Promise<unknown>> = {
+    encrypt: (i) => t.encrypt(pick[i % SAMPLES] as string, { plaintext: PLAINTEXT }),
+    readKey: (i) => t.readKey(pick[i % SAMPLES] as string),
+    listKeys: () => t.listKeys({ after: middle, limit: 100 }),
+  };
+  const check = async () => {
+    const { ciphertext } = await t.encrypt(pick[0] as string, { plaintext: PLAINTEXT });
+    const back = await t.decrypt(pick[0] as string, { ciphertext });
+    if (back.plaintext !== PLAINTEXT) throw new Error('scale: round trip mismatch');
+    const page = await t.listKeys({ after: middle, limit: 100 });
+    if (page.keys.length !== 100 || page.keys[0] !== keyName(n / 2 + 1)) {
+      throw new Error('scale: wrong listKeys page');
+    }
+  };
+  return { calls, check };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
+
+/**
+ * Latencies (µs) of the big store against the small one, measured in
+ * alternating rounds (as the harness does for rates), each ratio within a
+ * round; a full collection first, since a bulk load leaves one due.
+ */
+async function paired(small: Transit, big: Transit, G: string, label: string): Promise<Row[]> {
+  const a = runner(small, SMALL);
+  const b = runner(big, BIG);
+  await a.check();
+  await b.check();
+  gc();
+  for (let i = 0; i < 1000; i++) {
+    await a.calls.encrypt(i);
+    await b.calls.encrypt(i);
+  }
+  const rows: Row[] = [];
+  for (const op of OPS) {
+    const per = quick ? 100 : 500;
+    const mine: number[] = [];
+    const ratios: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const x = await latencyUs(per, a.calls[op]);
+      const y = await latencyUs(per, b.calls[op]);
+      mine.push(y);
+      ratios.push(y / x);
+    }
+    rows.push({
+      group: G,
+      name: `${op}, ${kilo(BIG)} keys, ${label}`,
+      value: median(mine),
+      unit: 'µs',
+      ratio: median(ratios),
+      range: [Math.min(...ratios), Math.max(...ratios)],
+      baseline: `${kilo(SMALL)} keys, ${label}`,
+      target: FLAT,
+    });
+  }
+  return rows;
+}
+
+/** Keys: create, list, latency with the cache on and off, memory per cached key. */
+async function keysBench(): Promise<Row[]> {
+  const G = 'scale: keys';
+  const small = new Transit({ autoRotate: false });
+  const smallCreate = await createKeys(small, SMALL);
+  // The big store starts with a bounded cache, so creating keys does not fill memory.
+  const big = new Transit({ autoRotate: false, cacheSize: CACHE });
+  const bigCreate = await createKeys(big, BIG);
+  const beforeTouch = resident();
+  for (let i = 0; i < BIG; i++) await big.readKey(keyName(i));
+  const bounded = resident() - beforeTouch;
+  await big.writeCacheConfig({ size: 0 });
+  const beforeAll = resident();
+  for (let i = 0; i < BIG; i++) await big.readKey(keyName(i));
+  const unbounded = resident() - beforeAll;
+  const perKey = unbounded / (BIG - CACHE);
+  const cacheOn = await paired(small, big, G, 'cache on');
+  await small.writeCacheConfig({ size: 10 });
+  await big.writeCacheConfig({ size: 10 });
+  const cacheOff = await paired(small, big, G, 'cache off (size 10)');
+  await small.close();
+  await big.close();
+  const N = kilo(BIG);
+  return [
+    versus(G, `create, ${N} keys`, bigCreate.all, 'keys/s', {
+      name: `create, ${kilo(SMALL)} keys`,
+      value: smallCreate.all,
+    }),
+    versus(
+      G,
+      `create, last 1k of ${N}`,
+      bigCreate.last,
+      'keys/s',
+      { name: `create, first ${kilo(SMALL)}`, value: smallCreate.all },
+      { min: 0.67 },
+    ),
+    ...cacheOn,
+    ...cacheOff.filter((r) => !r.name.startsWith('listKeys')),
+    { group: 'memory', name: 'bytes per cached key', value: perKey, unit: 'B' },
+    versus(
+      'memory',
+      `growth touching ${N} keys, cache ${kilo(CACHE)}`,
+      bounded / 1e6,
+      'MB',
+      { name: 'growth with cache unbounded', value: unbounded / 1e6 },
+      { max: 0.05 },
+    ),
+  ];
+}
+
+/** Rotate `key` `n` times; returns the mean rotate latency in µs. */
+async function rotate(t: Transit, key: string, n: number): Promise<number> {
+  return latencyUs(n, () => t.rotateKey(key));
+}
+
+/** One key with 1,000 versions against one with 10. */
+async function versionsBench(): Promise<Row[]> {
+  const G = 'scale: versions';
+  const t = new Transit({ autoRotate: false });
+  const at = async (name: string, versions: number) => {
+    await t.createKey(name);
+    const first = (await t.encrypt(name, { plaintext: PLAINTEXT })).ciphertext;
+    await rotate(t, name, versions - 1);
+    const encrypt = await latencyUs(SAMPLES, () => t.encrypt(name, { plaintext: PLAINTEXT }));
+    // Decrypting version 1 reads an archived version (cached after the first time).
+    if ((await t.decrypt(name, { ciphertext: first })).plaintext !== PLAINTEXT) {
+      throw new Error('versions: old ciphertext does not decrypt');
+    }
+    const rotateUs = await rotate(t, name, quick ? 5 : 20);
+    return { encrypt, rotate: rotateUs };
+  };
+  const few = await at('v10', 10);
+  const many = await at('v1000', 1000);
+  await t.close();
+  return [
+    versus(
+      G,
+      'encrypt latest, 1,000 versions',
+      many.encrypt,
+      'µs',
+      {
+        name: 'at 10 versions',
+        value: few.encrypt,
+      },
+      FLAT,
+    ),
+    versus(
+      G,
+      'rotate, 1,000 versions',
+      many.rotate,
+      'µs',
+      {
+        name: 'at 10 versions',
+        value: few.rotate,
+      },
+      FLAT,
+    ),
+  ];
+}
+
+export async function scaleBench(): Promise<Row[]> {
+  return [...(await keysBench()), ...(await versionsBench())];
+}
