@@ -13,7 +13,8 @@
  * exception: a subpath other than `.` may use a type that it imports from `transitkit` and
  * that `transitkit` exports (an adapter's `StorageAdapter`, `Clock`…). api-extractor cannot
  * see that as external (a package's self-reference is not in node_modules), so this script
- * accepts those and prints them as notes.
+ * accepts those (and those reached through a declaration the subpath re-exports from
+ * `transitkit`) and prints them as notes.
  * Warnings (printed, not fatal): TSDoc syntax, and the release-tag family, which are also
  * written into the report, so a reviewer sees them in the diff.
  *
@@ -96,7 +97,8 @@ function importedFromRoot(file, seen = new Set()) {
   return names;
 }
 
-const rootExports = exportsOf(path.join(root, 'dist', `${entryName('.')}.d.ts`));
+const rootDts = path.join(root, 'dist', `${entryName('.')}.d.ts`);
+const rootExports = exportsOf(rootDts);
 
 const problems = [];
 for (const { subpath, config } of configs) {
@@ -112,7 +114,10 @@ for (const { subpath, config } of configs) {
     messageCallback(message) {
       if (message.messageId !== 'ae-forgotten-export') return;
       const name = /The symbol "([^"]+)"/.exec(message.text)?.[1];
-      if (name && fromRoot.has(name) && rootExports.has(name)) {
+      // Used by name in this subpath, or reached through a declaration it re-exports
+      // from `transitkit` (its location is then in transitkit's own d.ts).
+      const inRoot = subpath !== '.' && message.sourceFilePath === rootDts;
+      if (name && (fromRoot.has(name) || inRoot) && rootExports.has(name)) {
         message.logLevel = 'none';
         accepted.push(name);
       }

@@ -3,13 +3,32 @@
  * versioned keys that encrypt, decrypt, rewrap, HMAC and hash without
  * exposing their material, on pluggable storage, byte-compatible with Vault.
  *
- * Subpaths: `transitkit` (this: the engine and the memory adapter),
- * `transitkit/adapters/file` (durable single-process storage).
+ * Subpaths: `transitkit` (this: the engine, the lease manager, tokens and
+ * policies, the sealable node and barrier, the memory adapter),
+ * `transitkit/adapters/file` (durable single-process storage),
+ * `transitkit/adapters/redis` (shared storage for many instances),
+ * `transitkit/http` (Vault's HTTP API) and `transitkit/http/node` (a Node
+ * server that also accepts the `LIST` method).
  * @packageDocumentation
  */
 
 export type { MemoryStorageOptions } from '../adapters/memory/index.js';
 export { MemoryStorage } from '../adapters/memory/index.js';
+// Tokens and ACL policies (the HTTP adapter's auth; `transitkit/http` re-exports them)
+export type { AclOperation } from './auth/acl.js';
+export { Acl } from './auth/acl.js';
+export type { AclPolicyDocument, AclPolicyStoreOptions } from './auth/acl-policies.js';
+export { AclPolicyStore, DEFAULT_POLICY } from './auth/acl-policies.js';
+export type { Capability, ParsedPolicy, PolicyRule } from './auth/policy-hcl.js';
+export { parsePolicy } from './auth/policy-hcl.js';
+export type {
+  TokenAuth,
+  TokenContext,
+  TokenCreateRequest,
+  TokenLookup,
+  TokenStoreOptions,
+} from './auth/token-entry.js';
+export { TokenStore } from './auth/token-store.js';
 export type { Clock } from './clock.js';
 export { systemClock } from './clock.js';
 // Asymmetric keys (issue 3)
@@ -57,6 +76,17 @@ export type {
   TickResult,
   TidyResult,
 } from './leases/types.js';
+// Seal and barrier (issue 7)
+export { ROOT_KEY_BYTES } from './seal/keyring.js';
+export { TransitNode } from './seal/node.js';
+export type {
+  InitRequest,
+  InitResponse,
+  NodeServices,
+  SealStatus,
+  TransitNodeOptions,
+  UnsealRequest,
+} from './seal/types.js';
 export type {
   ListOptions,
   LockHandle,
@@ -66,7 +96,18 @@ export type {
 } from './storage/adapter.js';
 // Storage
 export { hasLock, hasWatch } from './storage/adapter.js';
+export type { BarrierCrypto, BarrierKeyring } from './storage/barrier.js';
+export { BARRIER_RESERVED_PREFIX, Barrier } from './storage/barrier.js';
 export type { AutoRotateResult } from './transit/auto-rotate.js';
+// Key mobility (issue 4)
+export type {
+  ByokExportOptions,
+  ByokExportResult,
+  ImportHashFunction,
+  ImportKeyRequest,
+  ImportKeyVersionRequest,
+  WrappingKeyResult,
+} from './transit/mobility-types.js';
 export type { TransitOptions } from './transit/transit.js';
 // Engine
 export { Transit } from './transit/transit.js';
