@@ -208,8 +208,9 @@ export class SortedKeys {
   /**
    * Check the tree's invariants (sorted, linked, balanced, nodes within bounds);
    * throws on the first violation. For tests.
+   * @returns the depth of the leaves (0 when the root is a leaf).
    */
-  verify(): void {
+  verify(): number {
     const leaves: Leaf[] = [];
     const walk = (n: Node, depth: number, lo: string | undefined, hi: string | undefined) => {
       const isRoot = n === this.#root;
@@ -237,7 +238,7 @@ export class SortedKeys {
       });
       return leafDepth;
     };
-    walk(this.#root, 0, undefined, undefined);
+    const depth = walk(this.#root, 0, undefined, undefined);
     let count = 0;
     for (let i = 0; i < leaves.length; i++) {
       const leaf = leaves[i] as Leaf;
@@ -245,6 +246,7 @@ export class SortedKeys {
       if (leaf.next !== leaves[i + 1]) throw new Error('leaf chain broken');
     }
     if (count !== this.#size) throw new Error('size mismatch');
+    return depth;
   }
 
   #count(n: Node): number {
