@@ -36,7 +36,8 @@ export const USAGE = `Usage: transitkit server [options]
 Start Vault's transit API (HTTP) on transitkit.
 
 Options:
-  --dev                       in-memory storage (unless --storage), print a root token
+  --dev                       initialised and unsealed, in memory unless --storage (a new
+                              persistent store gets one unseal key, printed), root token printed
   --dev-root-token TOKEN      use TOKEN as the dev root token
   --listen HOST:PORT          listen address (default 127.0.0.1:8200; port 0 picks one)
   --storage memory|file:DIR|redis://HOST:PORT

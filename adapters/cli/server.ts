@@ -5,7 +5,9 @@
  *
  * - `--dev`: in-memory unless `--storage` says otherwise; initialised and
  *   unsealed with a random root key; a root token (from `--dev-root-token`, or
- *   random) is printed. Persistent storage with `--dev` needs `--root-key-file`
+ *   random) is printed. With persistent storage and no `--root-key-file`, a new
+ *   store is initialised with one unseal key, printed once, and unsealed; a
+ *   store initialised before starts sealed and waits for it on `sys/unseal`
  *   (a random key could not unseal it again).
  * - `--root-key-file PATH` (base64 of 32 bytes, auto-unseal): the first start on
  *   a new store initialises it (root token from `--initial-root-token`, or
@@ -130,14 +132,16 @@ export async function startServer(
   if (storageSpec === undefined) {
     throw new UsageError('--storage (or "storage" in --config) is required without --dev');
   }
-  if (args.dev && storageKind(storageSpec) !== 'inmem' && args.rootKeyFile === undefined) {
-    throw new UsageError('--dev with persistent storage needs --root-key-file');
-  }
+  // --dev on persistent storage without a root key file: Vault's dev flow, one
+  // unseal key (printed) — a new store is initialised and unsealed; a store
+  // initialised before starts sealed and waits for that key on sys/unseal.
+  const devShamir =
+    args.dev && storageKind(storageSpec) !== 'inmem' && args.rootKeyFile === undefined;
   const { host, port } = parseListen(args.listen ?? config.listen ?? '127.0.0.1:8200');
   const rootKey =
     args.rootKeyFile !== undefined
       ? await readRootKey(args.rootKeyFile)
-      : args.dev
+      : args.dev && !devShamir
         ? globalThis.crypto.getRandomValues(new Uint8Array(32))
         : undefined;
   const { storage, label, type } = await openStorage(storageSpec);
@@ -162,7 +166,20 @@ export async function startServer(
   try {
     const started = await node.start();
     let root = started.root_token;
-    if (root === undefined && args.dev && args.devRootToken !== undefined) {
+    let unsealKey: string | undefined;
+    if (devShamir && !(await node.initStatus()).initialized) {
+      const init = await node.init({ secret_shares: 1, secret_threshold: 1 });
+      unsealKey = init.keys_base64[0] as string;
+      await node.unseal({ key: unsealKey });
+      if (args.devRootToken === undefined) root = init.root_token;
+      else await node.tokens.revoke(init.root_token); // replaced by the dev root token below
+    }
+    if (
+      root === undefined &&
+      args.dev &&
+      args.devRootToken !== undefined &&
+      !(await node.sealStatus()).sealed
+    ) {
       root = await node.tokens.createRoot({ id: args.devRootToken });
     }
     const mount = args.mount ?? config.mount ?? '/v1/transit';
@@ -184,6 +201,9 @@ export async function startServer(
     else if (status.sealed)
       print(`    Seal: sealed (PUT /v1/sys/unseal, ${status.t} of ${status.n})`);
     else print(`    Seal: unsealed (${status.type})`);
+    if (unsealKey !== undefined) {
+      print(`    Unseal Key (shown once; the store is sealed after a restart): ${unsealKey}`);
+    }
     if (root !== undefined) {
       print(`    ${args.dev ? 'Root Token' : 'Initial Root Token (shown once)'}: ${root}`);
     }

@@ -200,10 +200,6 @@ describe('usage and start-up errors', () => {
   it.each([
     [['server', '--nope'], /unknown flag --nope/],
     [['server'], /--storage .* is required without --dev/],
-    [
-      ['server', '--dev', '--storage', 'redis://localhost'],
-      /--dev with persistent storage needs --root-key-file/,
-    ],
     [['server', '--dev', '--storage', 'disk'], /--storage must be memory or file:DIR/],
     [['server', '--dev', '--listen', 'localhost'], /--listen must be HOST:PORT/],
     [['server', '--dev', '--config', '/does/not/exist.json'], /cannot read config/],
