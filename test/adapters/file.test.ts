@@ -14,8 +14,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FileStorage } from '../../adapters/file/index.js';
 import { decodeFileName, encodeKey } from '../../adapters/file/key-codec.js';
 import { isTransitError } from '../../src/errors.js';
-import { expectInvalid, runStorageConformance } from '../conformance/storage.js';
+import { runStorageConformance } from '../conformance/storage.js';
 import { runLockConformance } from '../conformance/storage-lock.js';
+import { expectInvalid } from '../conformance/storage-suite.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
 const roots: string[] = [];

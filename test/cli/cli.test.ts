@@ -4,7 +4,6 @@
  * (the initial root token printed once), `--config` policies, usage errors (exit 2),
  * and the package's `bin`.
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -14,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseArgs, parseListen, UsageError } from '../../adapters/cli/args.js';
 import { BINS, distFiles } from '../../scripts/entries.mjs';
 import { b64, call, ROOT_DIR, startCli, startDev } from '../http/helpers.js';
+import { expectRestartKeepsData, runCli } from './support.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -24,14 +24,6 @@ const tempDir = () => {
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-function runCli(args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', ...args], {
-    cwd: ROOT_DIR,
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-}
 
 describe('argument parsing', () => {
   it('reads flags in both forms', () => {
@@ -140,25 +132,7 @@ describe('persistent storage and config', () => {
       '--listen',
       '127.0.0.1:0',
     ];
-    const first = await startCli(args);
-    expect(first.stdout()).toContain('Initial Root Token (shown once)');
-    const ct = (
-      await call(first, 'POST', '/v1/transit/encrypt/kept', { body: { plaintext: b64('persist') } })
-    ).json.data.ciphertext;
-    expect(await first.stop()).toBe(0);
-    const second = await startCli(args);
-    try {
-      expect(second.stdout()).not.toContain('Root Token');
-      const d = await call(
-        { url: second.url, root: first.root },
-        'POST',
-        '/v1/transit/decrypt/kept',
-        { body: { ciphertext: ct } },
-      );
-      expect(d.json.data.plaintext).toBe(b64('persist'));
-    } finally {
-      expect(await second.stop()).toBe(0);
-    }
+    await expectRestartKeepsData(args);
   });
 
   it('--config sets listen, storage, mount and policies; flags win', async () => {

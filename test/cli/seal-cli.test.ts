@@ -7,7 +7,6 @@
  * errors that never print the key; `--dev` stays initialised and unsealed;
  * Redis storage (a real redis-server) with auto-unseal.
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +14,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseArgs, UsageError } from '../../adapters/cli/args.js';
 import { REDIS_SERVER, RedisServer } from '../helpers/redis-server.js';
-import { b64, call, ROOT_DIR, startCli, startDev } from '../http/helpers.js';
+import { b64, call, startCli, startDev } from '../http/helpers.js';
+import { expectRestartKeepsData, runCli } from './support.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -31,14 +31,6 @@ function keyFile(dir: string, content = randomBytes(32).toString('base64')): str
   const f = join(dir, 'root.key');
   writeFileSync(f, `${content}\n`, { mode: 0o600 });
   return f;
-}
-
-function runCli(args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', ...args], {
-    cwd: ROOT_DIR,
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
 }
 
 const listen = ['--listen', '127.0.0.1:0'];
@@ -78,30 +70,15 @@ describe('auto-unseal with --root-key-file', () => {
     const dir = tempDir();
     const key = keyFile(dir);
     const args = ['--storage', `file:${join(dir, 'store')}`, '--root-key-file', key, ...listen];
-    const first = await startCli(args);
-    expect(first.stdout()).toContain('Initial Root Token (shown once)');
-    expect(first.stdout()).toContain('Seal: unsealed (auto)');
-    expect(first.root).toMatch(/^hvs\./);
-    const ct = (
-      await call(first, 'POST', '/v1/transit/encrypt/kept', { body: { plaintext: b64('persist') } })
-    ).json.data.ciphertext;
-    expect(await first.stop()).toBe(0);
-    const second = await startCli(args);
-    try {
-      expect(second.stdout()).not.toContain('Root Token');
-      const d = await call(
-        { url: second.url, root: first.root },
-        'POST',
-        '/v1/transit/decrypt/kept',
-        {
-          body: { ciphertext: ct },
-        },
-      );
-      expect(d.json.data.plaintext).toBe(b64('persist'));
-      expect((await call(second, 'GET', '/v1/sys/health', { token: null })).status).toBe(200);
-    } finally {
-      expect(await second.stop()).toBe(0);
-    }
+    await expectRestartKeepsData(args, {
+      first: (first) => {
+        expect(first.stdout()).toContain('Seal: unsealed (auto)');
+        expect(first.root).toMatch(/^hvs\./);
+      },
+      second: async (second) => {
+        expect((await call(second, 'GET', '/v1/sys/health', { token: null })).status).toBe(200);
+      },
+    });
     // Another key cannot open the store: a start-up failure, the key never printed.
     const other = randomBytes(32).toString('base64');
     const wrong = runCli([

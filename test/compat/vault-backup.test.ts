@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Transit } from 'transitkit';
 import { describe, expect, it } from 'vitest';
 import { BACKENDS } from '../helpers/backends.js';
+import { VAULT_ENTRY_FIELDS, VAULT_POLICY_FIELDS } from '../helpers/vault-backup-fields.js';
 import { FIXTURES_DIR } from '../helpers/vectors.js';
 
 interface BackupFixture {
@@ -23,47 +24,6 @@ interface BackupFixture {
 const fx = JSON.parse(
   readFileSync(path.join(FIXTURES_DIR, 'backup-docs-aes256.json'), 'utf8'),
 ) as BackupFixture;
-
-/** Vault 1.14's Policy fields, in struct order (reference §6), plus OpenBao's soft_deleted. */
-const VAULT_POLICY_FIELDS = [
-  'name',
-  'keys',
-  'derived',
-  'kdf',
-  'convergent_encryption',
-  'exportable',
-  'min_decryption_version',
-  'min_encryption_version',
-  'latest_version',
-  'archive_version',
-  'archive_min_version',
-  'min_available_version',
-  'deletion_allowed',
-  'convergent_version',
-  'type',
-  'backup_info',
-  'restore_info',
-  'allow_plaintext_backup',
-  'version_template',
-  'storage_prefix',
-  'auto_rotate_period',
-  'Imported',
-  'AllowImportedKeyRotation',
-  'soft_deleted',
-];
-const VAULT_ENTRY_FIELDS = [
-  'key',
-  'hmac_key',
-  'time',
-  'ec_x',
-  'ec_y',
-  'ec_d',
-  'rsa_key',
-  'rsa_public_key',
-  'public_key',
-  'convergent_version',
-  'creation_time',
-];
 
 const decode = (b64: string): string => Buffer.from(b64, 'base64').toString('utf8');
 

@@ -14,7 +14,7 @@
 import { describe, expect } from 'vitest';
 import type { StorageAdapter, StorageLock } from '../../src/storage/adapter.js';
 import type { FakeClock } from '../helpers/fake-clock.js';
-import { expectInvalid, type SuiteOptions, suiteRunner, withFixture } from './storage.js';
+import { expectInvalid, type SuiteOptions, suiteRunner, withFixture } from './storage-suite.js';
 
 /** What a lock factory returns: a fresh store with the lock capability. */
 export interface LockFixture {

@@ -15,7 +15,7 @@
  */
 import { describe, expect } from 'vitest';
 import type { StorageAdapter, StorageWatch } from '../../src/storage/adapter.js';
-import { type SuiteOptions, suiteRunner, withFixture } from './storage.js';
+import { type SuiteOptions, suiteRunner, withFixture } from './storage-suite.js';
 
 /** What a watch factory returns: a fresh store with the watch capability. */
 export interface WatchFixture {

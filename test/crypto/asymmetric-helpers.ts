@@ -4,6 +4,7 @@
  * fixtures (both fail loudly when the folder is missing, never skip), hex
  * helpers, and a per-process cache of generated keys (RSA generation is slow).
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +15,9 @@ import type {
   Ed25519PrivateKey,
   RsaModulusBits,
   RsaPrivateKey,
+  SignedData,
 } from '../../src/crypto/asymmetric-backend.js';
+import type { HashName } from '../../src/crypto/backend.js';
 import { nobleAsymmetric } from '../../src/crypto/noble/asymmetric.js';
 import { nodeAsymmetric } from '../../src/crypto/node/asymmetric.js';
 import {
@@ -60,6 +63,17 @@ export const toHex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 export const fromB64 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'base64'));
 /** UTF-8 bytes of a string. */
 export const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+/** The message the cross-backend tests sign and encrypt. */
+export const MSG = utf8('the quick brown fox');
+/** `m` hashed with `h`. */
+export const digest = (h: HashName, m: Uint8Array): Uint8Array =>
+  new Uint8Array(createHash(h).update(m).digest());
+/** `h`-signed data both as the message and as its prehashed digest. */
+export const both = (h: HashName): ReadonlyArray<readonly [string, SignedData]> => [
+  ['message', { message: MSG }],
+  ['digest', { digest: digest(h, MSG) }],
+];
 
 const cache = new Map<string, Promise<unknown>>();
 function memo<T>(id: string, make: () => Promise<T>): Promise<T> {

@@ -8,10 +8,9 @@
  * first, two leaves) are refused with `invalid_request`.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AsymmetricBackend } from '../../src/crypto/asymmetric-backend.js';
 import { nodeAsymmetric } from '../../src/crypto/node/asymmetric.js';
 import { chainToPem, checkLeafMatches, parseCertificateChain } from '../../src/crypto/pki/chain.js';
@@ -26,20 +25,11 @@ import {
   rsaKey,
   wycheproofRsa,
 } from './asymmetric-helpers.js';
+import { runOpenssl, tempFiles } from './openssl-cli.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'transitkit-chain-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { dir, tmp } = tempFiles('transitkit-chain-');
 let seq = 0;
-function tmp(content: string | Uint8Array, ext = 'pem'): string {
-  const f = path.join(dir, `f${seq++}.${ext}`);
-  writeFileSync(f, content);
-  return f;
-}
-function openssl(...args: string[]): string {
-  const r = spawnSync('openssl', args, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`openssl ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout;
-}
+const openssl = (...args: string[]): string => runOpenssl(...args).stdout;
 const derOf = (pemFile: string): Uint8Array =>
   new Uint8Array(
     spawnSync('openssl', ['x509', '-in', pemFile, '-outform', 'DER'], { encoding: 'buffer' })

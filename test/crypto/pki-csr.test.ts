@@ -10,14 +10,11 @@
  * Note: `openssl req -verify` (3.0) exits 0 even when the signature is bad, so
  * the helper checks its message, and a negative control proves it.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PemConverter } from '@peculiar/x509';
 import * as asn1js from 'asn1js';
 import { Attribute, CertificationRequest } from 'pkijs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AsymmetricBackend, EcCurve } from '../../src/crypto/asymmetric-backend.js';
 import { nodeAsymmetric } from '../../src/crypto/node/asymmetric.js';
 import { publicKeySpki, signCsr } from '../../src/crypto/pki/csr.js';
@@ -31,20 +28,10 @@ import {
   rsaKey,
   wycheproofRsa,
 } from './asymmetric-helpers.js';
+import { runOpenssl, tempFiles } from './openssl-cli.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'transitkit-csr-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let seq = 0;
-function tmp(content: string | Uint8Array, ext = 'pem'): string {
-  const f = path.join(dir, `f${seq++}.${ext}`);
-  writeFileSync(f, content);
-  return f;
-}
-function openssl(...args: string[]): { stdout: string; stderr: string } {
-  const r = spawnSync('openssl', args, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`openssl ${args.join(' ')} failed: ${r.stderr}`);
-  return { stdout: r.stdout, stderr: r.stderr };
-}
+const { dir, tmp } = tempFiles('transitkit-csr-');
+const openssl = runOpenssl;
 /** True when openssl reports a good self-signature (its exit code does not say). */
 function opensslVerifies(csrPem: string): boolean {
   const { stdout, stderr } = openssl('req', '-in', tmp(csrPem), '-noout', '-verify');

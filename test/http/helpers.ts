@@ -4,7 +4,7 @@
  * bin runs after a build), reads the printed URL and root token, and sends
  * requests with `fetch` (which sends `LIST` as is) or raw sockets.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -145,3 +145,12 @@ export function rawRequest(url: string, bytes: string | Buffer, ms = 3000): Prom
 
 /** Base64 of UTF-8 text. */
 export const b64 = (s: string): string => Buffer.from(s).toString('base64');
+
+/** A python3 that can `import hvac` (Debian's python3-hvac); fails loudly without one. */
+export function pythonWithHvac(): string {
+  for (const py of ['/usr/bin/python3', 'python3']) {
+    const r = spawnSync(py, ['-c', 'import hvac'], { stdio: 'ignore' });
+    if (r.status === 0) return py;
+  }
+  throw new Error('no python3 with hvac: apt-get install python3-hvac (.ci/run does)');
+}

@@ -14,15 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startCli } from './helpers.js';
-
-function pythonWithHvac(): string {
-  for (const py of ['/usr/bin/python3', 'python3']) {
-    const r = spawnSync(py, ['-c', 'import hvac'], { stdio: 'ignore' });
-    if (r.status === 0) return py;
-  }
-  throw new Error('no python3 with hvac: apt-get install python3-hvac (.ci/run does)');
-}
+import { pythonWithHvac, startCli } from './helpers.js';
 
 const FIRST = `
 import base64, json, sys

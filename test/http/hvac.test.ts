@@ -8,22 +8,14 @@
  *
  * Fails loudly when no python3 with hvac is found: CI installs it.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliServer, startDev } from './helpers.js';
+import { type CliServer, pythonWithHvac, startDev } from './helpers.js';
 
 /** A python3 that imports hvac (Debian's lives in /usr/bin, ahead of a pyenv shim). */
-function pythonWithHvac(): string {
-  for (const py of ['/usr/bin/python3', 'python3']) {
-    const r = spawnSync(py, ['-c', 'import hvac'], { stdio: 'ignore' });
-    if (r.status === 0) return py;
-  }
-  throw new Error('no python3 with hvac: apt-get install python3-hvac (.ci/run does)');
-}
-
 const SCRIPT = `
 import base64, sys
 import hvac

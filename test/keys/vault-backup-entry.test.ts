@@ -13,24 +13,12 @@ import { MemoryStorage, Transit } from 'transitkit';
 import { describe, expect, it } from 'vitest';
 import { wycheproofRsa } from '../crypto/asymmetric-helpers.js';
 import { BACKENDS } from '../helpers/backends.js';
+import { VAULT_ENTRY_FIELDS } from '../helpers/vault-backup-fields.js';
 import { FIXTURES_DIR } from '../helpers/vectors.js';
 import { expectRefusedCleanly } from '../transit/import-support.js';
 
 const OPEN = { exportable: true, allow_plaintext_backup: true } as const;
 const FOX = Buffer.from('the quick brown fox').toString('base64');
-const ENTRY_FIELDS = [
-  'key',
-  'hmac_key',
-  'time',
-  'ec_x',
-  'ec_y',
-  'ec_d',
-  'rsa_key',
-  'rsa_public_key',
-  'public_key',
-  'convergent_version',
-  'creation_time',
-];
 const HMAC = Buffer.alloc(32, 9).toString('base64');
 const text = (backup: string) => Buffer.from(backup, 'base64').toString('utf8');
 const blob = (json: string) => Buffer.from(`${json}\n`).toString('base64');
@@ -75,8 +63,8 @@ describe('writing', () => {
     const ed = JSON.parse(text((await t.backupKey('ed25519')).backup));
     for (const backup of [ec, rsa]) {
       const j = JSON.parse(backup);
-      expect(Object.keys(j.policy.keys['1'])).toEqual(ENTRY_FIELDS);
-      expect(Object.keys(j.archived_keys.keys[0])).toEqual(ENTRY_FIELDS);
+      expect(Object.keys(j.policy.keys['1'])).toEqual(VAULT_ENTRY_FIELDS);
+      expect(Object.keys(j.archived_keys.keys[0])).toEqual(VAULT_ENTRY_FIELDS);
     }
     const edEntry = ed.policy.keys['1'];
     expect(Buffer.from(edEntry.key, 'base64')).toHaveLength(64);

@@ -146,3 +146,21 @@ export async function snapshot(storage: MemoryStorage): Promise<Record<string, s
 
 /** Let pending microtasks and one macrotask run (watch notifications). */
 export const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 5));
+
+/** Vault's text for an encrypt/decrypt/rewrap on a missing key. */
+export const NOT_FOUND = 'encryption key not found';
+/** Vault's text for a caller nonce on a key that takes none. */
+export const NONCE_NOT_ALLOWED = 'provided nonce not allowed for this key';
+/** A 12-byte caller nonce (base64). */
+export const TWELVE = bytesB64(new Uint8Array(12).fill(7));
+
+/** A key with `n` versions and one ciphertext per version (index 0 = v1). */
+export async function versions(transit: Transit, n: number, name = 'k'): Promise<string[]> {
+  await transit.createKey(name);
+  for (let v = 2; v <= n; v++) await transit.rotateKey(name);
+  const out: string[] = [];
+  for (let v = 1; v <= n; v++) {
+    out.push((await transit.encrypt(name, { plaintext: b64(`p${v}`), key_version: v })).ciphertext);
+  }
+  return out;
+}

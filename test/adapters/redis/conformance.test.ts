@@ -12,8 +12,9 @@
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { RedisStorage } from '../../../adapters/redis/index.js';
-import { runStorageConformance, type SkipRule } from '../../conformance/storage.js';
+import { runStorageConformance } from '../../conformance/storage.js';
 import { CLOCK_TESTS, runLockConformance } from '../../conformance/storage-lock.js';
+import type { SkipRule } from '../../conformance/storage-suite.js';
 import { runWatchConformance } from '../../conformance/storage-watch.js';
 import { NO_REDIS_REASON, RedisServer, SKIP_REDIS } from '../../helpers/redis-server.js';
 
