@@ -12,6 +12,7 @@
  * @module
  */
 import { isLosslessNumber, parse } from 'lossless-json';
+import { tryDecodeBase64 } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 
 /** An object written with its fields in this order. @internal */
@@ -132,6 +133,16 @@ export function bigField(o: GoObject, name: string, what: string): bigint | unde
   if (v === undefined || v === null) return undefined;
   if (isLosslessNumber(v) && /^-?[0-9]+$/.test(v.toString())) return BigInt(v.toString());
   throw invalidRequest(`${what}: '${name}' must be an integer`);
+}
+
+/** A base64 field (Go's `[]byte`); undefined when absent or null. @internal */
+export function bytesField(o: GoObject, name: string, what: string): Uint8Array | undefined {
+  const v = o.get(name);
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw invalidRequest(`${what}: '${name}' must be base64`);
+  const b = tryDecodeBase64(v);
+  if (!b) throw invalidRequest(`${what}: '${name}' is not valid base64`);
+  return b;
 }
 
 /** A boolean field; false when absent or null. @internal */

@@ -26,7 +26,15 @@ import { checkRsaPrivateKey, completeRsaPrivateKey } from '../crypto/pki/rsa.js'
 import { encodeBase64, tryDecodeBase64 } from '../encoding.js';
 import { invalidRequest, TransitError } from '../errors.js';
 import type { AsymmetricMaterial } from './asymmetric/material.js';
-import { bigField, GoObject, GoStruct, intField, objectField, stringField } from './go-json.js';
+import {
+  bigField,
+  bytesField,
+  GoObject,
+  GoStruct,
+  intField,
+  objectField,
+  stringField,
+} from './go-json.js';
 import type { KeyTypeInfo } from './key-types.js';
 import type { KeyVersion } from './policy.js';
 
@@ -103,15 +111,6 @@ export function encodeEntry(v: KeyVersion | undefined): GoStruct {
     fields.push(['certificate_chain', v.certificate_chain.map(encodeBase64)]);
   }
   return new GoStruct(fields);
-}
-
-function bytesField(o: GoObject, name: string): Uint8Array | undefined {
-  const v = o.get(name);
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw invalidRequest(`${WHAT}: '${name}' must be base64`);
-  const b = tryDecodeBase64(v);
-  if (!b) throw invalidRequest(`${WHAT}: '${name}' is not valid base64`);
-  return b;
 }
 
 function chainField(o: GoObject): Uint8Array[] | undefined {
@@ -258,7 +257,7 @@ export async function decodeEntry(
   type: KeyTypeInfo,
   ed25519Public: Ed25519Public,
 ): Promise<KeyVersion | undefined> {
-  const key = bytesField(o, 'key');
+  const key = bytesField(o, 'key', WHAT);
   if (isEmpty(o, key)) return undefined;
   let asymmetric: AsymmetricMaterial | undefined;
   try {
@@ -276,7 +275,7 @@ export async function decodeEntry(
   return {
     // ECDSA and RSA keep their material in the asymmetric fields only.
     key: asymmetric && type.family !== 'ed25519' ? new Uint8Array(0) : (key ?? new Uint8Array(0)),
-    hmac_key: bytesField(o, 'hmac_key') ?? new Uint8Array(0),
+    hmac_key: bytesField(o, 'hmac_key', WHAT) ?? new Uint8Array(0),
     time: stringField(o, 'time', WHAT) || ZERO_TIME,
     creation_time: intField(o, 'creation_time', WHAT),
     convergent_version: intField(o, 'convergent_version', WHAT),

@@ -17,6 +17,7 @@ import { invalidRequest } from '../errors.js';
 import { MAX_DURATION_SECONDS } from './duration.js';
 import {
   boolField,
+  bytesField,
   GoMap,
   GoObject,
   GoStruct,
@@ -102,15 +103,6 @@ export function encodeVaultBackup(k: BackupKey, type: KeyTypeInfo): string {
   return encodeBase64(utf8(json));
 }
 
-function bytesField(o: GoObject, name: string): Uint8Array | undefined {
-  const v = o.get(name);
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw invalidRequest(`${WHAT}: '${name}' must be base64`);
-  const b = tryDecodeBase64(v);
-  if (!b) throw invalidRequest(`${WHAT}: '${name}' is not valid base64`);
-  return b;
-}
-
 function infoField(o: GoObject, name: string): BackupInfo | null {
   const i = objectField(o, name, WHAT);
   if (!i) return null;
@@ -192,7 +184,7 @@ export async function decodeVaultBackup(blob: unknown, c: BackupCrypto): Promise
     if (v) versions.set(n, v);
   }
   // Upgrade rule: a pre-0.3 policy kept its only key in `policy.key`.
-  const legacy = bytesField(po, 'key');
+  const legacy = bytesField(po, 'key', WHAT);
   if (legacy && !versions.has(1)) {
     versions.set(1, {
       key: legacy,
