@@ -82,6 +82,30 @@ export function emsaPssEncode(
 }
 
 /**
+ * EMSA-PKCS1-v1_5 verification by encode-and-compare (RFC 8017 §8.2.2) over the
+ * `k`-byte output of the public RSA operation; constant-time comparison. An
+ * input too long for the key matches no signature (Go: `ErrVerification`).
+ * @internal
+ */
+export function emsaPkcs1Verify(
+  hash: SignatureHash,
+  digest: Uint8Array,
+  k: number,
+  block: Uint8Array,
+): boolean {
+  let expected: Uint8Array;
+  try {
+    expected = emsaPkcs1Encode(hash, digest, k);
+  } catch {
+    return false;
+  }
+  if (block.length !== expected.length) return false;
+  let diff = 0;
+  for (let i = 0; i < block.length; i++) diff |= (block[i] ?? 0) ^ (expected[i] ?? 0);
+  return diff === 0;
+}
+
+/**
  * EMSA-PSS-VERIFY over the `k`-byte output of the public RSA operation; salt
  * length exact, or `'auto'` (recovered from the padding, as Go's
  * `PSSSaltLengthAuto` and OpenSSL's `RSA_PSS_SALTLEN_AUTO`).

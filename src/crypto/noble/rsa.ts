@@ -41,6 +41,7 @@ import {
   emeOaepDecode,
   emeOaepEncode,
   emsaPkcs1Encode,
+  emsaPkcs1Verify,
   emsaPssEncode,
   emsaPssVerify,
 } from '../rsa-padding.js';
@@ -64,14 +65,6 @@ const src = (b: Uint8Array): BufferSource => b as Uint8Array<ArrayBuffer>;
 
 /** `Uint8Array` view of a WebCrypto result. */
 const u8 = (buf: ArrayBuffer): Uint8Array => new Uint8Array(buf);
-
-/** Constant-length comparison (inputs are public on the verify side). */
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= (a[i] ?? 0) ^ (b[i] ?? 0);
-  return diff === 0;
-}
 
 /** RSASSA-PSS sign. @internal */
 export async function nobleRsaSignPss(
@@ -169,14 +162,7 @@ export async function nobleRsaVerifyPkcs1(
     }
   }
   const block = rsaPublicRaw(key, signature);
-  if (block === undefined) return false;
-  let expected: Uint8Array;
-  try {
-    expected = emsaPkcs1Encode(hash, digestOf(hash, d), k);
-  } catch {
-    return false; // input too long for the key: no signature can match (Go: ErrVerification)
-  }
-  return sameBytes(block, expected);
+  return block !== undefined && emsaPkcs1Verify(hash, digestOf(hash, d), k, block);
 }
 
 /** RSAES-OAEP encrypt. @internal */

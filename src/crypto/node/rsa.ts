@@ -48,7 +48,7 @@ import {
   verifySaltFits,
 } from '../asymmetric-checks.js';
 import type { HashName } from '../backend.js';
-import { emsaPkcs1Encode, emsaPssEncode, emsaPssVerify } from '../rsa-padding.js';
+import { emsaPkcs1Encode, emsaPkcs1Verify, emsaPssEncode, emsaPssVerify } from '../rsa-padding.js';
 import { rsaFromKeyObject, rsaPrivateKeyObject, rsaPublicKeyObject } from './asym-keys.js';
 
 const {
@@ -183,14 +183,7 @@ export async function nodeRsaVerifyPkcs1(
     }
   }
   const block = openBlock(key, signature);
-  if (block === undefined) return false;
-  let expected: Uint8Array;
-  try {
-    expected = emsaPkcs1Encode(hash, d.bytes, k);
-  } catch {
-    return false; // input too long for the key: no signature can match (Go: ErrVerification)
-  }
-  return Buffer.compare(block, expected) === 0;
+  return block !== undefined && emsaPkcs1Verify(hash, d.bytes, k, block);
 }
 
 /** @internal */
