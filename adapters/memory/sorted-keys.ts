@@ -118,8 +118,8 @@ export class SortedKeys {
     return this.#size;
   }
 
-  /** Add `key` if absent; O(log n). */
-  insert(key: string): void {
+  /** The inner nodes from the root down to `key`'s leaf, the child slot taken in each, and the leaf. */
+  #descend(key: string): { path: Inner[]; slots: number[]; leaf: Leaf } {
     const path: Inner[] = [];
     const slots: number[] = [];
     let node = this.#root;
@@ -129,6 +129,12 @@ export class SortedKeys {
       slots.push(i);
       node = node.children[i] as Node;
     }
+    return { path, slots, leaf: node };
+  }
+
+  /** Add `key` if absent; O(log n). */
+  insert(key: string): void {
+    const { path, slots, leaf: node } = this.#descend(key);
     const i = bound(node.keys, key, false);
     if (node.keys[i] === key) return;
     node.keys.splice(i, 0, key);
@@ -158,15 +164,7 @@ export class SortedKeys {
 
   /** Remove `key` if present; O(log n). */
   remove(key: string): void {
-    const path: Inner[] = [];
-    const slots: number[] = [];
-    let node = this.#root;
-    while (node instanceof Inner) {
-      const i = bound(node.keys, key, true);
-      path.push(node);
-      slots.push(i);
-      node = node.children[i] as Node;
-    }
+    const { path, slots, leaf: node } = this.#descend(key);
     const i = bound(node.keys, key, false);
     if (node.keys[i] !== key) return;
     node.keys.splice(i, 1);
