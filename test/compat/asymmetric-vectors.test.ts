@@ -8,7 +8,7 @@
  *   sha2-256 signatures that reproduce exactly with the fixed RSA key of
  *   `import-keys.json`;
  * - Vault's NSS-format Ed25519 seed, whose public key is recomputed.
- * Sources: ../shared/reference/fixtures/{ecdsa-fixed-keys,prehashed-none,import-keys}.json.
+ * Sources: test/fixtures/vault/{ecdsa-fixed-keys,prehashed-none,import-keys}.json.
  */
 import { MemoryStorage, Transit } from 'transitkit';
 import { describe, expect, it } from 'vitest';

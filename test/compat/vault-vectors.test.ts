@@ -3,7 +3,7 @@
  * both crypto backends: the HMAC vectors of Vault's transit tests, the docs
  * backup key's computed ciphertexts and HMACs, the derived (HKDF) and
  * convergent v3 values of reference §17.9, and legacy `kdf: 0` keys.
- * Sources: ../shared/reference/fixtures/*.json and vault-transit.md §17.
+ * Sources: test/fixtures/vault/*.json (provenance in the README there).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

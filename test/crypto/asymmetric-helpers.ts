@@ -7,7 +7,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type {
   AsymmetricBackend,
   EcCurve,
@@ -25,6 +24,7 @@ import {
   type PrivateKeyMaterial,
   type PublicKeyMaterial,
 } from '../../src/crypto/pki/keys.js';
+import { FIXTURES_DIR, readWycheproofJson } from '../helpers/vectors.js';
 
 /** Every asymmetric backend; every test loops over this. */
 export const BACKENDS: ReadonlyArray<readonly [string, AsymmetricBackend]> = [
@@ -32,27 +32,16 @@ export const BACKENDS: ReadonlyArray<readonly [string, AsymmetricBackend]> = [
   ['noble', nobleAsymmetric],
 ];
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-
-function sharedDir(...parts: string[]): string {
-  const dir = path.resolve(repoRoot, '..', 'shared', ...parts);
-  if (!existsSync(dir))
-    throw new Error(`missing test data folder ${dir} (expected beside the repo)`);
-  return dir;
-}
-
-/** A Wycheproof JSON file from ../shared/vectors/wycheproof. */
+/** A vendored Wycheproof file (`test/vectors/wycheproof/NAME.json.gz`). */
 export function loadWycheproof<T>(name: string): T {
-  return JSON.parse(
-    readFileSync(path.join(sharedDir('vectors', 'wycheproof'), `${name}.json`), 'utf8'),
-  ) as T;
+  return readWycheproofJson<T>(`${name}.json`);
 }
 
-/** A transit fixture from ../shared/reference/fixtures. */
+/** A vendored transit fixture (`test/fixtures/vault/NAME.json`). */
 export function loadFixture<T>(name: string): T {
-  return JSON.parse(
-    readFileSync(path.join(sharedDir('reference', 'fixtures'), `${name}.json`), 'utf8'),
-  ) as T;
+  const file = path.join(FIXTURES_DIR, `${name}.json`);
+  if (!existsSync(file)) throw new Error(`missing test fixture ${file}`);
+  return JSON.parse(readFileSync(file, 'utf8')) as T;
 }
 
 /** Hex → bytes. */

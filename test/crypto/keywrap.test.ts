@@ -11,7 +11,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KWP_LIMITS, keyUnwrapPad, keyWrapPad } from '../../src/crypto/keywrap.js';
-import { WYCHEPROOF_DIR } from '../helpers/vectors.js';
+import { readWycheproofJson } from '../helpers/vectors.js';
 
 interface KwpCase {
   tcId: number;
@@ -21,9 +21,9 @@ interface KwpCase {
   result: string;
   comment: string;
 }
-const file = JSON.parse(readFileSync(path.join(WYCHEPROOF_DIR, 'aes_kwp_test.json'), 'utf8')) as {
+const file = readWycheproofJson<{
   testGroups: { keySize: number; tests: KwpCase[] }[];
-};
+}>('aes_kwp_test.json');
 const hex = (s: string) => new Uint8Array(Buffer.from(s, 'hex'));
 const counts = { valid: 0, invalid: 0, rejectedParams: 0 };
 const nodeWrap = (kek: Uint8Array, m: Uint8Array): Uint8Array => {

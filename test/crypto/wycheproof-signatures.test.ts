@@ -1,5 +1,5 @@
 /**
- * Wycheproof (C2SP/wycheproof, Apache-2.0; see ../shared/vectors/wycheproof)
+ * Wycheproof (C2SP/wycheproof, Apache-2.0; vendored in test/vectors/wycheproof)
  * for the asymmetric primitives, on every backend: ECDSA P-256/384/521 (DER
  * and P1363), Ed25519, RSASSA-PKCS1-v1_5, RSASSA-PSS and RSAES-OAEP.
  *

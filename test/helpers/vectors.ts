@@ -1,7 +1,9 @@
 /**
- * Loaders for the shared test data, read-only in `/work/shared` next to the
- * repo: Wycheproof vectors (`../shared/vectors/wycheproof/`, Apache-2.0) and
- * transit reference fixtures (`../shared/reference/fixtures/`, MPL-2.0 values).
+ * Loaders for the vendored test data: Wycheproof vectors
+ * (`test/vectors/wycheproof/*.json.gz`, Apache-2.0) and the Vault/OpenBao
+ * known-answer fixtures (`test/fixtures/vault/*.json`, MPL-2.0 values). Both
+ * folders carry a README with their provenance; nothing here reads outside
+ * the repository.
  *
  * A missing file or an unexpected shape throws at load time, so a suite can
  * never pass by silently running zero cases. Sources: test/crypto/README.md.
@@ -9,14 +11,38 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import { hexToBytes } from '@noble/hashes/utils.js';
 
 /** The repository root (this file is `test/helpers/vectors.ts`). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** Folder of the Wycheproof JSON files. */
-export const WYCHEPROOF_DIR = path.resolve(REPO_ROOT, '../shared/vectors/wycheproof');
-/** Folder of the transit reference fixtures. */
-export const FIXTURES_DIR = path.resolve(REPO_ROOT, '../shared/reference/fixtures');
+/** Folder of the Wycheproof files (`NAME.json.gz`, gzip of upstream's `NAME.json`). */
+export const WYCHEPROOF_DIR = path.join(REPO_ROOT, 'test', 'vectors', 'wycheproof');
+/** Folder of the transit reference fixtures (plain JSON). */
+export const FIXTURES_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'vault');
+
+/**
+ * The text of a vendored vector file: `name` is upstream's file name
+ * (`aes_gcm_test.json`); the stored `name.gz` is inflated. Throws (never
+ * skips) when it is missing.
+ */
+export function readVectorFile(dir: string, name: string): string {
+  const file = path.join(dir, `${name}.gz`);
+  if (!existsSync(file)) {
+    throw new Error(`test data file missing: ${file} (vendored vectors; see the README there)`);
+  }
+  return gunzipSync(readFileSync(file)).toString('utf8');
+}
+
+/** Upstream names (`NAME.json`) of the vendored files in a vector folder. */
+export function vectorFileNames(files: readonly string[]): string[] {
+  return files.filter((f) => f.endsWith('.json.gz')).map((f) => f.slice(0, -'.gz'.length));
+}
+
+/** A vendored Wycheproof file, parsed (no shape check: see the typed loaders). */
+export function readWycheproofJson<T = unknown>(name: string): T {
+  return JSON.parse(readVectorFile(WYCHEPROOF_DIR, name)) as T;
+}
 
 /** Fields common to every Wycheproof test case. */
 export interface WycheproofCase {
@@ -89,7 +115,7 @@ const SCHEMAS = {
 function readJson(file: string): unknown {
   if (!existsSync(file)) {
     throw new Error(
-      `test data file missing: ${file}. The crypto suites need /work/shared next to the repo; they are never skipped.`,
+      `test data file missing: ${file}. The vendored test data is part of the repository; suites are never skipped.`,
     );
   }
   return JSON.parse(readFileSync(file, 'utf8')) as unknown;
@@ -104,7 +130,7 @@ function fail(file: string, where: string, what: string): never {
 
 /** Checks the shape of a Wycheproof file against a schema, then returns it typed. */
 function loadWycheproof<C>(file: string, schema: Schema): WycheproofFile<C> {
-  const data = readJson(path.join(WYCHEPROOF_DIR, file));
+  const data = JSON.parse(readVectorFile(WYCHEPROOF_DIR, file)) as unknown;
   if (!isRecord(data) || !Array.isArray(data.testGroups)) fail(file, 'top level', 'no testGroups');
   if (typeof data.algorithm !== 'string' || typeof data.numberOfTests !== 'number') {
     fail(file, 'top level', 'algorithm/numberOfTests');

@@ -1,7 +1,7 @@
 /**
- * The route table against the spec, both directions (style.md "Where the HTTP route
- * table lives"): every endpoint of spec/transit-service.md has a row or is declared
- * pending with its issue. Every row is driven over real HTTP against the running
+ * The route table against the project's API document, both directions: every
+ * endpoint of docs/api.md's Endpoints section (the transit service's endpoints,
+ * in the service spec's order) has a row or is declared pending with its issue. Every row is driven over real HTTP against the running
  * CLI server in routes-walk.test.ts.
  */
 
@@ -12,13 +12,13 @@ import { PENDING, ROUTES } from '../../adapters/http/routes.js';
 import { Transit } from '../../src/transit/transit.js';
 import { key } from './route-support.js';
 
-const SPEC = new URL('../../../shared/spec/transit-service.md', import.meta.url);
+const SPEC = new URL('../../docs/api.md', import.meta.url);
 
 /** `METHOD /path` pairs of the spec's Endpoints section (HEAD folds into GET). */
 function specRoutes(): { method: string; path: string }[] {
   const text = readFileSync(SPEC, 'utf8');
-  const start = text.indexOf('## Endpoints');
-  const end = text.indexOf('## Authentication');
+  const start = text.indexOf('\n## Endpoints\n');
+  const end = text.indexOf('\n## ', start + 1);
   expect(start, 'spec has an Endpoints section').toBeGreaterThan(0);
   const out = new Map<string, { method: string; path: string }>();
   for (const [, method, path] of text

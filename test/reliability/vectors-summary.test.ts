@@ -1,6 +1,6 @@
 /**
- * Known-answer vectors, the summary (issue 9): every Wycheproof file in
- * `../shared/vectors/wycheproof/` is either run by a runner under
+ * Known-answer vectors, the summary (issue 9): every Wycheproof file vendored
+ * in `test/vectors/wycheproof/` is either run by a runner under
  * `test/crypto/` on every backend of `test/helpers/backends.ts` (checked by
  * reading the runner: it names the file and loops over the backends), or
  * listed here with the reason it is not. A new file in the folder fails this
@@ -13,7 +13,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BACKENDS } from '../helpers/backends.js';
-import { REPO_ROOT, WYCHEPROOF_DIR } from '../helpers/vectors.js';
+import {
+  REPO_ROOT,
+  readWycheproofJson,
+  vectorFileNames,
+  WYCHEPROOF_DIR,
+} from '../helpers/vectors.js';
 
 /** Runner (relative to the repo) of each file run on every backend. */
 const ON_EVERY_BACKEND: Readonly<Record<string, string>> = {
@@ -51,10 +56,6 @@ const NOT_PER_BACKEND: Readonly<Record<string, { runner?: string; reason: string
     reason:
       'AES-KWP is not a CryptoBackend primitive: one implementation (noble aeskwp, src/crypto/keywrap.ts) serves every runtime for BYOK import; its runner asserts every case once and cross-checks node:crypto id-aes*-wrap-pad and the openssl CLI',
   },
-  'rsa_pkcs1_2048_test.json': {
-    reason:
-      'RSAES-PKCS1-v1_5 encryption is not implemented: transit (Vault, OpenBao) encrypts with RSA-OAEP only, and Node >= 20 refuses PKCS#1 v1.5 decryption',
-  },
 };
 
 interface Counts {
@@ -64,10 +65,10 @@ interface Counts {
 }
 
 function countCases(file: string): Counts & { declared: number } {
-  const data = JSON.parse(readFileSync(path.join(WYCHEPROOF_DIR, file), 'utf8')) as {
+  const data = readWycheproofJson<{
     numberOfTests: number;
     testGroups: { tests: { result: string }[] }[];
-  };
+  }>(file);
   const c = { valid: 0, invalid: 0, acceptable: 0, declared: data.numberOfTests };
   for (const g of data.testGroups) {
     for (const t of g.tests) {
@@ -81,7 +82,7 @@ function countCases(file: string): Counts & { declared: number } {
 }
 
 describe('Wycheproof: every file has a runner on every backend, or a stated reason', () => {
-  const files = readdirSync(WYCHEPROOF_DIR).filter((f) => f.endsWith('.json'));
+  const files = vectorFileNames(readdirSync(WYCHEPROOF_DIR));
 
   it('the folder holds the expected files, and each is accounted for', () => {
     expect(files.length).toBeGreaterThan(20);
