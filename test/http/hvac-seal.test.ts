@@ -14,7 +14,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { pythonWithHvac, startCli } from './helpers.js';
+import { NO_HVAC_REASON, pythonWithHvac, SKIP_HVAC } from '../helpers/tools.js';
+import { startCli } from './helpers.js';
 
 const FIRST = `
 import base64, json, sys
@@ -73,7 +74,9 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-describe('hvac drives init, unseal, seal-status and seal', () => {
+if (SKIP_HVAC) it.skip(`hvac client [skipped: ${NO_HVAC_REASON}]`);
+
+describe.skipIf(SKIP_HVAC)('hvac drives init, unseal, seal-status and seal', () => {
   it('against the CLI server on file storage, across a restart', async () => {
     const py = pythonWithHvac();
     const dir = mkdtempSync(join(tmpdir(), 'transitkit-hvac-seal-'));

@@ -13,7 +13,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliServer, pythonWithHvac, startDev } from './helpers.js';
+import { NO_HVAC_REASON, pythonWithHvac, SKIP_HVAC } from '../helpers/tools.js';
+import { type CliServer, startDev } from './helpers.js';
 
 /** A python3 that imports hvac (Debian's lives in /usr/bin, ahead of a pyenv shim). */
 const SCRIPT = `
@@ -134,7 +135,9 @@ done.append("health")
 print("OK " + " ".join(done))
 `;
 
-describe('hvac (python3-hvac) against transitkit server --dev', () => {
+if (SKIP_HVAC) it.skip(`hvac client [skipped: ${NO_HVAC_REASON}]`);
+
+describe.skipIf(SKIP_HVAC)('hvac (python3-hvac) against transitkit server --dev', () => {
   let server: CliServer;
   let dir: string;
   beforeAll(async () => {
