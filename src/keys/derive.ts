@@ -6,10 +6,24 @@
  *   still decrypt; it always yields 256 bits, as Vault's does;
  * - convergent v3: HKDF output `encKey ‖ hmacKey`, nonce = HMAC-SHA256(hmacKey, plaintext);
  *   v2: nonce = HMAC-SHA256(context, plaintext); v1: caller-supplied nonce.
+ * - convergent v3 with a non-empty AAD (our fix, README "Differences from
+ *   Vault"): Vault's nonce ignores the AAD, so one plaintext and context under
+ *   two AADs would share a nonce under one key (GCM then leaks its GHASH key
+ *   and forgeries follow). We extend the same HKDF stream by 32 bytes,
+ *   `encKey ‖ hmacKey ‖ aadNonceKey` (HKDF is prefix-stable, so `encKey` and
+ *   `hmacKey` are Vault's), and take
+ *   `nonce = HMAC-SHA256(aadNonceKey, "transitkit-convergent-aad-v1" ‖ BE64(len(aad)) ‖ aad ‖ plaintext)`.
+ *   A key of its own keeps these nonces apart from Vault's `HMAC(hmacKey, plaintext)`
+ *   (no plaintext can be chosen to collide with them); the length prefix
+ *   makes the (aad, plaintext) split unambiguous. Without AAD the output is
+ *   Vault's v3 exactly. The stored `convergent_version` stays 3: decryption
+ *   never depends on the nonce derivation (the nonce travels in the
+ *   ciphertext), and OpenBao refuses to encrypt under any other value.
  * @module
  */
 import type { CryptoBackend } from '../crypto/backend.js';
 import { counterKdfSha256, hkdfSha256 } from '../crypto/kdf.js';
+import { concatBytes, utf8 } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import type { KeyPolicy } from './policy.js';
 
@@ -17,14 +31,23 @@ import type { KeyPolicy } from './policy.js';
 export const MISSING_CONTEXT =
   "missing 'context' for key derivation; the key was created using a derived key, which means additional, per-request information must be included in order to perform operations with the key";
 
-/** Derived material for one request: the encryption key and, for convergent v3, the nonce key. @internal */
+/** Domain label of the AAD-bound convergent v3 nonce. */
+const AAD_NONCE_LABEL = /* @__PURE__ */ utf8('transitkit-convergent-aad-v1');
+
+/**
+ * Derived material for one request: the encryption key and, for convergent
+ * v3, the nonce key (and the AAD nonce key when asked for). @internal
+ */
 export interface DerivedKey {
   key: Uint8Array;
   nonceKey?: Uint8Array;
+  aadNonceKey?: Uint8Array;
 }
 
 /**
  * The key to use for `versionKey` under `context` (non-derived keys ignore context).
+ * `withAadNonceKey` (convergent v3 encryption with a non-empty AAD) also
+ * derives the AAD nonce key.
  * @internal
  */
 export function deriveKey(
@@ -34,6 +57,7 @@ export function deriveKey(
   keyBytes: number,
   context: Uint8Array,
   convergentVersion: number,
+  withAadNonceKey = false,
 ): DerivedKey {
   if (!p.derived) return { key: versionKey };
   if (context.length === 0) throw invalidRequest(MISSING_CONTEXT);
@@ -44,13 +68,25 @@ export function deriveKey(
     return { key: out };
   }
   if (convergentVersion === 3) {
-    const okm = hkdfSha256(backend, versionKey, context, keyBytes + 32);
-    return { key: okm.subarray(0, keyBytes), nonceKey: okm.subarray(keyBytes, keyBytes + 32) };
+    const okm = hkdfSha256(backend, versionKey, context, keyBytes + (withAadNonceKey ? 64 : 32));
+    return {
+      key: okm.subarray(0, keyBytes),
+      nonceKey: okm.subarray(keyBytes, keyBytes + 32),
+      ...(withAadNonceKey ? { aadNonceKey: okm.subarray(keyBytes + 32, keyBytes + 64) } : {}),
+    };
   }
   return { key: hkdfSha256(backend, versionKey, context, keyBytes) };
 }
 
-/** The deterministic nonce of convergent v2/v3. @internal */
+/** Whether an encryption binds its AAD into the nonce (convergent v3, non-empty AAD). @internal */
+export const bindsAad = (convergentVersion: number, aad: Uint8Array): boolean =>
+  convergentVersion === 3 && aad.length > 0;
+
+/**
+ * The deterministic nonce of convergent v2/v3; for v3 with a non-empty `aad`,
+ * the AAD-bound nonce (module docs), which needs `derived.aadNonceKey`.
+ * @internal
+ */
 export function convergentNonce(
   backend: CryptoBackend,
   version: number,
@@ -58,7 +94,15 @@ export function convergentNonce(
   context: Uint8Array,
   plaintext: Uint8Array,
   nonceBytes: number,
+  aad: Uint8Array = new Uint8Array(0),
 ): Uint8Array {
+  if (bindsAad(version, aad)) {
+    if (!derived.aadNonceKey) throw invalidRequest('convergent nonce key unavailable');
+    const length = new Uint8Array(8);
+    new DataView(length.buffer).setBigUint64(0, BigInt(aad.length));
+    const msg = concatBytes(AAD_NONCE_LABEL, length, aad, plaintext);
+    return backend.hmac('sha256', derived.aadNonceKey, msg).subarray(0, nonceBytes);
+  }
   const key = version === 3 ? derived.nonceKey : context;
   if (!key) throw invalidRequest('convergent nonce key unavailable');
   return backend.hmac('sha256', key, plaintext).subarray(0, nonceBytes);

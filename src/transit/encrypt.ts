@@ -19,7 +19,7 @@ import { invalidRequest } from '../errors.js';
 import { familyOf } from '../keys/asymmetric/family.js';
 import { requireMaterial } from '../keys/asymmetric/material.js';
 import { formatVersioned, parseVersioned } from '../keys/ciphertext.js';
-import { convergentNonce, deriveKey } from '../keys/derive.js';
+import { bindsAad, convergentNonce, deriveKey } from '../keys/derive.js';
 import { type KeyTypeInfo, keyType } from '../keys/key-types.js';
 import { checkKeyName } from '../keys/names.js';
 import {
@@ -89,7 +89,15 @@ export async function sealWith(
     if (!ct) throw invalidRequest(`message encryption not supported for key type ${p.type}`);
     return { ciphertext: formatVersioned(e.prefix, ver, ct), key_version: ver };
   }
-  const derived = deriveKey(e.backend, p, version.key, info.keyBytes, context, conv);
+  const derived = deriveKey(
+    e.backend,
+    p,
+    version.key,
+    info.keyBytes,
+    context,
+    conv,
+    bindsAad(conv, aad),
+  );
   let nonce: Uint8Array;
   if (conv === 1) {
     if (callerNonce.length !== 12) {
@@ -99,7 +107,8 @@ export async function sealWith(
     }
     nonce = callerNonce;
   } else if (conv > 1) {
-    nonce = convergentNonce(e.backend, conv, derived, context, plaintext, info.nonceBytes);
+    // v3 binds a non-empty AAD into the nonce (keys/derive.ts; README, differences from Vault).
+    nonce = convergentNonce(e.backend, conv, derived, context, plaintext, info.nonceBytes, aad);
   } else {
     nonce = e.backend.randomBytes(info.nonceBytes);
   }
