@@ -7,7 +7,9 @@
  * `rsa_key`, `public_key` fields; `./keys/vault-backup-entry.ts`).
  * A backup needs `exportable` and `allow_plaintext_backup`; it records
  * `backup_info` on the key before serialising (so the blob carries it, as
- * Vault's does). A restore refuses an existing name unless `force`, renames
+ * Vault's does). A soft-deleted key can be backed up (spec: backup is still
+ * allowed; OpenBao refuses): the blob carries `soft_deleted: true`, so the key
+ * restores soft-deleted here and in OpenBao (Vault ignores the field). A restore refuses an existing name unless `force`, renames
  * with `name`, records `restore_info`, and stores every version at once.
  * Where Vault answers these refusals with HTTP 500, they are `invalid_request`
  * (`not_found` for a missing key) here, with Vault's texts.
@@ -16,7 +18,7 @@
 import { invalidRequest, notFound } from '../errors.js';
 import { checkKeyName } from '../keys/names.js';
 import type { KeyVersion } from '../keys/policy.js';
-import { assertNotSoftDeleted, oldestVersion, optBool, typeInfo } from '../keys/policy.js';
+import { oldestVersion, optBool, typeInfo } from '../keys/policy.js';
 import { decodeVaultBackup, encodeVaultBackup, restoreName } from '../keys/vault-backup.js';
 import { type Engine, rfc3339 } from './engine.js';
 import { asRequest } from './request.js';
@@ -27,7 +29,6 @@ export async function backupKey(e: Engine, name: string): Promise<{ backup: stri
   checkKeyName(name);
   const key = await e.store.mutate(name, ({ doc }) => {
     const p = doc.policy;
-    assertNotSoftDeleted(p);
     if (!p.exportable) throw invalidRequest('exporting is disallowed on the policy');
     if (!p.allow_plaintext_backup)
       throw invalidRequest('plaintext backup is disallowed on the policy');

@@ -25,10 +25,30 @@ describe('backupKey', () => {
       message: 'plaintext backup is disallowed on the policy',
     });
     await expect(t.backupKey('nope')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('backs up a soft-deleted key (spec: still allowed); it restores soft-deleted, then revives', async () => {
+    const t = engine();
     await t.createKey('soft', OPEN);
+    const { ciphertext } = await t.encrypt('soft', { plaintext: FOX });
     await t.softDeleteKey('soft');
-    await expect(t.backupKey('soft')).rejects.toMatchObject({
+    const { backup } = await t.backupKey('soft');
+    const policy = JSON.parse(Buffer.from(backup, 'base64').toString()).policy;
+    expect(policy.soft_deleted).toBe(true);
+    expect(policy.backup_info.version).toBe(1);
+    const b = engine();
+    await b.restoreKey({ backup });
+    expect((await b.readKey('soft')).soft_deleted).toBe(true);
+    await expect(b.decrypt('soft', { ciphertext })).rejects.toMatchObject({
       message: 'refusing to use soft-deleted key',
+    });
+    await b.restoreSoftDeletedKey('soft');
+    expect((await b.decrypt('soft', { ciphertext })).plaintext).toBe(FOX);
+    // the soft-deleted original still needs exportable and allow_plaintext_backup
+    await t.createKey('closed-soft');
+    await t.softDeleteKey('closed-soft');
+    await expect(t.backupKey('closed-soft')).rejects.toMatchObject({
+      message: 'exporting is disallowed on the policy',
     });
   });
 
