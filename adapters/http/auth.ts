@@ -20,7 +20,7 @@
  * @module
  */
 import type { AclOperation, TokenContext } from 'transitkit';
-import { TransitError } from '../../src/errors.js';
+import { invalidRequest, TransitError } from '../../src/errors.js';
 import type { Route, Services } from './route.js';
 
 /** Header lookup by lower-case name. @public */
@@ -107,6 +107,8 @@ export function aclTail(
     if (params[param] !== undefined) continue;
     const v = fields.map((f) => body[f]).find((x) => typeof x === 'string' && x !== '');
     if (v === undefined) break;
+    // One path segment: `a/../b` must not reach a different rule than the library's target.
+    if ((v as string).includes('/')) throw invalidRequest(`'${param}' cannot contain '/'`);
     extra.push(v as string);
   }
   return extra;

@@ -8,7 +8,10 @@
  * @module
  */
 import type { TokenContext } from 'transitkit';
-import { notFound, TransitError } from '../../src/errors.js';
+import { tryDecodeBase64 } from '../../src/encoding.js';
+import { invalidRequest, notFound, TransitError } from '../../src/errors.js';
+import { GoObject, goJsonParse, objectField, stringField } from '../../src/keys/go-json.js';
+import { restoreName } from '../../src/keys/vault-backup.js';
 import { ACTIVE, type HealthState } from './health.js';
 import type { CallContext, ServedBy, Services } from './route.js';
 
@@ -65,14 +68,62 @@ export async function listPolicies(s: ServedBy): Promise<{ keys: string[]; polic
 
 /**
  * The lease id of `sys/leases/renew` and `revoke`: the body's `lease_id`, else
- * the path form's trailing id (the body wins, as Vault).
+ * the path form's trailing id. The ACL is checked on the path, so a body that
+ * names another lease than the path form is refused rather than obeyed
+ * (Vault lets the body win, which lets `sys/leases/revoke/app/*` revoke any
+ * lease). The ids are not echoed.
+ * @throws TransitError `invalid_request` when path and body disagree.
  * @internal
  */
 export function leaseIdOf(
   path: { readonly url_lease_id?: string },
   body: Readonly<Record<string, unknown>>,
 ): string {
-  return (body.lease_id ?? path.url_lease_id ?? '') as string;
+  const inBody = body.lease_id;
+  const inPath = path.url_lease_id;
+  if (inPath !== undefined && inBody !== undefined && inBody !== '' && inBody !== inPath) {
+    throw invalidRequest('lease_id in the body names another lease than the request path');
+  }
+  return (inBody || inPath || '') as string;
+}
+
+const BACKUP = 'invalid backup';
+
+/**
+ * `transit/restore` without a name: set `name` to the blob's, so that the ACL
+ * (`aclFromBody`) is checked on `transit/restore/<that name>` and the library
+ * writes exactly that name.
+ * @internal
+ */
+export function restoreTarget(body: Record<string, unknown>): void {
+  if (body.name === undefined || body.name === '') body.name = backupKeyName(body.backup);
+}
+
+/**
+ * The name a `transit/restore` without a name writes: the one inside the
+ * blob, read with the library's own decoding (base64, Go's case-insensitive
+ * JSON fields) and checked as the library checks it. The restore row then
+ * passes this name explicitly, so the name the ACL saw is the name written.
+ * @throws TransitError `invalid_request` for a blob that is not a backup or names no valid key.
+ * @internal
+ */
+export function backupKeyName(blob: unknown): string {
+  if (typeof blob !== 'string' || blob === '') throw invalidRequest("'backup' must be supplied");
+  const raw = tryDecodeBase64(blob);
+  if (!raw) throw invalidRequest(`${BACKUP}: not base64`);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch {
+    throw invalidRequest(`${BACKUP}: not UTF-8 JSON`);
+  }
+  const root = goJsonParse(text, BACKUP);
+  if (typeof root !== 'object' || root === null || Array.isArray(root)) {
+    throw invalidRequest(`${BACKUP}: not a JSON object`);
+  }
+  const policy = objectField(new GoObject(root as Record<string, unknown>), 'policy', BACKUP);
+  if (!policy) throw invalidRequest(`${BACKUP}: no policy`);
+  return restoreName(undefined, stringField(policy, 'name', BACKUP));
 }
 
 /** `GET sys/leases`: only `type=irrevocable` exists (Vault answers 404 otherwise). @internal */

@@ -7,9 +7,11 @@
  * Order of a request: URL → route (404/405) → sealed check (503) → token
  * (403) → ACL (403) → body (413, malformed JSON 400) → fields (400, warnings)
  * → one library call → reply. The body is read only after the token is
- * verified, so an unauthenticated caller cannot make the server buffer or
- * parse 32 MiB. Rows whose ACL path the body can complete (`aclFromBody`)
- * are ACL-checked after the fields.
+ * verified and the ACL could allow the request, so a caller without the
+ * capability cannot make the server buffer or parse 32 MiB. Rows whose ACL
+ * path the body can complete (`aclFromBody`, when the URL leaves the part
+ * out) are checked before the body on every completion (preauth.ts), and on
+ * the completed path after the fields.
  *
  * Unexpected failures are logged (message and stack, never the request) and
  * answered with a generic 500.
@@ -26,6 +28,7 @@ import {
   type UnknownFields,
   unknownFieldsWarning,
 } from './params.js';
+import { authorizeSomeCompletion } from './preauth.js';
 import { type HttpReply, jsonReply, successReply } from './reply.js';
 import type { ReplyKind, Route, RouteMethod } from './route.js';
 import { Router } from './router.js';
@@ -187,10 +190,13 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
 
     const served = await source.forRequest(route);
     const token = await authenticate(served, route, req.headers, o.auth);
-    const deferAcl = Object.keys(route.aclFromBody).length > 0;
-    let operation: AclOperation = deferAcl
-      ? 'update'
-      : await authorize(served, route, params, aclPathOf(route, segs), token);
+    // The body may complete the ACL path only where the URL leaves a part out.
+    const deferAcl =
+      route.fillBody !== undefined ||
+      Object.keys(route.aclFromBody).some((p) => params[p] === undefined);
+    let operation: AclOperation = 'update';
+    if (deferAcl) await authorizeSomeCompletion(served, route, aclPathOf(route, segs), token);
+    else operation = await authorize(served, route, params, aclPathOf(route, segs), token);
     if (req.headers('x-vault-wrap-ttl')) {
       throw new TransitError('invalid_request', 'response wrapping is not supported');
     }
@@ -213,6 +219,7 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
       raw = queryFields(query);
     }
     const { body, unknown } = parseFields(route, params, raw, o.unknownFields);
+    route.fillBody?.(body);
     if (deferAcl) {
       const aclPath = [aclPathOf(route, segs), ...aclTail(route, params, body)].join('/');
       operation = await authorize(served, route, params, aclPath, token);

@@ -146,6 +146,11 @@ export interface Route {
    * path is completed from the body when the URL leaves it out.
    */
   aclFromBody: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Fills body fields the ACL path depends on, after the fields are parsed and
+   * before the ACL check (restore: the name inside the blob).
+   */
+  fillBody: ((body: Record<string, unknown>) => void) | undefined;
   call: (s: ServedBy, input: Input, ctx: CallContext) => unknown;
 }
 
@@ -164,6 +169,7 @@ export interface RowOptions {
   whileSealed?: boolean;
   greedy?: string;
   aclFromBody?: Readonly<Record<string, readonly string[]>>;
+  fillBody?: Route['fillBody'];
 }
 
 const DEFAULT_CAP: Readonly<Record<RouteMethod, AclOperation>> = {
@@ -195,6 +201,7 @@ function row<P extends string>(
     whileSealed: o.whileSealed ?? o.reply === 'health',
     greedy: o.greedy,
     aclFromBody: o.aclFromBody ?? {},
+    fillBody: o.fillBody,
     call: call as Route['call'],
   };
 }

@@ -27,6 +27,7 @@ import {
   listIrrevocable,
   listPolicies,
   readPolicy,
+  restoreTarget,
   self,
   writePolicy,
 } from './calls.js';
@@ -181,6 +182,7 @@ export const ROUTES: readonly Route[] = [
       fields: { backup: S, name: S, force: 'bool' },
       reply: 'none',
       aclFromBody: { name: ['name'] },
+      fillBody: restoreTarget,
     },
     (s, { body }) => s.transit.restoreKey(body as unknown as RestoreRequest),
   ),

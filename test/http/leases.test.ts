@@ -143,7 +143,7 @@ describe('list (LIST /sys/leases/lookup/:prefix) needs sudo', () => {
 });
 
 describe('renew (active → active)', () => {
-  it('extends the expiry by the increment; the path form works and the body id wins', async () => {
+  it('extends the expiry by the increment; the path form works; a body naming another lease is 400', async () => {
     const { lease_id } = await issue();
     t.clock.advance(1_000_000);
     const r = await req('POST', '/sys/leases/renew', { lease_id, increment: '2h' }, t.user);
@@ -159,7 +159,9 @@ describe('renew (active → active)', () => {
       lease_id,
       increment: 30,
     });
-    expect(both.json.lease_id).toBe(lease_id);
+    expect(both.status).toBe(400); // the ACL saw the path's lease, not the body's (issue 15 item 7)
+    const body = await req('POST', '/sys/leases/renew', { lease_id, increment: 30 });
+    expect(body.json.lease_id).toBe(lease_id);
     // The renewed lease expires at its new time, not the old one.
     t.clock.advance(3_600_000);
     await t.leases.tick();
