@@ -3,20 +3,37 @@
  *
  * As Vault: `root` is built in (grants everything; cannot be written or
  * deleted); `default` exists from the start with the token self-service paths
- * (it can be rewritten, not deleted); names are case-insensitive (lowercased).
- * Compiled ACLs are cached per policy set and dropped on every write or delete
- * through this store.
+ * (it can be rewritten, not deleted); names are case-insensitive (lowercased)
+ * and hold no commas or whitespace.
+ *
+ * Caching (the cache decides authority, so it follows three rules):
+ * - **coherent**: parsed policies and compiled ACLs are dropped on every write
+ *   or delete through this store and, when the storage offers `watch`, on every
+ *   change of `sys/policy/acl/` by any instance on the same storage. Until the
+ *   watch is subscribed (or after it failed), nothing is cached: every check
+ *   reads storage. Without `watch` the store assumes it is the only writer;
+ * - **fail closed**: a policy that cannot be read (I/O error, failed barrier
+ *   authentication, a damaged entry) makes {@link AclPolicyStore.acl} fail
+ *   (`internal`) instead of granting less or more; the failure is never cached,
+ *   so the next check reads again;
+ * - **unambiguous keys**: a policy set is keyed by the JSON of its sorted,
+ *   lowercased names, so `["a,b"]` is never the set `["a","b"]`. A name that
+ *   can never be written (a comma, whitespace) grants nothing.
  * @module
  */
 // The public type comes through the package name (see token-store.ts).
 import type { StorageAdapter } from 'transitkit';
 import { fromUtf8, utf8 } from '../encoding.js';
-import { invalidRequest } from '../errors.js';
+import { internal, invalidRequest, isTransitError } from '../errors.js';
+import { hasWatch } from '../storage/adapter.js';
 import { Acl } from './acl.js';
 import { type ParsedPolicy, parsePolicy } from './policy-hcl.js';
 
 const PREFIX = 'sys/policy/acl/';
+/** Vault's rules plus a portable alphabet: lower case, no commas, no whitespace. */
 const NAME = /^[a-z0-9_.@-]{1,128}$/;
+/** Compiled policy sets kept at most (the cache restarts when full). */
+const MAX_ACLS = 1024;
 
 /** Vault's built-in `default` policy, reduced to the paths transitkit serves. @public */
 export const DEFAULT_POLICY = `# Allow tokens to look up their own properties
@@ -57,6 +74,28 @@ export function policyName(name: unknown): string {
   return n;
 }
 
+/** The lowercased name, or `undefined` for one that can never be written. */
+function validName(name: unknown): string | undefined {
+  if (typeof name !== 'string') return undefined;
+  const n = name.toLowerCase();
+  return NAME.test(n) ? n : undefined;
+}
+
+/** A stored entry, checked; `internal` (naming the policy only) when damaged. */
+function decodeDocument(name: string, raw: Uint8Array): AclPolicyDocument {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(fromUtf8(raw));
+  } catch {
+    doc = undefined;
+  }
+  const d = doc as Partial<AclPolicyDocument> | undefined;
+  if (typeof d !== 'object' || d === null || typeof d.policy !== 'string') {
+    throw internal(`the stored policy "${name}" is damaged`);
+  }
+  return { name, policy: d.policy };
+}
+
 /**
  * Options of {@link AclPolicyStore}.
  * @public
@@ -80,15 +119,24 @@ export interface AclPolicyStoreOptions {
  */
 export class AclPolicyStore {
   readonly #storage: StorageAdapter;
+  /** Parsed policies by name; `null` = the policy does not exist (never an error). */
   readonly #parsed = new Map<string, ParsedPolicy | null>();
   readonly #acls = new Map<string, Acl>();
+  /** Bumped on every change: a load that started before one is not cached. */
   #gen = 0;
+  /** The watch: `undefined` without `watch`; caching waits for it to be live. */
+  #watch: { live: boolean; pending?: Promise<void>; stop?: () => Promise<void> } | undefined;
+  #closed = false;
 
   constructor(options: AclPolicyStoreOptions) {
     if (!options || typeof options.storage?.get !== 'function') {
       throw invalidRequest('AclPolicyStore needs a storage adapter');
     }
     this.#storage = options.storage;
+    if (hasWatch(this.#storage)) {
+      this.#watch = { live: false };
+      this.#subscribe();
+    }
   }
 
   /** Read a policy; `undefined` when it does not exist. `root` reads as empty text. */
@@ -96,7 +144,7 @@ export class AclPolicyStore {
     const n = policyName(name);
     if (n === 'root') return { name: 'root', policy: '' };
     const raw = await this.#storage.get(PREFIX + n);
-    if (raw) return JSON.parse(fromUtf8(raw)) as AclPolicyDocument;
+    if (raw) return decodeDocument(n, raw);
     return n === 'default' ? { name: 'default', policy: DEFAULT_POLICY } : undefined;
   }
 
@@ -111,8 +159,11 @@ export class AclPolicyStore {
       throw invalidRequest("'policy' parameter not supplied or empty");
     }
     parsePolicy(policy);
-    await this.#storage.put(PREFIX + n, utf8(JSON.stringify({ name: n, policy })));
-    this.#invalidate();
+    try {
+      await this.#storage.put(PREFIX + n, utf8(JSON.stringify({ name: n, policy })));
+    } finally {
+      this.#invalidate();
+    }
   }
 
   /**
@@ -122,8 +173,11 @@ export class AclPolicyStore {
   async delete(name: string): Promise<void> {
     const n = policyName(name);
     if (n === 'root' || n === 'default') throw invalidRequest(`cannot delete "${n}" policy`);
-    await this.#storage.delete(PREFIX + n);
-    this.#invalidate();
+    try {
+      await this.#storage.delete(PREFIX + n);
+    } finally {
+      this.#invalidate();
+    }
   }
 
   /** Every policy name, sorted, including `default` and `root`. */
@@ -135,43 +189,108 @@ export class AclPolicyStore {
   }
 
   /**
-   * The compiled ACL of a set of policy names (missing names grant nothing;
-   * `root` among them grants everything).
+   * The compiled ACL of a set of policy names (names are case-insensitive;
+   * missing names, and names that can never exist, grant nothing; `root`
+   * among them grants everything).
+   * @throws TransitError `internal` when a policy of the set cannot be read
+   * (storage failure, failed barrier authentication, a damaged entry): the
+   * check fails rather than grant without it.
    */
   async acl(names: readonly string[]): Promise<Acl> {
-    const key = [...new Set(names)].sort().join(',');
+    const valid = new Set<string>();
+    for (const name of names) {
+      const n = validName(name);
+      if (n !== undefined) valid.add(n);
+    }
+    const set = [...valid].sort();
+    const key = JSON.stringify(set);
     const cached = this.#acls.get(key);
     if (cached) return cached;
     const gen = this.#gen;
-    const root = names.includes('root');
+    const cacheable = this.#cacheable();
+    const root = valid.has('root');
     const parsed: ParsedPolicy[] = [];
     if (!root) {
-      for (const name of names) {
-        const p = await this.#load(name);
+      for (const name of set) {
+        const p = await this.#load(name, cacheable);
         if (p) parsed.push(p);
       }
     }
     const acl = Acl.compile(parsed, { root });
-    if (gen !== this.#gen) return acl; // a write raced this load: do not cache
-    if (this.#acls.size > 1024) this.#acls.clear();
+    if (!cacheable || gen !== this.#gen) return acl; // unwatched, or raced a change
+    if (this.#acls.size >= MAX_ACLS) this.#acls.clear();
     this.#acls.set(key, acl);
     return acl;
   }
 
-  async #load(name: string): Promise<ParsedPolicy | null> {
+  /** Stop watching storage (the store keeps working, without caching). Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#invalidate();
+    const w = this.#watch;
+    if (!w) return;
+    w.live = false;
+    await w.pending?.catch(() => undefined);
+    const stop = w.stop;
+    w.stop = undefined;
+    await stop?.();
+  }
+
+  /** Whether results may be cached now: no watch needed, or the watch is live. */
+  #cacheable(): boolean {
+    const w = this.#watch;
+    if (this.#closed && w) return false;
+    if (!w || w.live) return true;
+    if (!w.pending) this.#subscribe(); // a failed subscription is retried
+    return false;
+  }
+
+  #subscribe(): void {
+    const w = this.#watch;
+    const storage = this.#storage;
+    if (!w || this.#closed || !hasWatch(storage)) return;
+    w.pending = storage
+      .watch(PREFIX, () => this.#invalidate())
+      .then(
+        async (stop) => {
+          if (this.#closed) {
+            await stop();
+            return;
+          }
+          w.stop = stop;
+          this.#invalidate(); // anything read before the subscription is suspect
+          w.live = true;
+        },
+        () => undefined, // not live: every check reads storage; retried on the next
+      )
+      .finally(() => {
+        w.pending = undefined;
+      });
+  }
+
+  async #load(name: string, cacheable: boolean): Promise<ParsedPolicy | null> {
     if (this.#parsed.has(name)) return this.#parsed.get(name) ?? null;
     const gen = this.#gen;
-    let parsed: ParsedPolicy | null = null;
+    let doc: AclPolicyDocument | undefined;
     try {
-      const doc = await this.read(name);
-      parsed = doc ? parsePolicy(doc.policy) : null;
-    } catch {
-      parsed = null; // an unreadable policy grants nothing
+      doc = await this.read(name);
+    } catch (e) {
+      if (isTransitError(e)) throw e;
+      throw internal(`cannot read policy "${name}"`, e);
     }
-    if (gen === this.#gen) this.#parsed.set(name, parsed);
+    let parsed: ParsedPolicy | null = null;
+    if (doc) {
+      try {
+        parsed = parsePolicy(doc.policy);
+      } catch (e) {
+        throw internal(`the stored policy "${name}" does not parse`, e);
+      }
+    }
+    if (cacheable && gen === this.#gen) this.#parsed.set(name, parsed);
     return parsed;
   }
 
+  /** Forget every parsed policy and compiled ACL (some policy changed). */
   #invalidate(): void {
     this.#gen++;
     this.#parsed.clear();

@@ -5,8 +5,10 @@
  * @module
  */
 import type { Clock, CryptoBackend, LeaseManager, StorageAdapter } from 'transitkit';
-import { invalidRequest, TransitError } from '../errors.js';
+import { fromUtf8 } from '../encoding.js';
+import { internal, invalidRequest, TransitError } from '../errors.js';
 import { rfc3339 } from '../transit/engine.js';
+import { policyName } from './acl-policies.js';
 
 /** Where token entries live in storage. @internal */
 export const K = {
@@ -119,6 +121,35 @@ export interface StoredToken {
   lease_id?: string;
 }
 
+/** A stored entry, checked enough that a damaged one can never pass for a token. @internal */
+export function parseEntry(raw: Uint8Array): StoredToken {
+  let entry: Partial<StoredToken> | undefined;
+  try {
+    entry = JSON.parse(fromUtf8(raw)) as Partial<StoredToken>;
+  } catch {
+    entry = undefined;
+  }
+  if (
+    typeof entry !== 'object' ||
+    entry === null ||
+    typeof entry.hash !== 'string' ||
+    !Array.isArray(entry.policies) ||
+    !entry.policies.every((p) => typeof p === 'string') ||
+    typeof entry.expire_ms !== 'number' ||
+    typeof entry.num_uses !== 'number'
+  ) {
+    throw internal('token store: a token entry is damaged');
+  }
+  return entry as StoredToken;
+}
+
+/** Byte equality (entries hold no secret). @internal */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /**
  * The `auth` block of a token create or renew response (Vault's shape).
  * @public
@@ -219,7 +250,13 @@ export function lookupOf(token: string, t: StoredToken, now: number): TokenLooku
   };
 }
 
-/** Policies from a list or a comma-separated string, lowercased, de-duplicated. @internal */
+/**
+ * Policies from a list or a comma-separated string, trimmed, lowercased,
+ * de-duplicated. Each must be a valid policy name (no commas, no whitespace):
+ * a name that can never be written would grant nothing and read ambiguously.
+ * @throws TransitError `invalid_request` for a bad list or name.
+ * @internal
+ */
 export function policyList(value: unknown): string[] {
   if (value === undefined || value === null || value === '') return [];
   const parts =
@@ -229,7 +266,8 @@ export function policyList(value: unknown): string[] {
         ? (value as string[])
         : undefined;
   if (!parts) throw invalidRequest("'policies' must be a list of strings");
-  return [...new Set(parts.map((p) => p.trim().toLowerCase()).filter((p) => p !== ''))];
+  const names = parts.map((p) => p.trim()).filter((p) => p !== '');
+  return [...new Set(names.map(policyName))];
 }
 
 /** Token metadata: a flat object of strings, or null. @internal */

@@ -26,7 +26,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import type { Clock, CryptoBackend, LeaseManager, StorageAdapter } from 'transitkit';
 import { systemClock } from '../clock.js';
 import { fromUtf8, utf8 } from '../encoding.js';
-import { invalidRequest, TransitError } from '../errors.js';
+import { internal, invalidRequest, isTransitError, TransitError } from '../errors.js';
 import { parseDurationSeconds } from '../keys/duration.js';
 import { withWarnings } from '../transit/warnings.js';
 import { planToken } from './token-create.js';
@@ -40,7 +40,9 @@ import {
   K,
   lookupOf,
   MAX_TOKEN_LENGTH,
+  parseEntry,
   type StoredToken,
+  sameBytes,
   sameHash,
   type TokenAuth,
   type TokenContext,
@@ -58,12 +60,6 @@ const PORTABLE: Pick<CryptoBackend, 'digest' | 'randomBytes'> = {
   digest: (_hash, data) => sha256(data),
   randomBytes: (n) => globalThis.crypto.getRandomValues(new Uint8Array(n)),
 };
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 /** Vault's lease path of a token: leases are `auth/token/create/<id>`. */
 const TOKEN_LEASE_PATH = 'auth/token/create';
@@ -87,7 +83,8 @@ export class TokenStore {
   readonly #backend: Pick<CryptoBackend, 'digest' | 'randomBytes'>;
   readonly #defaultTtl: number;
   readonly #maxTtl: number;
-  readonly #salt: Promise<Uint8Array>;
+  /** The salt, loading or loaded; a failed load is dropped and retried by the next use. */
+  #salt: Promise<Uint8Array> | undefined;
   readonly #leases: LeaseManager | undefined;
   /** Parsed entries by hash with the bytes they came from (entries hold no secret). */
   readonly #parsed = new Map<string, { raw: Uint8Array; entry: StoredToken }>();
@@ -114,6 +111,18 @@ export class TokenStore {
     });
   }
 
+  /** The salt; a failed load is forgotten, so the next use reads storage again. */
+  async #saltValue(): Promise<Uint8Array> {
+    const loading = this.#salt ?? this.#loadSalt();
+    this.#salt = loading;
+    try {
+      return await loading;
+    } catch (e) {
+      if (this.#salt === loading) this.#salt = undefined;
+      throw e;
+    }
+  }
+
   async #loadSalt(): Promise<Uint8Array> {
     for (let i = 0; i < CAS_RETRIES; i++) {
       const stored = await this.#storage.get(K.salt);
@@ -125,7 +134,7 @@ export class TokenStore {
   }
 
   async #hash(token: string): Promise<string> {
-    const salt = await this.#salt;
+    const salt = await this.#saltValue();
     const t = utf8(token);
     const input = new Uint8Array(salt.length + t.length);
     input.set(salt);
@@ -145,11 +154,18 @@ export class TokenStore {
 
   /** An entry, read from storage every time; parsing is skipped when the bytes are unchanged. */
   async #read(hash: string): Promise<{ raw: Uint8Array; entry: StoredToken } | undefined> {
-    const raw = await this.#storage.get(K.id(hash));
+    let raw: Uint8Array | undefined;
+    try {
+      raw = await this.#storage.get(K.id(hash));
+    } catch (e) {
+      // Fail closed, and say so without the entry's path (it carries the token's hash).
+      if (isTransitError(e, 'sealed')) throw e;
+      throw internal('token store: cannot read a token entry', e);
+    }
     if (!raw) return undefined;
     const hit = this.#parsed.get(hash);
     if (hit && sameBytes(hit.raw, raw)) return { raw, entry: hit.entry };
-    const entry = JSON.parse(fromUtf8(raw)) as StoredToken;
+    const entry = parseEntry(raw);
     if (this.#parsed.size >= 1024) this.#parsed.clear();
     this.#parsed.set(hash, { raw, entry });
     return { raw, entry };

@@ -53,8 +53,9 @@ export async function openServices(
   return services;
 }
 
-/** Stop timers, wait for background work, release the leader lock. @internal */
+/** Stop timers and storage watches, wait for background work, release the leader lock. @internal */
 export async function closeServices(s: NodeServices): Promise<void> {
   await s.leases.stop().catch(() => undefined);
   await s.transit.close().catch(() => undefined);
+  await s.policies.close().catch(() => undefined);
 }

@@ -1,0 +1,71 @@
+/**
+ * A storage whose reads can be made to fail (an I/O error, a Redis timeout)
+ * or to hang, per key prefix, over a real MemoryStorage. Writes, lists and
+ * `watch` pass through. Not a test file.
+ */
+import { MemoryStorage } from '../../adapters/memory/index.js';
+import type { ListOptions, StorageAdapter, StorageWatch } from '../../src/index.js';
+
+/** A MemoryStorage (or a view of one) whose `get` fails for keys under armed prefixes. */
+export class FlakyStorage implements StorageAdapter, StorageWatch {
+  readonly inner: MemoryStorage;
+  /** Prefixes whose reads throw. */
+  readonly failing = new Set<string>();
+  /** Prefixes whose reads wait for {@link FlakyStorage.release}. */
+  readonly holding = new Set<string>();
+  #held: Array<() => void> = [];
+  /** How many reads matched a held prefix so far. */
+  heldCount = 0;
+
+  constructor(inner: MemoryStorage = new MemoryStorage()) {
+    this.inner = inner;
+  }
+
+  /** Let every held read continue. */
+  release(): void {
+    for (const go of this.#held.splice(0)) go();
+  }
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    const hold = [...this.holding].some((p) => key.startsWith(p));
+    // Read first, then wait: the value returned is the one from before the wait.
+    const value = await this.inner.get(key);
+    if (hold) {
+      this.heldCount++;
+      await new Promise<void>((resolve) => this.#held.push(resolve));
+    }
+    if ([...this.failing].some((p) => key.startsWith(p))) {
+      throw new Error(`simulated I/O error (ETIMEDOUT) reading ${key}`);
+    }
+    return value;
+  }
+  put(key: string, value: Uint8Array): Promise<void> {
+    return this.inner.put(key, value);
+  }
+  delete(key: string): Promise<void> {
+    return this.inner.delete(key);
+  }
+  list(prefix: string, options?: ListOptions): Promise<string[]> {
+    return this.inner.list(prefix, options);
+  }
+  compareAndSet(
+    key: string,
+    expected: Uint8Array | undefined,
+    next: Uint8Array | undefined,
+  ): Promise<boolean> {
+    return this.inner.compareAndSet(key, expected, next);
+  }
+  watch(prefix: string, onChange: (key: string) => void): Promise<() => Promise<void>> {
+    return this.inner.watch(prefix, onChange);
+  }
+}
+
+/** Poll `check` until it returns true (generous deadline, no timing assertion). */
+export async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`not within 10 s: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
