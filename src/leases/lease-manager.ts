@@ -37,6 +37,11 @@ import type {
 const DAY = 86_400;
 /** Vault's system default and maximum lease TTL: 32 days. */
 const DEFAULT_MAX_TTL = 32 * DAY;
+/**
+ * Default time of the leader lock: a standby takes over within about this
+ * plus one refresh interval after the leader dies (issue #15: ≤ 15 s).
+ */
+const DEFAULT_LEADER_TTL_MS = 10_000;
 /** TTLs are kept below ~100 years so every time fits the 13-digit index keys. */
 const TTL_LIMIT = 100 * 365 * DAY;
 
@@ -138,7 +143,14 @@ export class LeaseManager {
       running: new Map(),
       background: new Set(),
     };
-    this.#scheduler = new Scheduler(this.#ctx, positiveInt(o.leaderTtlMs, 'leaderTtlMs', 60_000));
+    const leaderTtlMs = positiveInt(o.leaderTtlMs, 'leaderTtlMs', DEFAULT_LEADER_TTL_MS);
+    const leaderRefreshMs = positiveInt(
+      o.leaderRefreshMs,
+      'leaderRefreshMs',
+      Math.max(1, Math.floor(leaderTtlMs / 4)),
+      Math.max(1, Math.floor(leaderTtlMs / 2)),
+    );
+    this.#scheduler = new Scheduler(this.#ctx, leaderTtlMs, leaderRefreshMs);
   }
 
   /**
@@ -264,7 +276,10 @@ export class LeaseManager {
     return this.#scheduler.tick();
   }
 
-  /** Tick now and every `intervalMs` (default 1,000) on an unref'd timer. */
+  /**
+   * Tick now and every `intervalMs` (default 1,000) on an unref'd timer; also
+   * keep the leader lock (refresh it, or try to take it) every `leaderRefreshMs`.
+   */
   start(intervalMs = 1_000): void {
     this.#scheduler.start(positiveInt(intervalMs, 'intervalMs', 1_000));
   }

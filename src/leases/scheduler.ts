@@ -15,9 +15,16 @@
  *
  * Losing the lock drops the heap (it would go stale); taking it again reloads.
  * So does a heap that is mostly stale pairs (renewed or revoked leases).
+ *
+ * Leadership upkeep: besides every tick, {@link Scheduler.start} refreshes the
+ * lock (leader) or tries to take it (standby) every `refreshMs`, so a standby
+ * takes over within about `ttlMs + refreshMs` of the leader's death, however
+ * long the ticks. Lock operations run one at a time (a shared promise): two
+ * concurrent takes would leak the first handle. A leader that cannot reach
+ * the storage for a whole TTL counts itself a standby (another may lead by now).
  * @module
  */
-import type { LockHandle } from '../storage/adapter.js';
+import type { LockHandle, StorageLock } from '../storage/adapter.js';
 import { hasLock } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
 import { ExpiryQueue } from './expiry-queue.js';
@@ -45,15 +52,19 @@ function parseDueKey(suffix: string): [number, string] | undefined {
 export class Scheduler {
   readonly #ctx: LeaseContext;
   readonly #leaderTtlMs: number;
+  readonly #refreshMs: number;
   #handle: LockHandle | undefined;
   #lastRefresh = 0;
   #leader = false;
   #ticking: Promise<TickResult> | undefined;
+  #lockOp: Promise<boolean> | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
+  #upkeep: ReturnType<typeof setInterval> | undefined;
 
-  constructor(ctx: LeaseContext, leaderTtlMs: number) {
+  constructor(ctx: LeaseContext, leaderTtlMs: number, refreshMs: number) {
     this.#ctx = ctx;
     this.#leaderTtlMs = leaderTtlMs;
+    this.#refreshMs = refreshMs;
   }
 
   /** Whether this instance held the leader lock at its last tick. */
@@ -69,7 +80,7 @@ export class Scheduler {
     return this.#ticking;
   }
 
-  /** Tick now and then every `intervalMs` (an unref'd timer). */
+  /** Tick now and then every `intervalMs`; keep the lock every `refreshMs` (unref'd timers). */
   start(intervalMs: number): void {
     this.stopTimer();
     const run = () => {
@@ -77,19 +88,28 @@ export class Scheduler {
     };
     this.#timer = setInterval(run, intervalMs);
     (this.#timer as { unref?: () => void }).unref?.();
+    if (hasLock(this.#ctx.storage)) {
+      this.#upkeep = setInterval(() => {
+        this.#ensureLeader().catch((e: unknown) => this.#ctx.onError(e));
+      }, this.#refreshMs);
+      (this.#upkeep as { unref?: () => void }).unref?.();
+    }
     run();
   }
 
-  /** Clear the timer (a tick in flight finishes). */
+  /** Clear the timers (a tick or lock operation in flight finishes). */
   stopTimer(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
+    if (this.#upkeep !== undefined) clearInterval(this.#upkeep);
     this.#timer = undefined;
+    this.#upkeep = undefined;
   }
 
   /** Stop ticking, wait for the tick in flight, give up leadership. */
   async stop(): Promise<void> {
     this.stopTimer();
     await this.#ticking?.catch(() => undefined);
+    await this.#lockOp?.catch(() => undefined);
     const handle = this.#handle;
     this.#handle = undefined;
     this.#leader = false;
@@ -166,13 +186,21 @@ export class Scheduler {
     }
   }
 
-  async #ensureLeader(): Promise<boolean> {
+  /** Take or refresh the leader lock; one operation at a time (see header). */
+  #ensureLeader(): Promise<boolean> {
     const s = this.#ctx.storage;
     if (!hasLock(s)) {
       this.#leader = true;
-      return true;
+      return Promise.resolve(true);
     }
-    if (this.#handle !== undefined) return this.#refresh();
+    this.#lockOp ??= this.#takeOrRefresh(s).finally(() => {
+      this.#lockOp = undefined;
+    });
+    return this.#lockOp;
+  }
+
+  async #takeOrRefresh(s: StorageLock): Promise<boolean> {
+    if (this.#handle !== undefined) return this.#refresh(this.#handle);
     this.#handle = await s.lock(keyspace.leaseLeaderLock, this.#leaderTtlMs);
     this.#lastRefresh = this.#ctx.clock.now();
     this.#leader = this.#handle !== undefined;
@@ -180,22 +208,33 @@ export class Scheduler {
     return this.#leader;
   }
 
-  async #refresh(): Promise<boolean> {
-    const handle = this.#handle;
-    if (handle !== undefined && (await handle.refresh(this.#leaderTtlMs))) {
+  async #refresh(handle: LockHandle): Promise<boolean> {
+    let kept: boolean;
+    try {
+      kept = await handle.refresh(this.#leaderTtlMs);
+    } catch (e) {
+      // Unreachable storage: after a whole TTL without a refresh, another may lead.
+      if (this.#ctx.clock.now() - this.#lastRefresh >= this.#leaderTtlMs) this.#dropLeadership();
+      throw e;
+    }
+    if (kept) {
       this.#lastRefresh = this.#ctx.clock.now();
       return true;
     }
-    this.#handle = undefined;
-    this.#leader = false;
-    this.#ctx.queue = undefined;
+    this.#dropLeadership();
     return false;
   }
 
-  /** Between slices: refresh the lock when a third of its time has passed. */
+  #dropLeadership(): void {
+    this.#handle = undefined;
+    this.#leader = false;
+    this.#ctx.queue = undefined;
+  }
+
+  /** Between slices: refresh the lock once a refresh interval has passed. */
   async #stillLeader(): Promise<boolean> {
     if (this.#handle === undefined) return this.#leader;
-    if (this.#ctx.clock.now() - this.#lastRefresh < this.#leaderTtlMs / 3) return true;
-    return this.#refresh();
+    if (this.#ctx.clock.now() - this.#lastRefresh < this.#refreshMs) return true;
+    return this.#ensureLeader();
   }
 }

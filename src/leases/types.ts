@@ -36,8 +36,21 @@ export interface LeaseManagerOptions {
   sliceSize?: number;
   /** Revocations run concurrently within a slice. Default 16. */
   concurrency?: number;
-  /** Time of the leader lock (storage clock, ms); `tick()` refreshes it. Default 60,000. */
+  /**
+   * Time of the leader lock (storage clock, ms): how long the leader keeps it
+   * without refreshing, so how long expiry can stall after the leader dies
+   * (SIGKILL, power loss) before a standby takes over. Default 10,000, which
+   * with the default refresh gives a failover within about 11 s (≤ 15 s, the
+   * TTL of Consul's sessions behind Vault's HA lock).
+   */
   leaderTtlMs?: number;
+  /**
+   * How often, while {@link LeaseManager.start} runs, the leader refreshes the
+   * leader lock and a standby tries to take it (ms), besides every `tick()`.
+   * Must be at most half of `leaderTtlMs`, so a refresh can fail once without
+   * losing the lock. Default: a quarter of `leaderTtlMs` (2,500).
+   */
+  leaderRefreshMs?: number;
   /**
    * For `tidy()`: true when `token` exists and has not expired. Without it,
    * `tidy()` is refused.
