@@ -21,6 +21,7 @@ import type { AclOperation } from 'transitkit';
 import { TransitError } from '../../src/errors.js';
 import { aclTail, authenticate, authorize, type HeaderLookup } from './auth.js';
 import { type HealthState, healthReply } from './health.js';
+import type { ResolvedJsonLimits } from './json-limits.js';
 import {
   parseFields,
   parseJsonBody,
@@ -65,6 +66,7 @@ export interface DispatchOptions {
   mount: string;
   apiPrefix: string;
   maxRequestBytes: number;
+  jsonLimits: ResolvedJsonLimits;
   unknownFields: UnknownFields;
   auth: boolean;
   logger: Logger;
@@ -214,7 +216,7 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     if (method === 'POST') {
       const got = req.body ? await req.body(o.maxRequestBytes) : undefined;
       const parsed = typeof got === 'object' && got !== null && !(got instanceof Uint8Array);
-      raw = parseJsonBody(parsed ? JSON.stringify(got) : got);
+      raw = parseJsonBody(parsed ? JSON.stringify(got) : got, o.jsonLimits);
     } else {
       raw = queryFields(query);
     }

@@ -17,6 +17,7 @@ import type { Transit } from 'transitkit';
 import { invalidRequest } from '../../src/errors.js';
 import { createDispatch, type Dispatch, type Logger } from './dispatch.js';
 import { type FetchHandler, toFetchHandler } from './fetch.js';
+import { type JsonLimits, resolveJsonLimits } from './json-limits.js';
 import { type KoaMiddleware, toKoaMiddleware } from './koa.js';
 import { type NodeHandler, toNodeHandler } from './node.js';
 import type { UnknownFields } from './params.js';
@@ -42,6 +43,7 @@ export type { HeaderLookup } from './auth.js';
 export type { Dispatch, HttpRequest, Logger } from './dispatch.js';
 export type { FetchHandler } from './fetch.js';
 export type { HealthBody, HealthSource, HealthState } from './health.js';
+export type { JsonLimits } from './json-limits.js';
 export type { KoaContextLike, KoaMiddleware } from './koa.js';
 export type { NodeHandler, NodeRequestLike, NodeResponseLike } from './node.js';
 export type { UnknownFields } from './params.js';
@@ -64,6 +66,12 @@ export interface HandlerOptions {
   apiPrefix?: string;
   /** Largest request body in bytes (413 beyond). Default 32 MiB. */
   maxRequestBytes?: number;
+  /**
+   * Shape limits of a JSON body (400 beyond): nesting depth (64), items per
+   * list or object (10,000, the engine's default `maxBatchSize`), values in
+   * all (500,000). Checked before the body is parsed.
+   */
+  jsonLimits?: JsonLimits;
   /** Undeclared fields: Vault's warning (`warn`, default) or a 400 (`reject`). */
   unknownFields?: UnknownFields;
   /**
@@ -162,6 +170,7 @@ export function createHandler(
     mount: pathOption(options.mount, 'mount', '/v1/transit'),
     apiPrefix: pathOption(options.apiPrefix, 'apiPrefix', '/v1'),
     maxRequestBytes: max,
+    jsonLimits: resolveJsonLimits(options.jsonLimits),
     unknownFields,
     auth,
     logger: options.logger ?? console,

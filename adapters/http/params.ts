@@ -16,6 +16,7 @@
  * @module
  */
 import { invalidRequest } from '../../src/errors.js';
+import { checkJsonLimits, DEFAULT_JSON_LIMITS, type ResolvedJsonLimits } from './json-limits.js';
 import type { Fields, FieldType, Route } from './route.js';
 
 const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
@@ -152,11 +153,16 @@ export function queryFields(query: URLSearchParams): Record<string, unknown> {
 }
 
 /**
- * Parse a JSON body: empty is `{}`; anything but an object is refused.
+ * Parse a JSON body: empty is `{}`; anything but an object is refused, and
+ * so is a body past the nesting, list-size or value-count limits (checked
+ * before anything is built, json-limits.ts).
  * @throws TransitError `invalid_request` `failed to parse JSON input: …`.
  * @internal
  */
-export function parseJsonBody(bytes: Uint8Array | string | undefined): Record<string, unknown> {
+export function parseJsonBody(
+  bytes: Uint8Array | string | undefined,
+  limits: ResolvedJsonLimits = DEFAULT_JSON_LIMITS,
+): Record<string, unknown> {
   let text = '';
   try {
     text = typeof bytes === 'string' ? bytes : bytes ? UTF8.decode(bytes) : '';
@@ -164,6 +170,7 @@ export function parseJsonBody(bytes: Uint8Array | string | undefined): Record<st
     throw invalidRequest('failed to parse JSON input: the body is not valid UTF-8');
   }
   if (text.trim() === '') return {};
+  checkJsonLimits(text, limits);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -1,0 +1,135 @@
+/**
+ * Bounds on a JSON request body, checked by one linear scan of the text
+ * before `JSON.parse` builds anything: nesting depth, items per list,
+ * entries per object, and values in all. A body within the byte limit can
+ * otherwise hold millions of tiny values (`[{},{},…]`: 11 million objects in
+ * 32 MiB, close to a gigabyte of heap and seconds of a blocked event loop)
+ * or nesting deep enough to exhaust the stack of whatever walks it later.
+ *
+ * The scan only counts: it tracks strings (and their escapes) so brackets
+ * inside them do not count, and leaves every syntax error to `JSON.parse`.
+ *
+ * Runtime-neutral.
+ * @module
+ */
+import { invalidRequest } from '../../src/errors.js';
+
+/**
+ * Limits on the shape of a JSON body.
+ * @public
+ */
+export interface JsonLimits {
+  /** Deepest nesting of lists and objects. Default 64. */
+  maxDepth?: number;
+  /**
+   * Most items in one list, and most entries in one object. Default 10,000
+   * (the engine's default `maxBatchSize`; raise both together).
+   */
+  maxListItems?: number;
+  /** Most values (scalars, lists and objects) in the whole body. Default 500,000. */
+  maxValues?: number;
+}
+
+/** Resolved limits. @internal */
+export type ResolvedJsonLimits = Required<JsonLimits>;
+
+/** The defaults. @internal */
+export const DEFAULT_JSON_LIMITS: ResolvedJsonLimits = {
+  maxDepth: 64,
+  maxListItems: 10_000,
+  maxValues: 500_000,
+};
+
+/**
+ * Resolve and check the handler's option.
+ * @throws TransitError `invalid_request` for a limit that is not a positive integer.
+ * @internal
+ */
+export function resolveJsonLimits(o: JsonLimits | undefined): ResolvedJsonLimits {
+  const out = { ...DEFAULT_JSON_LIMITS };
+  for (const k of Object.keys(out) as (keyof ResolvedJsonLimits)[]) {
+    const v = o?.[k];
+    if (v === undefined) continue;
+    if (!Number.isSafeInteger(v) || v < 1) {
+      throw invalidRequest(`jsonLimits.${k} must be a positive integer`);
+    }
+    out[k] = v;
+  }
+  return out;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_LIST = 0x5b;
+const CLOSE_LIST = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+const refuse = (what: string): never => {
+  throw invalidRequest(`failed to parse JSON input: ${what}`);
+};
+
+/**
+ * Check a JSON text against the limits, without parsing it.
+ * @throws TransitError `invalid_request` (400) naming the limit exceeded (never the content).
+ * @internal
+ */
+export function checkJsonLimits(text: string, limits: ResolvedJsonLimits): void {
+  // Per open container: its item count so far (commas seen + 1 once a value appeared).
+  const counts: number[] = [];
+  const empty: boolean[] = [];
+  let values = 0;
+  let inString = false;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+      continue;
+    }
+    if (isSpace(c)) continue;
+    const top = counts.length - 1;
+    if (c === CLOSE_LIST || c === CLOSE_OBJECT) {
+      counts.pop();
+      empty.pop();
+      continue;
+    }
+    if (c === COMMA) {
+      if (top < 0) continue;
+      const items = (counts[top] ?? 0) + 1;
+      if (items > limits.maxListItems) {
+        refuse(`a list or object has more than ${limits.maxListItems} items`);
+      }
+      counts[top] = items;
+      continue;
+    }
+    if (c === 0x3a) continue; // ':' — an object's value follows; its key was counted below
+    // The start of a value (or of an object key, a string: counted as a value too).
+    if (top >= 0 && empty[top]) {
+      empty[top] = false;
+      counts[top] = 1;
+    }
+    if (++values > limits.maxValues) refuse(`more than ${limits.maxValues} values`);
+    if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_LIST || c === OPEN_OBJECT) {
+      if (counts.length >= limits.maxDepth) {
+        refuse(`nesting deeper than ${limits.maxDepth} levels`);
+      }
+      counts.push(0);
+      empty.push(true);
+    } else {
+      // A number or literal: skip to its end.
+      while (i + 1 < n) {
+        const d = text.charCodeAt(i + 1);
+        if (isSpace(d) || d === COMMA || d === CLOSE_LIST || d === CLOSE_OBJECT || d === 0x3a) {
+          break;
+        }
+        i++;
+      }
+    }
+  }
+}
