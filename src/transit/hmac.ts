@@ -21,7 +21,7 @@ import type { LoadedKey } from '../keys/policy-store.js';
 import { optionalBatch, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
 import { asRequest, optString } from './request.js';
-import type { BatchResult, HmacBatchItem, HmacRequest } from './types.js';
+import type { BatchResult, HmacBatchItem, HmacRequest, VerifyBatchItem } from './types.js';
 
 const HMAC_PREFIX = 'vault';
 
@@ -102,6 +102,25 @@ export async function verifyHmacValue(
   const secret = (e.store.cachedVersion(key, ver) ?? (await e.store.version(key, ver))).hmac_key;
   const expected = e.backend.hmac(hash.name, secret, inputBytes(input, 'missing input to verify'));
   return e.backend.timingSafeEqual(expected, given);
+}
+
+/**
+ * Verify every item of an HMAC verify batch. As Vault (`valid` is `omitempty`
+ * in its `batchResponseHMACItem`), an item that fails carries `error` and no
+ * `valid`; a well-formed HMAC that does not match keeps `valid: false`.
+ * @internal
+ */
+export function verifyHmacBatch(
+  e: Engine,
+  key: LoadedKey,
+  hashName: string,
+  batch: Record<string, unknown>[],
+): Promise<BatchResult<VerifyBatchItem>> {
+  return runBatch<VerifyBatchItem>(
+    batch,
+    async (item) => ({ valid: await verifyHmacValue(e, key, hashName, item.hmac, item.input) }),
+    (error) => ({ error }),
+  );
 }
 
 /** The hash a verify request names: path/`hash_algorithm` → `algorithm` → sha2-256. @internal */

@@ -25,7 +25,13 @@ import { assertNotSoftDeleted, type KeyVersion, optInt, typeInfo } from '../keys
 import type { LoadedKey } from '../keys/policy-store.js';
 import { optionalBatch, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
-import { inputBytes, verifyHashName, verifyHmacValue, verifyKind } from './hmac.js';
+import {
+  inputBytes,
+  verifyHashName,
+  verifyHmacBatch,
+  verifyHmacValue,
+  verifyKind,
+} from './hmac.js';
 import { asRequest } from './request.js';
 import {
   checkHashNone,
@@ -200,9 +206,5 @@ export async function verify(
   const key = await requireKey(e, name, 'signature verification key not found');
   assertNotSoftDeleted(key.doc.policy);
   if (!batch) return { valid: await verifyHmacValue(e, key, hashName, r.hmac, r.input) };
-  return runBatch<VerifyBatchItem>(
-    batch,
-    async (item) => ({ valid: await verifyHmacValue(e, key, hashName, item.hmac, item.input) }),
-    (error) => ({ valid: false, error }),
-  );
+  return verifyHmacBatch(e, key, hashName, batch);
 }

@@ -298,7 +298,11 @@ export interface VerifyRequest extends VerifyItem, SignatureOptions {
 
 /** One verify batch result item. @public */
 export interface VerifyBatchItem {
-  valid: boolean;
+  /**
+   * Whether the signature or HMAC matches. Always present on signature items;
+   * absent on an HMAC item that failed with an `error` (Vault's shape).
+   */
+  valid?: boolean;
   error?: string;
   reference: string;
 }
