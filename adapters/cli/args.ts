@@ -18,6 +18,10 @@ export interface ServerArgs {
   rootKeyFile?: string;
   /** With `rootKeyFile`: the root token created when the store is initialised. */
   initialRootToken?: string;
+  /** Time of the leader lock, ms (`--leader-ttl`). */
+  leaderTtlMs?: number;
+  /** How often the leader lock is refreshed or tried, ms (`--leader-refresh`). */
+  leaderRefreshMs?: number;
 }
 
 /** A parsed command line. */
@@ -47,8 +51,15 @@ Options:
                               (without it the server waits for sys/init and sys/unseal)
   --initial-root-token TOKEN  with --root-key-file: the root token of a new store
                               (default: generated and printed once)
-  --config FILE               JSON config: listen, storage, mount, max_request_bytes, policies
+  --config FILE               JSON config: listen, storage, mount, max_request_bytes, policies,
+                              leader_ttl, leader_refresh
   --mount PATH                transit mount path (default /v1/transit)
+  --leader-ttl DURATION       time of the leader lock on shared storage: a standby takes
+                              over within about this plus one refresh after the active
+                              node dies (default 10s; e.g. 15s, 2500ms)
+  --leader-refresh DURATION   how often the active node refreshes the leader lock and a
+                              standby tries to take it; at most half the TTL
+                              (default a quarter of the TTL)
   --max-request-bytes N       largest request body (default 33554432)
   -h, --help                  show this help
   --version                   print the version
@@ -63,7 +74,42 @@ const VALUE_FLAGS = new Set([
   'max-request-bytes',
   'root-key-file',
   'initial-root-token',
+  'leader-ttl',
+  'leader-refresh',
 ]);
+
+/** Default `--leader-ttl`, as the lease manager's `leaderTtlMs`. */
+const DEFAULT_LEADER_TTL_MS = 10_000;
+
+/**
+ * A duration flag: whole `ms`, `s` or `m` (`10s`, `2500ms`, `1m`); a bare
+ * integer is seconds. At least 1 ms, at most a day.
+ * @throws UsageError otherwise.
+ */
+export function parseDurationMs(flag: string, value: string): number {
+  const m = /^([0-9]{1,9})(ms|s|m)?$/.exec(value);
+  const unit = m?.[2] === 'ms' ? 1 : m?.[2] === 'm' ? 60_000 : 1_000;
+  const ms = m ? Number(m[1]) * unit : Number.NaN;
+  if (!(ms >= 1 && ms <= 86_400_000)) {
+    throw new UsageError(
+      `--${flag} must be a duration such as 10s or 2500ms, got ${JSON.stringify(value)}`,
+    );
+  }
+  return ms;
+}
+
+/**
+ * Check `--leader-refresh` against `--leader-ttl` (or its default): at most half.
+ * @throws UsageError when the refresh is too long for the TTL.
+ */
+export function checkLeaderTiming(ttlMs: number | undefined, refreshMs: number | undefined): void {
+  const ttl = ttlMs ?? DEFAULT_LEADER_TTL_MS;
+  if (refreshMs !== undefined && refreshMs > Math.floor(ttl / 2)) {
+    throw new UsageError(
+      `--leader-refresh (${refreshMs} ms) must be at most half of --leader-ttl (${ttl} ms)`,
+    );
+  }
+}
 
 /**
  * Parse `argv` (without the node and script paths).
@@ -118,6 +164,12 @@ export function parseArgs(argv: readonly string[]): Command {
       case 'initial-root-token':
         args.initialRootToken = value;
         break;
+      case 'leader-ttl':
+        args.leaderTtlMs = parseDurationMs(name, value);
+        break;
+      case 'leader-refresh':
+        args.leaderRefreshMs = parseDurationMs(name, value);
+        break;
       case 'max-request-bytes': {
         const n = Number(value);
         if (!Number.isSafeInteger(n) || n < 1) {
@@ -134,6 +186,7 @@ export function parseArgs(argv: readonly string[]): Command {
   if (args.initialRootToken !== undefined && args.rootKeyFile === undefined) {
     throw new UsageError('--initial-root-token needs --root-key-file');
   }
+  checkLeaderTiming(args.leaderTtlMs, args.leaderRefreshMs);
   return { kind: 'server', args };
 }
 

@@ -20,6 +20,9 @@
  *   every unseal); flags win.
  * - The lease manager expires due leases every second, on the node holding
  *   the storage's leader lock (`active` in health; the others are `standby`).
+ *   `--leader-ttl` (default 10 s) and `--leader-refresh` (default a quarter of
+ *   it) set the lock's timing: a standby takes over within about their sum
+ *   after the active node dies. Config keys `leader_ttl`, `leader_refresh`.
  * - Prints one line with `http://HOST:PORT` once listening. Never prints or
  *   logs the root key.
  * @module
@@ -29,7 +32,13 @@ import { MemoryStorage, type StorageAdapter, TransitNode } from '../../src/index
 import { FileStorage } from '../file/index.js';
 import { createHandler } from '../http/index.js';
 import { createServer, type TransitkitServer } from '../http/node-server.js';
-import { parseListen, type ServerArgs, UsageError } from './args.js';
+import {
+  checkLeaderTiming,
+  parseDurationMs,
+  parseListen,
+  type ServerArgs,
+  UsageError,
+} from './args.js';
 
 /** The JSON config file. */
 interface ConfigFile {
@@ -38,9 +47,28 @@ interface ConfigFile {
   mount?: string;
   max_request_bytes?: number;
   policies?: Record<string, unknown>;
+  leader_ttl?: string;
+  leader_refresh?: string;
 }
 
-const CONFIG_KEYS = new Set(['listen', 'storage', 'mount', 'max_request_bytes', 'policies']);
+const CONFIG_KEYS = new Set([
+  'listen',
+  'storage',
+  'mount',
+  'max_request_bytes',
+  'policies',
+  'leader_ttl',
+  'leader_refresh',
+]);
+
+/** A duration from the config file (a string as the flag's value, or a number of seconds). */
+function configDuration(flag: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' && typeof value !== 'number') {
+    throw new UsageError(`config: ${flag.replace('-', '_')} must be a duration string`);
+  }
+  return parseDurationMs(flag, String(value));
+}
 
 async function loadConfig(file: string | undefined): Promise<ConfigFile> {
   if (file === undefined) return {};
@@ -144,12 +172,18 @@ export async function startServer(
       : args.dev && !devShamir
         ? globalThis.crypto.getRandomValues(new Uint8Array(32))
         : undefined;
+  const leaderTtlMs = args.leaderTtlMs ?? configDuration('leader-ttl', config.leader_ttl);
+  const leaderRefreshMs =
+    args.leaderRefreshMs ?? configDuration('leader-refresh', config.leader_refresh);
+  checkLeaderTiming(leaderTtlMs, leaderRefreshMs);
   const { storage, label, type } = await openStorage(storageSpec);
   const node = new TransitNode({
     storage,
     ...(rootKey ? { rootKey } : {}),
     initialRootToken: args.dev ? args.devRootToken : args.initialRootToken,
     leases: {
+      leaderTtlMs,
+      leaderRefreshMs,
       onError: (e) =>
         console.error('transitkit: lease expiry:', e instanceof Error ? e.message : e),
     },
