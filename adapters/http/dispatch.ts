@@ -13,8 +13,9 @@
  * out) are checked before the body on every completion (preauth.ts), and on
  * the completed path after the fields.
  *
- * Unexpected failures are logged (message and stack, never the request) and
- * answered with a generic 500.
+ * `internal` errors and unexpected failures are logged with the request id
+ * (message and stack, never the request) and answered with a generic 500
+ * that carries only that id (status.ts `internalReply`).
  * @module
  */
 import type { AclOperation } from 'transitkit';
@@ -36,7 +37,13 @@ import { Router } from './router.js';
 import { ROUTES } from './routes.js';
 import { SEAL_ROUTES } from './seal-routes.js';
 import { type HandlerServices, serviceSource } from './source.js';
-import { errorReply, errorsBody, INTERNAL_REPLY, ROUTE_STATUS } from './status.js';
+import {
+  errorReply,
+  errorsBody,
+  internalReply,
+  ROUTE_STATUS,
+  redactInternalItems,
+} from './status.js';
 
 /**
  * A request as a binding hands it over.
@@ -228,6 +235,13 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     }
     const warnings = unknown.length > 0 ? [unknownFieldsWarning(unknown)] : [];
     const result = await route.call(served, { path: params, body }, { operation, token });
+    const details = redactInternalItems(result);
+    if (details.length > 0) {
+      o.logger.error(
+        `transitkit/http: internal error in ${details.length} batch item(s) (request_id ${requestId})`,
+        new Error(details.join('; ')),
+      );
+    }
     const kind = route.reply as Exclude<ReplyKind, 'health'>;
     return successReply(kind, route.batchStatus, requestId, result, warnings, body);
   };
@@ -239,15 +253,17 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
       return await run(req, requestId, options.fallthrough === true, seen);
     } catch (e) {
       const known = errorReply(e, seen.read);
-      if (!known || known.status === 500) {
-        o.logger.error(
-          `transitkit/http: ${known ? 'internal' : 'unexpected'} error (request_id ${requestId})`,
-          e,
-        );
-      }
-      return known
-        ? jsonReply(known.status, known.body)
-        : jsonReply(INTERNAL_REPLY.status, INTERNAL_REPLY.body);
+      if (known) return jsonReply(known.status, known.body);
+      // The detail (a barrier message, an entry path, a directory) goes to the log only.
+      const internal = e instanceof TransitError && e.code === 'internal';
+      o.logger.error(
+        `transitkit/http: ${internal ? 'internal' : 'unexpected'} error (request_id ${requestId})`,
+        e,
+      );
+      const r = internalReply(requestId);
+      const reply = jsonReply(r.status, r.body);
+      Object.assign(reply.headers, r.headers);
+      return reply;
     }
   };
 }

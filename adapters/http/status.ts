@@ -5,8 +5,10 @@
  * - {@link STATUS}: `ErrorCode` → status, checked exhaustive by the compiler;
  * - {@link ROUTE_STATUS}: the router's own outcomes (no route, wrong method);
  * - {@link errorReply}: `{"errors":[msg]}` bodies; a `not_found` on a read is
- *   Vault's bare 404 `{"errors":[]}`; anything that is not a `TransitError` is
- *   logged by the caller and answered with a generic 500;
+ *   Vault's bare 404 `{"errors":[]}`; an `internal` error, and anything that
+ *   is not a `TransitError`, is logged by the caller and answered with the
+ *   generic {@link internalReply} (its message may name storage entries or
+ *   directories);
  * - {@link batchReplyStatus}: Vault's encrypt/decrypt batch rule.
  *
  * Runtime-neutral.
@@ -47,25 +49,66 @@ export const errorsBody = (messages: readonly string[]): string =>
   JSON.stringify({ errors: messages });
 
 /**
- * Status and body for a thrown value. `undefined` means "not ours to describe":
- * the caller logs it and answers {@link INTERNAL_REPLY}.
+ * Status and body for a thrown value. `undefined` means "not ours to describe"
+ * (an `internal` error, or not a `TransitError`): the caller logs it and
+ * answers {@link internalReply}.
  * @internal
  */
 export function errorReply(
   e: unknown,
   isRead: boolean,
 ): { status: number; body: string } | undefined {
-  if (!(e instanceof TransitError)) return undefined;
+  if (!(e instanceof TransitError) || e.code === 'internal') return undefined;
   const status = STATUS[e.code];
   if (e.code === 'not_found' && isRead) return { status, body: errorsBody([]) };
   return { status, body: errorsBody([e.message]) };
 }
 
-/** The answer to an unexpected failure: no detail reaches the client. @internal */
-export const INTERNAL_REPLY = {
-  status: 500,
-  body: errorsBody(['internal error']),
-} as const;
+/**
+ * The answer to an `internal` error or an unexpected failure: no detail
+ * reaches the client, only the request id under which the server logged it —
+ * as a second `errors` line (Vault clients show every line; hvac raises its
+ * `InternalServerError` as for any 500) and in the `X-Request-Id` header.
+ * @internal
+ */
+export function internalReply(requestId: string): {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+} {
+  return {
+    status: 500,
+    body: errorsBody(['internal error', `request id: ${requestId}`]),
+    headers: { 'x-request-id': requestId },
+  };
+}
+
+/**
+ * Replace the message of every batch item that failed with an `internal`
+ * error by `internal error` (as {@link internalReply} does for a whole
+ * request), in place; returns the replaced messages, for the server log.
+ * Failed items are the ones with a non-empty `error`, in the order of
+ * `batchErrorCodes`.
+ * @internal
+ */
+export function redactInternalItems(result: unknown): string[] {
+  if (typeof result !== 'object' || result === null || !('batch_results' in result)) return [];
+  const codes = batchErrorCodes(result);
+  const items = (result as { batch_results: unknown }).batch_results;
+  if (!codes.includes('internal') || !Array.isArray(items)) return [];
+  const out: string[] = [];
+  let k = 0;
+  for (const item of items) {
+    const error = typeof item === 'object' && item !== null ? (item as Item).error : undefined;
+    if (typeof error !== 'string' || error === '') continue;
+    if (codes[k++] !== 'internal' || error === 'internal error') continue;
+    out.push(error);
+    (item as Item).error = 'internal error';
+  }
+  return out;
+}
+
+type Item = { error?: unknown };
 
 /**
  * Vault's batch status for encrypt and decrypt (`batchRequestResponse`): any

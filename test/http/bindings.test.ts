@@ -325,7 +325,8 @@ describe('options', () => {
       body: async () => '{"input":"c2VjcmV0"}',
     });
     expect(r?.status).toBe(500);
-    expect(JSON.parse(r?.body ?? '')).toEqual({ errors: ['internal error'] });
+    const id = r?.headers['x-request-id'];
+    expect(JSON.parse(r?.body ?? '')).toEqual({ errors: ['internal error', `request id: ${id}`] });
     expect(logged).toHaveLength(1);
     expect(JSON.stringify(logged)).not.toContain('c2VjcmV0');
   });
