@@ -19,6 +19,8 @@
  *   Vault's v3 exactly. The stored `convergent_version` stays 3: decryption
  *   never depends on the nonce derivation (the nonce travels in the
  *   ciphertext), and OpenBao refuses to encrypt under any other value.
+ *   A legacy v2 version refuses a non-empty AAD instead (its nonce is keyed by
+ *   the context alone).
  * @module
  */
 import type { CryptoBackend } from '../crypto/backend.js';
@@ -83,8 +85,25 @@ export const bindsAad = (convergentVersion: number, aad: Uint8Array): boolean =>
   convergentVersion === 3 && aad.length > 0;
 
 /**
+ * Refuse a non-empty AAD on a legacy convergent v2 version: its nonce,
+ * HMAC(context, plaintext), has no key of its own to bind the AAD with, so
+ * two AADs would share a nonce. (OpenBao refuses v2 altogether; rotating
+ * gives a v3 version.) v1 takes the caller's nonce, so the caller decides.
+ * @throws TransitError `invalid_request`.
+ * @internal
+ */
+export function assertAadBindable(convergentVersion: number, aad: Uint8Array): void {
+  if (convergentVersion === 2 && aad.length > 0) {
+    throw invalidRequest(
+      "'associated_data' needs convergent encryption version 3; this key version uses version 2: rotate the key",
+    );
+  }
+}
+
+/**
  * The deterministic nonce of convergent v2/v3; for v3 with a non-empty `aad`,
  * the AAD-bound nonce (module docs), which needs `derived.aadNonceKey`.
+ * @throws TransitError `invalid_request` for a version above 3.
  * @internal
  */
 export function convergentNonce(
@@ -103,6 +122,8 @@ export function convergentNonce(
     const msg = concatBytes(AAD_NONCE_LABEL, length, aad, plaintext);
     return backend.hmac('sha256', derived.aadNonceKey, msg).subarray(0, nonceBytes);
   }
+  // As OpenBao: a version this code does not know is refused, never guessed.
+  if (version > 3) throw invalidRequest(`unhandled convergent version ${version}`);
   const key = version === 3 ? derived.nonceKey : context;
   if (!key) throw invalidRequest('convergent nonce key unavailable');
   return backend.hmac('sha256', key, plaintext).subarray(0, nonceBytes);

@@ -19,7 +19,7 @@ import { invalidRequest } from '../errors.js';
 import { familyOf } from '../keys/asymmetric/family.js';
 import { requireMaterial } from '../keys/asymmetric/material.js';
 import { formatVersioned, parseVersioned } from '../keys/ciphertext.js';
-import { bindsAad, convergentNonce, deriveKey } from '../keys/derive.js';
+import { assertAadBindable, bindsAad, convergentNonce, deriveKey } from '../keys/derive.js';
 import { type KeyTypeInfo, keyType } from '../keys/key-types.js';
 import { checkKeyName } from '../keys/names.js';
 import {
@@ -89,6 +89,7 @@ export async function sealWith(
     if (!ct) throw invalidRequest(`message encryption not supported for key type ${p.type}`);
     return { ciphertext: formatVersioned(e.prefix, ver, ct), key_version: ver };
   }
+  assertAadBindable(conv, aad);
   const derived = deriveKey(
     e.backend,
     p,

@@ -160,6 +160,62 @@ for (const [backendName, backend] of BACKENDS) {
       expect(Buffer.from(pt).toString()).toBe('the quick brown fox');
     });
 
+    it('a legacy convergent v2 key refuses a non-empty AAD (its nonce cannot bind it); rotating moves it to v3', async () => {
+      const storage = new MemoryStorage();
+      await putKnownKey(storage, 'v2', [{ key: DOCS_KEY, convergent_version: 2 }], {
+        derived: true,
+        kdf: 1,
+        convergent_encryption: true,
+        convergent_version: 2,
+      });
+      const t = new Transit({ storage, crypto: backend, autoRotate: false });
+      const plain = await t.encrypt('v2', { plaintext: FOX, context: CONTEXT });
+      const nonce = hmac(sha256, ascii('my-context'), ascii('the quick brown fox')).subarray(0, 12);
+      expect(toB64(payloadOf(plain.ciphertext).subarray(0, 12))).toBe(toB64(nonce));
+      expect(
+        (await t.encrypt('v2', { plaintext: FOX, context: CONTEXT, associated_data: '' }))
+          .ciphertext,
+      ).toBe(plain.ciphertext);
+      await expect(
+        t.encrypt('v2', { plaintext: FOX, context: CONTEXT, associated_data: toB64(ascii('a')) }),
+      ).rejects.toMatchObject({
+        code: 'invalid_request',
+        message:
+          "'associated_data' needs convergent encryption version 3; this key version uses version 2: rotate the key",
+      });
+      await t.rotateKey('v2');
+      const aad = toB64(ascii('a'));
+      const v2 = await t.encrypt('v2', { plaintext: FOX, context: CONTEXT, associated_data: aad });
+      expect(v2.ciphertext.startsWith('vault:v2:')).toBe(true);
+      expect(
+        (
+          await t.decrypt('v2', {
+            ciphertext: v2.ciphertext,
+            context: CONTEXT,
+            associated_data: aad,
+          })
+        ).plaintext,
+      ).toBe(FOX);
+    });
+
+    it('an unknown convergent version (stored 4) refuses to encrypt, as OpenBao, and still decrypts', async () => {
+      const storage = new MemoryStorage();
+      await putKnownKey(storage, 'v4', [{ key: DOCS_KEY, convergent_version: 4 }], {
+        derived: true,
+        kdf: 1,
+        convergent_encryption: true,
+        convergent_version: -1,
+      });
+      const t = new Transit({ storage, crypto: backend, autoRotate: false });
+      await expect(t.encrypt('v4', { plaintext: FOX, context: CONTEXT })).rejects.toMatchObject({
+        code: 'invalid_request',
+        message: 'unhandled convergent version 4',
+      });
+      expect((await t.decrypt('v4', { ciphertext: V3_NO_AAD, context: CONTEXT })).plaintext).toBe(
+        FOX,
+      );
+    });
+
     it('the stored convergent version stays 3, so backups restore in Vault and OpenBao', async () => {
       const t = await engine();
       await enc(t, toB64(ascii('row 17')));
