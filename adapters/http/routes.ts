@@ -145,7 +145,9 @@ export const ROUTES: readonly Route[] = [
     (s, { path, body }) => s.transit.importKeyVersion(path.name, body),
   ),
   get('/transit/wrapping_key', {}, (s) => s.transit.getWrappingKey()),
-  get('/transit/keys/:name', {}, (s, { path }) => s.transit.readKey(path.name)),
+  get('/transit/keys/:name', { fields: { context: S } }, (s, { path, body }) =>
+    s.transit.readKey(path.name, body),
+  ),
   list('/transit/keys', { fields: { after: S, limit: 'int' } }, (s, { body }) =>
     s.transit.listKeys(body),
   ),
