@@ -124,7 +124,11 @@ function decodeUrl(url: string): Decoded {
         return undefined;
       }
     }
-    if (s === '.' || s === '..') return undefined;
+    // Also inside a decoded `%2F`: the ACL path joins segments with `/`, so
+    // `app%2F..%2Fdb` must not become the dot-segment path `app/../db`.
+    if (s === '.' || s === '..' || (s !== r && s.split('/').some((p) => p === '.' || p === '..'))) {
+      return undefined;
+    }
     segs.push(s);
   }
   return { segs, query: search === '' ? EMPTY_QUERY : new URLSearchParams(search) };

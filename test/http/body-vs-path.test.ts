@@ -198,6 +198,16 @@ describe('leases: the path form and the body must name the same lease (item 7)',
     }
   });
 
+  it('an encoded dot segment in the path form is a bad path (400), not app/../db', async () => {
+    const { theirs, token } = await leasePair();
+    for (const p of [`app%2F..%2F${theirs}`, `app%2F%2E%2E%2F${theirs}`, `app%2F.%2F..%2Fx`]) {
+      const r = await req('POST', `/sys/leases/revoke/${p}`, {}, token);
+      expect(r.status, p).toBe(400);
+      expect(r.json.errors).toEqual(['invalid request path']);
+    }
+    expect((await t.leases.lookup(theirs)).id).toBe(theirs);
+  });
+
   it('lookup has no path form a body could contradict', async () => {
     const { mine, theirs, token } = await leasePair();
     const r = await req('POST', `/sys/leases/lookup/${mine}`, { lease_id: theirs }, token);
