@@ -1,0 +1,416 @@
+/**
+ * `PostgresStorage`: the storage adapter for several processes sharing one
+ * PostgreSQL database, with compare-and-set, leader locks and cross-instance
+ * change notifications.
+ *
+ * Shape, and why:
+ * - One table per store (schema.ts), created on first use or by `migrate()`.
+ *   `list` is one range scan of the primary key (UTF-16BE `sort_key`),
+ *   O(log n + page).
+ * - Every operation is one statement in its own (autocommit) transaction: a
+ *   write commits whole or not at all, and `compareAndSet` is a conditional
+ *   `UPDATE`/`INSERT … ON CONFLICT DO NOTHING`/`DELETE`, which PostgreSQL
+ *   re-checks on the latest row version under the row lock: no read-then-write
+ *   race across processes.
+ * - `lock` is a lease row with a random token (postgres-lock.ts); `watch` is
+ *   LISTEN/NOTIFY on one held connection (change-feed.ts).
+ * - Connections come from a `pg.Pool`. While the server is unreachable (a
+ *   restart), statements wait and retry for up to `retryTimeoutMs`: a statement
+ *   that never reached the server is always retried; one whose connection broke
+ *   in flight is retried only when repeating it is harmless (reads, put,
+ *   delete, locks), and a `compareAndSet` in that state fails with a message
+ *   saying its outcome is unknown.
+ * - Failures are `TransitError` `internal` naming the operation (errors.ts),
+ *   never carrying keys or values.
+ *
+ * @module
+ */
+import { Buffer } from 'node:buffer';
+import type { Pool, PoolClient, PoolConfig, QueryResult } from 'pg';
+// Public types come from the package entry, so the built declarations of this
+// subpath refer to `transitkit` instead of carrying copies of them.
+import type {
+  ListOptions,
+  LockHandle,
+  StorageAdapter,
+  StorageLock,
+  StorageWatch,
+} from 'transitkit';
+import { internal, invalidRequest } from '../../src/errors.js';
+import { checkBytes, checkKey, checkListArgs, copyBytes } from '../memory/index.js';
+import { ChangeFeed, REPLAY_PAGE } from './change-feed.js';
+import { describe, isConnectionError, pgFailure, redactUrl } from './errors.js';
+import { acquireLock } from './postgres-lock.js';
+import { listBounds, type Schema, schemaFor, sortKey } from './schema.js';
+
+/** Options of {@link PostgresStorage}. @public */
+export interface PostgresStorageOptions {
+  /**
+   * The store's table; its locks live in `<table>_locks` and its change feed on
+   * channel `<table>_changes`. Stores with different tables share a database
+   * without seeing each other. Default `transitkit`. 1 to 48 characters of
+   * `a-z`, `0-9`, `_`, not starting with a digit. Resolved through the
+   * connection's `search_path`.
+   */
+  table?: string;
+  /**
+   * Create the tables on first use when they are missing (default true). With
+   * false, call {@link PostgresStorage.migrate} (or apply
+   * {@link postgresSchemaSql}) before use.
+   */
+  migrate?: boolean;
+  /**
+   * How long a statement keeps retrying while PostgreSQL is unreachable, in ms
+   * (default 15,000). 0 fails at once.
+   */
+  retryTimeoutMs?: number;
+}
+
+/** Options of {@link PostgresStorage.connect}. @public */
+export interface PostgresConnectOptions extends PostgresStorageOptions {
+  /** Server-side `statement_timeout` of every connection, in ms (default 30,000; 0 = none). */
+  statementTimeoutMs?: number;
+  /** Most connections in the pool (default 10). */
+  maxConnections?: number;
+  /** Give up opening one connection after this many ms (default 5,000). */
+  connectTimeoutMs?: number;
+}
+
+const DEFAULT_RETRY_MS = 15_000;
+
+/**
+ * A storage adapter on PostgreSQL (node-postgres) for many instances.
+ *
+ * @throws `TransitError` `invalid_request` for an empty key, NUL, a lone surrogate,
+ * a value that is not a `Uint8Array`, or bad list/lock/watch arguments;
+ * `internal` when PostgreSQL fails or is unreachable, and after `close`.
+ *
+ * @example
+ * ```ts
+ * import { Transit } from 'transitkit';
+ * import { PostgresStorage } from 'transitkit/adapters/postgres';
+ *
+ * const storage = await PostgresStorage.connect('postgres://app@db.internal/app');
+ * const transit = new Transit({ storage });
+ * await transit.createKey('orders');
+ * // …
+ * await transit.close();
+ * await storage.close();
+ * ```
+ * @public
+ */
+export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatch {
+  /** The store's table. */
+  readonly table: string;
+  readonly #pool: Pool;
+  #owned = false;
+  readonly #schema: Schema;
+  readonly #feed: ChangeFeed;
+  readonly #autoMigrate: boolean;
+  #retryMs: number;
+  #migrated: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
+
+  /**
+   * Use a `pg.Pool` that you own: {@link PostgresStorage.close} leaves it open.
+   * Watching holds one of its connections while the store is open. An `error`
+   * listener is added to the pool (an idle connection dropped by a server
+   * restart must not crash the process; the next statement reconnects).
+   * Configure `statement_timeout` on the pool if you want one.
+   * @throws `TransitError` `invalid_request` for a bad table name, retry timeout or a missing pool.
+   */
+  constructor(pool: Pool, options: PostgresStorageOptions = {}) {
+    if (typeof (pool as Partial<Pool> | undefined)?.connect !== 'function') {
+      throw invalidRequest('PostgresStorage needs a pg Pool');
+    }
+    const retry = options.retryTimeoutMs ?? DEFAULT_RETRY_MS;
+    if (!Number.isFinite(retry) || retry < 0) {
+      throw invalidRequest('PostgresStorage retryTimeoutMs must be a finite number >= 0');
+    }
+    this.#pool = pool;
+    this.#schema = schemaFor(options.table);
+    this.table = this.#schema.table;
+    this.#autoMigrate = options.migrate ?? true;
+    this.#retryMs = retry;
+    pool.on('error', () => undefined); // reported by the statements that fail
+    this.#feed = new ChangeFeed(pool, this.#schema.channel, (prefix, after) =>
+      this.#page(prefix, after, REPLAY_PAGE),
+    );
+  }
+
+  /**
+   * Connect to `url` (`postgres://user:password@host:port/db`, libpq's
+   * `postgresql://` too, with `?sslmode=…`) through a new pool, check that the
+   * server answers, and create the tables when missing (unless `migrate: false`).
+   * {@link PostgresStorage.close} ends this pool.
+   * @throws `TransitError` `invalid_request` for a bad URL or option; `internal`
+   * (`PostgreSQL is unreachable`) when the first connection fails, or when `pg`
+   * is not installed.
+   */
+  static async connect(
+    url: string,
+    options: PostgresConnectOptions = {},
+  ): Promise<PostgresStorage> {
+    if (typeof url !== 'string' || !/^postgres(ql)?:\/\//.test(url)) {
+      throw invalidRequest(
+        'PostgresStorage.connect: url must start with postgres:// or postgresql://',
+      );
+    }
+    schemaFor(options.table); // validate before connecting
+    const config: PoolConfig = {
+      connectionString: url,
+      max: positive(options.maxConnections, 10, 'maxConnections'),
+      connectionTimeoutMillis: positive(options.connectTimeoutMs, 5_000, 'connectTimeoutMs'),
+      statement_timeout: nonNegative(options.statementTimeoutMs, 30_000, 'statementTimeoutMs'),
+      application_name: 'transitkit',
+    };
+    if (config.statement_timeout === 0) delete config.statement_timeout;
+    let PoolClass: typeof Pool;
+    try {
+      const mod = (await import('pg')) as unknown as {
+        default?: { Pool: typeof Pool };
+        Pool?: typeof Pool;
+      };
+      PoolClass = (mod.default?.Pool ?? mod.Pool) as typeof Pool;
+    } catch (e) {
+      throw internal(`PostgresStorage needs the pg package (npm install pg): ${describe(e)}`);
+    }
+    const pool = new PoolClass(config);
+    const storage = new PostgresStorage(pool, { ...options, retryTimeoutMs: 0 });
+    storage.#owned = true;
+    try {
+      await storage.#query('connect', 'SELECT 1', [], true);
+      if (storage.#autoMigrate) await storage.migrate();
+    } catch (e) {
+      await pool.end().catch(() => undefined);
+      const reason = isConnectionError((e as { cause?: unknown }).cause)
+        ? 'PostgreSQL is unreachable'
+        : 'PostgreSQL refused the connection';
+      throw internal(
+        `PostgresStorage: cannot connect to ${redactUrl(url)}: ${reason} (${describe((e as { cause?: unknown }).cause ?? e)})`,
+      );
+    }
+    storage.#retryMs = options.retryTimeoutMs ?? DEFAULT_RETRY_MS;
+    return storage;
+  }
+
+  /**
+   * Create the store's tables when missing (idempotent; safe when several
+   * processes start at once: a transaction-scoped advisory lock serialises them).
+   * Nothing is created when both tables exist, so a role without CREATE rights
+   * works on a database migrated beforehand.
+   */
+  migrate(): Promise<void> {
+    this.#checkOpen();
+    this.#migrated ??= this.#migrate().catch((e: unknown) => {
+      this.#migrated = undefined;
+      throw e;
+    });
+    return this.#migrated;
+  }
+
+  /** The value at `key` (a fresh copy), or `undefined`. */
+  async get(key: string): Promise<Uint8Array | undefined> {
+    checkKey(key);
+    const r = await this.#statement('get', this.#schema.get, [sortKey(key)], true);
+    const row = r.rows[0] as { value: Buffer } | undefined;
+    return row === undefined ? undefined : new Uint8Array(row.value);
+  }
+
+  /** Store `value` at `key` (captured when called); notifies watchers. */
+  async put(key: string, value: Uint8Array): Promise<void> {
+    checkKey(key);
+    const data = asBuffer(copyBytes(value));
+    await this.#statement('put', this.#schema.put, [sortKey(key), key, data], true);
+  }
+
+  /** Remove `key`; a missing key is fine (and notifies nobody). */
+  async delete(key: string): Promise<void> {
+    checkKey(key);
+    await this.#statement('delete', this.#schema.delete, [sortKey(key)], true);
+  }
+
+  /** Keys under `prefix`, sorted by UTF-16 code unit, without the prefix; one range scan. */
+  async list(prefix: string, options?: ListOptions): Promise<string[]> {
+    const { after, limit } = checkListArgs(prefix, options);
+    this.#checkOpen();
+    return this.#page(prefix, after, limit);
+  }
+
+  /** Atomically swap `expected` for `next` (`undefined` = absent / delete), in one statement. */
+  async compareAndSet(
+    key: string,
+    expected: Uint8Array | undefined,
+    next: Uint8Array | undefined,
+  ): Promise<boolean> {
+    checkKey(key);
+    if (expected !== undefined) checkBytes(expected, 'expected');
+    const want = expected === undefined ? undefined : asBuffer(copyBytes(expected, 'expected'));
+    const data = next === undefined ? undefined : asBuffer(copyBytes(next, 'next'));
+    const s = this.#schema;
+    const sk = sortKey(key);
+    if (want === undefined && data === undefined) {
+      const r = await this.#statement('compareAndSet', s.absent, [sk], true);
+      return (r.rows[0] as { absent: boolean }).absent;
+    }
+    const [sql, params] =
+      want === undefined
+        ? [s.casInsert, [sk, key, data]]
+        : data === undefined
+          ? [s.casDelete, [sk, want]]
+          : [s.casReplace, [sk, want, data]];
+    const r = await this.#statement('compareAndSet', sql, params, false);
+    return r.rowCount === 1;
+  }
+
+  /**
+   * Take the lock `name` for `ttlMs` (on the PostgreSQL server's clock), or
+   * `undefined` while another holder, in any process, has it.
+   */
+  async lock(name: string, ttlMs: number): Promise<LockHandle | undefined> {
+    this.#checkOpen();
+    return acquireLock(
+      async (op, sql, params) => (await this.#statement(op, sql, params, true)).rowCount ?? 0,
+      this.#schema,
+      name,
+      ttlMs,
+    );
+  }
+
+  /**
+   * Call `onChange(key)` after each put, delete of an existing key, or successful
+   * compareAndSet under `prefix`, by any instance on this store. Resolves once
+   * listening. After a lost connection, every key under `prefix` is reported once
+   * (changes made meanwhile cannot be known). A throwing listener is ignored.
+   */
+  async watch(prefix: string, onChange: (key: string) => void): Promise<() => Promise<void>> {
+    this.#checkOpen();
+    await this.#ensureSchema();
+    return this.#feed.watch(prefix, onChange);
+  }
+
+  /**
+   * Stop watching and, when this instance created the pool
+   * ({@link PostgresStorage.connect}), end it after the statements in flight.
+   * A pool passed to the constructor stays open. Idempotent; any later call fails.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#feed.close();
+      if (this.#owned) await this.#pool.end().catch(() => undefined);
+    })();
+    return this.#closing;
+  }
+
+  async #migrate(): Promise<void> {
+    const s = this.#schema;
+    const exists = await this.#query(
+      'migrate',
+      'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS ok',
+      [`"${s.table}"`, `"${s.table}_locks"`],
+      true,
+    );
+    if ((exists.rows[0] as { ok: boolean }).ok) return;
+    // One simple-protocol string: one implicit transaction, so the advisory
+    // lock is held until both tables exist.
+    const lock = `SELECT pg_advisory_xact_lock(hashtext('transitkit migrate ${s.table}'));`;
+    await this.#query('migrate', `${lock}${s.migrate}`, undefined, true);
+  }
+
+  #ensureSchema(): Promise<void> {
+    return this.#autoMigrate ? this.migrate() : Promise.resolve();
+  }
+
+  async #page(prefix: string, after: string | undefined, limit: number): Promise<string[]> {
+    const [low, afterBound, high] = listBounds(prefix, after);
+    const r = await this.#statement(
+      'list',
+      this.#schema.list,
+      [low, afterBound, high, limit === 0 ? null : limit],
+      true,
+    );
+    return (r.rows as Array<{ key: string }>).map((row) => row.key.slice(prefix.length));
+  }
+
+  /** Run one statement of the store (after creating the tables when needed). */
+  async #statement(
+    op: string,
+    sql: string,
+    params: unknown[],
+    idempotent: boolean,
+  ): Promise<QueryResult> {
+    this.#checkOpen();
+    await this.#ensureSchema();
+    return this.#query(op, sql, params, idempotent);
+  }
+
+  /**
+   * Run `sql` on a pooled connection, retrying while the server is unreachable
+   * (see the module comment for what is retried).
+   */
+  async #query(
+    op: string,
+    sql: string,
+    params: unknown[] | undefined,
+    idempotent: boolean,
+  ): Promise<QueryResult> {
+    const deadline = Date.now() + this.#retryMs;
+    for (let delay = 50; ; delay = Math.min(delay * 2, 1_000)) {
+      const canRetry = (): boolean => this.#closing === undefined && Date.now() + delay <= deadline;
+      let client: PoolClient;
+      try {
+        client = await this.#pool.connect();
+      } catch (e) {
+        if (isConnectionError(e) && canRetry()) {
+          await pause(delay);
+          continue;
+        }
+        throw pgFailure(op, e);
+      }
+      try {
+        const r = params === undefined ? await client.query(sql) : await client.query(sql, params);
+        client.release();
+        return r;
+      } catch (e) {
+        const lost = isConnectionError(e);
+        client.release(lost ? (e as Error) : undefined); // a broken connection is discarded
+        if (lost && idempotent && canRetry()) {
+          await pause(delay);
+          continue;
+        }
+        throw pgFailure(op, e, lost && !idempotent);
+      }
+    }
+  }
+
+  #checkOpen(): void {
+    if (this.#closing !== undefined) {
+      throw internal(`PostgresStorage (table ${this.table}) is closed`);
+    }
+  }
+}
+
+/** A Buffer view of `u` (no copy; `u` is already a private copy). */
+function asBuffer(u: Uint8Array): Buffer {
+  return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function positive(v: number | undefined, fallback: number, what: string): number {
+  if (v === undefined) return fallback;
+  if (!Number.isSafeInteger(v) || v <= 0) {
+    throw invalidRequest(`PostgresStorage ${what} must be an integer > 0`);
+  }
+  return v;
+}
+
+function nonNegative(v: number | undefined, fallback: number, what: string): number {
+  if (v === undefined) return fallback;
+  if (!Number.isSafeInteger(v) || v < 0) {
+    throw invalidRequest(`PostgresStorage ${what} must be an integer >= 0`);
+  }
+  return v;
+}
