@@ -34,6 +34,8 @@ import {
 export const HOT_VERSIONS = 16;
 const CAS_RETRIES = 16;
 const ARCHIVE_CACHE = 4096;
+/** Names whose invalidations are counted one by one (beyond: a new epoch). */
+const MAX_STAMPS = 10_000;
 
 /** A loaded key: its document and the stored bytes it was parsed from (for CAS). @internal */
 export interface LoadedKey {
@@ -54,6 +56,13 @@ export class PolicyStore {
   readonly #cache: Lru<string, LoadedKey>;
   readonly #archive = new Lru<string, KeyVersion>(ARCHIVE_CACHE);
   readonly #locks = new KeyedMutex();
+  /**
+   * Invalidation stamps: a load (or a write) caches its result only when no
+   * invalidation of that name arrived since it started, so a notification
+   * that overtakes a read in flight cannot leave the older value cached.
+   */
+  readonly #changes = new Map<string, number>();
+  #epoch = 0;
 
   constructor(storage: StorageAdapter, backend: CryptoBackend, cacheSize = 0) {
     this.#storage = storage;
@@ -68,6 +77,12 @@ export class PolicyStore {
 
   /** Forget cached state of one key (or all), e.g. after another instance wrote it. */
   invalidate(name?: string): void {
+    if (name === undefined || this.#changes.size >= MAX_STAMPS) {
+      this.#epoch++;
+      this.#changes.clear();
+    } else {
+      this.#changes.set(name, (this.#changes.get(name) ?? 0) + 1);
+    }
     if (name === undefined) {
       this.#cache.clear();
       this.#archive.clear();
@@ -93,14 +108,26 @@ export class PolicyStore {
   }
 
   async #load(name: string): Promise<LoadedKey | undefined> {
+    const stamp = this.#stamp(name);
     const raw = await this.#storage.get(keyspace.policy(name));
     if (!raw) {
       this.#cache.delete(name);
       return undefined;
     }
     const loaded = { doc: decodeDocument(raw), raw };
-    this.#cache.set(name, loaded);
+    this.#remember(name, loaded, stamp);
     return loaded;
+  }
+
+  /** Where invalidations of `name` stand now. */
+  #stamp(name: string): string {
+    return `${this.#epoch}:${this.#changes.get(name) ?? 0}`;
+  }
+
+  /** Cache `key` unless `name` was invalidated since `stamp` (then drop it). */
+  #remember(name: string, key: LoadedKey, stamp: string): void {
+    if (stamp === this.#stamp(name)) this.#cache.set(name, key);
+    else this.#cache.delete(name);
   }
 
   /** The material of version `v` (inline or archived). */
@@ -146,9 +173,10 @@ export class PolicyStore {
         versions: new Map(versions),
       };
       const raw = encodeDocument(doc);
+      const stamp = this.#stamp(policy.name);
       if (await this.#storage.compareAndSet(keyspace.policy(policy.name), undefined, raw)) {
         const key = { doc, raw };
-        this.#cache.set(policy.name, key);
+        this.#remember(policy.name, key, stamp);
         return { key, created: true };
       }
       const existing = await this.#load(policy.name);
@@ -176,9 +204,10 @@ export class PolicyStore {
         if (!m) return current;
         const next = await this.#prepare(current, m);
         const raw = encodeDocument(next);
+        const stamp = this.#stamp(name);
         if (await this.#storage.compareAndSet(keyspace.policy(name), current.raw, raw)) {
           const stored = { doc: next, raw };
-          this.#cache.set(name, stored);
+          this.#remember(name, stored, stamp);
           await this.#dropTrimmed(current.doc, next);
           return stored;
         }
@@ -243,9 +272,10 @@ export class PolicyStore {
         if (current && !force) throw invalidRequest(`key "${name}" already exists`);
         const doc = await this.#split(encodeHex(this.#backend.randomBytes(8)), policy, versions);
         const raw = encodeDocument(doc);
+        const stamp = this.#stamp(name);
         if (await this.#storage.compareAndSet(keyspace.policy(name), current?.raw, raw)) {
           const stored = { doc, raw };
-          this.#cache.set(name, stored);
+          this.#remember(name, stored, stamp);
           if (current) await this.#deleteArchive(name, current.doc.uid);
           return stored;
         }

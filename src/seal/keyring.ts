@@ -25,7 +25,7 @@ import type { Clock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
 import { encodeBase64, fromUtf8, tryDecodeBase64, utf8 } from '../encoding.js';
 import { conflict, internal, invalidRequest } from '../errors.js';
-import type { StorageAdapter } from '../storage/adapter.js';
+import { hasWatch, type StorageAdapter } from '../storage/adapter.js';
 import type { BarrierKeyring } from '../storage/barrier.js';
 
 /** Where the sealed keyring lives in the storage below the barrier. @internal */
@@ -238,4 +238,54 @@ export async function rotateStoredKeyring(
     }
   }
   throw conflict('the keyring changed concurrently; retry');
+}
+
+/** A subscription to changes of the stored keyring. @internal */
+export interface KeyringWatch {
+  /** Unsubscribe (in the background; failures are ignored). */
+  stop(): void;
+}
+
+/**
+ * Call `onChange` whenever another node changes the stored keyring, when the
+ * storage offers `watch` (`undefined` otherwise). Calls do not overlap: a
+ * change during a reload runs one more reload after it. Failures of
+ * `onChange` are ignored (the next change retries; the barrier still reloads
+ * when it meets an unknown term). `onChange` also runs once after subscribing.
+ * @internal
+ */
+export async function watchKeyring(
+  storage: StorageAdapter,
+  onChange: () => Promise<void>,
+): Promise<KeyringWatch | undefined> {
+  if (!hasWatch(storage)) return undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+  const run = (): void => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = onChange()
+      .catch(() => undefined)
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          run();
+        }
+      });
+  };
+  const unsubscribe = await storage.watch(KEYRING_PATH, (key) => {
+    if (key === KEYRING_PATH) run();
+  });
+  run(); // a change between the caller's read and the subscription
+  return {
+    stop() {
+      stopped = true;
+      unsubscribe().catch(() => undefined);
+    },
+  };
 }

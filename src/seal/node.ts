@@ -25,6 +25,9 @@
  * the root key until it is sealed: a sealed auto-unseal node stays sealed
  * (as Vault's until a restart); make a new node to unseal again.
  *
+ * With a storage that can `watch`, a keyring rotated by another node is
+ * loaded at once, so this node's next writes use the new term too.
+ *
  * State changes run one at a time (a promise chain); reads do not wait.
  * Runtime-neutral.
  * @module
@@ -45,6 +48,7 @@ import { Transit } from '../transit/transit.js';
 import {
   KEYRING_PATH,
   Keyring,
+  type KeyringWatch,
   openKeyring,
   ROOT_KEY_BYTES,
   readSealedKeyring,
@@ -52,6 +56,7 @@ import {
   type SealConfig,
   type SealedKeyring,
   sealKeyring,
+  watchKeyring,
 } from './keyring.js';
 import { UnsealProgress } from './progress.js';
 import { sealedRef } from './sealed-ref.js';
@@ -99,6 +104,8 @@ export class TransitNode {
   #initialized = false;
   readonly #progress: UnsealProgress;
   #queue: Promise<unknown> = Promise.resolve();
+  /** Watches `core/keyring` while unsealed. */
+  #keyringWatch: KeyringWatch | undefined;
 
   /** The engine of the current unsealed period (fails with `sealed` while sealed). */
   readonly transit: Transit = sealedRef(Transit.prototype, () => this.#live?.transit);
@@ -347,6 +354,7 @@ export class TransitNode {
     this.#initialized = true;
     this.#useKeyring(keyring);
     try {
+      this.#keyringWatch = await watchKeyring(this.#storage, () => this.#reloadKeyring());
       this.#live = await openServices(this.#barrier, this.#backend, this.#clock, this.#options);
     } catch (e) {
       this.#dropKeys();
@@ -375,7 +383,21 @@ export class TransitNode {
     });
   }
 
+  /** Another node rotated the keyring: new writes here use the new term at once. */
+  #reloadKeyring(): Promise<void> {
+    return this.#serial(async () => {
+      const rootKey = this.#rootKey;
+      if (!this.#live || !rootKey) return;
+      const doc = await readSealedKeyring(this.#storage);
+      if (!doc || this.#rootKey !== rootKey) return;
+      const fresh = openKeyring(this.#backend, rootKey, doc);
+      if (fresh.activeTerm > (this.#keyring?.activeTerm ?? 0)) this.#useKeyring(fresh);
+    });
+  }
+
   #dropKeys(): void {
+    this.#keyringWatch?.stop();
+    this.#keyringWatch = undefined;
     this.#barrier.seal();
     this.#keyring?.wipe();
     this.#rootKey?.fill(0);

@@ -29,13 +29,38 @@ async function readJson(e: Engine, path: string): Promise<Record<string, unknown
   throw internal(`stored setting ${path} is not an object`);
 }
 
-/** Load persisted settings into the engine (at start). @internal */
+/** Loads started per engine: only the newest may apply its result. */
+const loads = new WeakMap<Engine, number>();
+
+/**
+ * Load persisted settings into the engine (at start, and when another
+ * instance changed them). Overlapping loads apply in order: an older load
+ * finishing last does not overwrite a newer one. Fails closed: when the
+ * settings cannot be read, `disable_upsert` is set (upsert refused) until a
+ * load succeeds; the cache size is kept.
+ * @internal
+ */
 export async function loadSettings(e: Engine): Promise<void> {
-  const keys = await readJson(e, keyspace.keysConfig);
+  const mine = (loads.get(e) ?? 0) + 1;
+  loads.set(e, mine);
+  let keys: Record<string, unknown> | undefined;
+  let cache: Record<string, unknown> | undefined;
+  try {
+    keys = await readJson(e, keyspace.keysConfig);
+    cache = await readJson(e, keyspace.cacheConfig);
+  } catch (err) {
+    if (loads.get(e) === mine) e.settings.disable_upsert = true;
+    throw err;
+  }
+  if (loads.get(e) !== mine) return; // a newer load owns the settings
   e.settings.disable_upsert = keys?.disable_upsert === true;
-  const cache = await readJson(e, keyspace.cacheConfig);
   if (typeof cache?.size === 'number') e.settings.cache_size = cache.size;
   e.store.setCacheSize(e.settings.cache_size);
+}
+
+/** A load in flight read the settings before this instance wrote them: discard it. */
+function supersedeLoads(e: Engine): void {
+  loads.set(e, (loads.get(e) ?? 0) + 1);
 }
 
 /** @internal */
@@ -47,6 +72,7 @@ export function readKeysConfig(e: Engine): KeysConfig {
 export async function writeKeysConfig(e: Engine, req: Partial<KeysConfig>): Promise<KeysConfig> {
   const v = optBool(asRequest(req).disable_upsert, 'disable_upsert') ?? false;
   await e.storage.put(keyspace.keysConfig, utf8(JSON.stringify({ disable_upsert: v })));
+  supersedeLoads(e);
   e.settings.disable_upsert = v;
   return { disable_upsert: v };
 }
@@ -63,6 +89,7 @@ export async function writeCacheConfig(e: Engine, req: Partial<CacheConfig>): Pr
     throw invalidRequest('size must be 0 or a value greater or equal to 10');
   }
   await e.storage.put(keyspace.cacheConfig, utf8(JSON.stringify({ size })));
+  supersedeLoads(e);
   e.settings.cache_size = size;
   e.store.setCacheSize(size);
   return { size };

@@ -5,6 +5,12 @@
  * setting reloads the settings. Without `watch`, an engine assumes it is the
  * only writer (its own writes keep its cache current; compare-and-set still
  * protects concurrent writes).
+ *
+ * Settings fail closed: a reload that fails leaves `disable_upsert` set (see
+ * {@link loadSettings}) and is retried every {@link RETRY_MS} until one
+ * succeeds or the engine closes. A notification of the watched prefix itself
+ * means "anything may have changed": every cached key is dropped and the
+ * settings reloaded.
  * @module
  */
 import { hasWatch } from '../storage/adapter.js';
@@ -12,16 +18,49 @@ import { keyspace } from '../storage/keyspace.js';
 import { loadSettings } from './config.js';
 import type { Engine } from './engine.js';
 
+const PREFIX = 'transit/';
+/** Delay between retries of a failed settings reload. @internal */
+export const RETRY_MS = 1_000;
+
 /** Subscribe the engine's caches to storage changes; returns the unsubscribe function. @internal */
 export async function watchForChanges(e: Engine): Promise<(() => Promise<void>) | undefined> {
   const storage = e.storage;
   if (!hasWatch(storage)) return undefined;
-  return storage.watch('transit/', (key) => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let closed = false;
+  const reload = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (closed) return;
+    loadSettings(e).catch(() => {
+      if (closed || timer !== undefined) return;
+      timer = setTimeout(reload, RETRY_MS);
+      (timer as { unref?: () => void }).unref?.();
+    });
+  };
+  const unwatch = await storage.watch(PREFIX, (key) => {
     if (key.startsWith(keyspace.policyPrefix)) {
       e.store.invalidate(key.slice(keyspace.policyPrefix.length));
     } else if (key === keyspace.keysConfig || key === keyspace.cacheConfig) {
-      // A failed reload keeps the previous settings; the next change retries.
-      loadSettings(e).catch(() => undefined);
+      reload();
+    } else if (key === PREFIX) {
+      e.store.invalidate();
+      reload();
     }
   });
+  // Anything written between the first load and the subscription went unheard.
+  e.store.invalidate();
+  try {
+    await loadSettings(e);
+  } catch (err) {
+    closed = true;
+    await unwatch();
+    throw err;
+  }
+  return async () => {
+    closed = true;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    await unwatch();
+  };
 }

@@ -1,0 +1,74 @@
+/**
+ * Two `Transit` engines on one storage with `watch` (in one process, over a
+ * MemoryStorage whose reads can be held or made to fail), for the orderings a
+ * real deployment produces only by chance (issue #15, items 1 and 2):
+ *
+ * - a change notification that overtakes a key read in flight must not leave
+ *   the older document cached;
+ * - settings that cannot be reloaded fail closed: upsert is refused until a
+ *   reload succeeds (retried on its own).
+ *
+ * The real-process versions on Redis are in authority.test.ts.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { isTransitError, Transit } from '../../src/index.js';
+import { eventually, FlakyStorage } from '../auth/flaky-storage.js';
+
+const plaintext = btoa('attack at dawn');
+const engines: Transit[] = [];
+afterEach(async () => {
+  for (const t of engines.splice(0)) await t.close();
+});
+
+function two(flaky: FlakyStorage): { a: Transit; b: Transit } {
+  const a = new Transit({ storage: flaky.inner, autoRotate: false });
+  const b = new Transit({ storage: flaky, autoRotate: false });
+  engines.push(a, b);
+  return { a, b };
+}
+
+describe('key cache', () => {
+  it('a rotation notified while B reads the key is not undone by that read', async () => {
+    const flaky = new FlakyStorage();
+    const { a, b } = two(flaky);
+    await a.createKey('k');
+    await b.readKeysConfig(); // B is started and watching
+    flaky.holding.add('transit/policy/k');
+    const inFlight = b.encrypt('k', { plaintext }); // reads version 1, then waits
+    await eventually(async () => flaky.heldCount > 0, 'B started reading');
+    await a.rotateKey('k'); // the notification reaches B meanwhile
+    await new Promise((r) => setTimeout(r, 20));
+    flaky.holding.clear();
+    flaky.release();
+    await inFlight; // concurrent with the rotation: either version is fine
+    expect((await b.encrypt('k', { plaintext })).ciphertext).toMatch(/^vault:v2:/);
+  });
+});
+
+describe('settings fail closed', () => {
+  it('when B cannot reload disable_upsert it refuses upsert, and recovers on its own', async () => {
+    const flaky = new FlakyStorage();
+    const { a, b } = two(flaky);
+    await b.encrypt('upsert-1', { plaintext }); // upsert allowed, B started and watching
+    flaky.failing.add('transit/config/');
+    await a.writeKeysConfig({ disable_upsert: true });
+    await eventually(async () => {
+      try {
+        await b.encrypt(`u-${Math.random()}`, { plaintext });
+        return false;
+      } catch (e) {
+        return isTransitError(e, 'invalid_request');
+      }
+    }, 'B refuses upsert while the settings cannot be read');
+    await a.writeKeysConfig({ disable_upsert: false });
+    flaky.failing.clear(); // the retry, not a new notification, must pick this up
+    await eventually(
+      async () =>
+        b.encrypt(`u-${Math.random()}`, { plaintext }).then(
+          () => true,
+          () => false,
+        ),
+      'B upserts again once the settings read',
+    );
+  });
+});
