@@ -44,7 +44,7 @@ Options:
                               persistent store gets one unseal key, printed), root token printed
   --dev-root-token TOKEN      use TOKEN as the dev root token
   --listen HOST:PORT          listen address (default 127.0.0.1:8200; port 0 picks one)
-  --storage memory|file:DIR|redis://HOST:PORT
+  --storage memory|file:DIR|redis://HOST:PORT|postgres://USER@HOST:PORT/DB
                               where keys, tokens and policies live (encrypted at rest)
   --root-key-file PATH        auto-unseal: base64 of a 32-byte root key; a new store is
                               initialised on first start, and unsealed on every start

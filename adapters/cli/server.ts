@@ -1,7 +1,7 @@
 /**
  * `transitkit server`: a {@link TransitNode} (engine, token store, ACL
  * policies, leases behind the encrypting barrier) serving Vault's HTTP API on
- * memory, file or Redis storage.
+ * memory, file, Redis or PostgreSQL storage.
  *
  * - `--dev`: in-memory unless `--storage` says otherwise; initialised and
  *   unsealed with a random root key; a root token (from `--dev-root-token`, or
@@ -95,13 +95,14 @@ interface OpenedStorage {
   type: string;
 }
 
-/** The kind of a `--storage` value (`inmem`, `file`, `redis`: seal-status `storage_type`). */
-function storageKind(spec: string): 'inmem' | 'file' | 'redis' {
+/** The kind of a `--storage` value (`inmem`, `file`, `redis`, `postgresql`: seal-status `storage_type`). */
+function storageKind(spec: string): 'inmem' | 'file' | 'redis' | 'postgresql' {
   if (spec === 'memory') return 'inmem';
   if (spec.startsWith('file:') && spec.length > 5) return 'file';
   if (spec.startsWith('redis://') || spec.startsWith('rediss://')) return 'redis';
+  if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) return 'postgresql';
   throw new UsageError(
-    `--storage must be memory or file:DIR (or redis://HOST:PORT), got ${JSON.stringify(spec)}`,
+    `--storage must be memory or file:DIR (or redis://HOST:PORT, postgres://USER@HOST:PORT/DB), got ${JSON.stringify(spec)}`,
   );
 }
 
@@ -111,6 +112,12 @@ async function openStorage(spec: string): Promise<OpenedStorage> {
   if (type === 'file') {
     const dir = spec.slice(5);
     return { storage: await FileStorage.open(dir), label: `file ${dir}`, type };
+  }
+  if (type === 'postgresql') {
+    // Loaded on demand: pg is an optional peer dependency.
+    const { PostgresStorage } = await import('../postgres/index.js');
+    const storage = await PostgresStorage.connect(spec);
+    return { storage, label: `postgres ${new URL(spec).host}`, type };
   }
   // Loaded on demand: ioredis is an optional peer dependency.
   const { RedisStorage } = await import('../redis/index.js');
