@@ -32,6 +32,12 @@ path "transit/restore/secret" { capabilities = ["deny"] }
 `;
 /** Vault's bare-path grant: covers only the bare path, never a blob's name. */
 const BARE_RESTORER = 'path "transit/restore" { capabilities = ["update"] }';
+const SIGNER = `
+path "transit/sign/*" { capabilities = ["update"] }
+path "transit/sign/+/sha1" { capabilities = ["deny"] }
+path "transit/hmac/*" { capabilities = ["update"] }
+path "transit/hmac/+/sha1" { capabilities = ["deny"] }
+`;
 const APP_LEASES = `
 path "sys/leases/revoke/app/*" { capabilities = ["update"] }
 path "sys/leases/renew/app/*" { capabilities = ["update"] }
@@ -61,6 +67,7 @@ beforeEach(async () => {
   await policies.write('restorer', RESTORER);
   await policies.write('bare-restorer', BARE_RESTORER);
   await policies.write('app-leases', APP_LEASES);
+  await policies.write('signer', SIGNER);
   leases.registerRevoker('app/', () => undefined);
   leases.registerRevoker('db/', () => undefined);
   const transit = new Transit({ storage, autoRotate: false });
@@ -155,6 +162,34 @@ describe('restore: the ACL sees the name that is written (item 6)', () => {
       const r = await req('POST', '/transit/restore', { backup, force: true }, token);
       expect([400, 403], r.text).toContain(r.status);
     }
+  });
+});
+
+describe('sign and hmac: a body algorithm cannot override the path’s', () => {
+  it('the path’s algorithm is the one used (and the one the ACL saw)', async () => {
+    await t.transit.createKey('ec', { type: 'ecdsa-p256' });
+    await t.transit.createKey('h', {});
+    const token = await t.token(['signer']);
+    const input = Buffer.from('m').toString('base64');
+    for (const body of [
+      { input, algorithm: 'sha1' },
+      { input, hash_algorithm: 'sha1' },
+      { input, hash_algorithm: 'sha1', algorithm: 'sha1' },
+    ]) {
+      const r = await req('POST', '/transit/sign/ec/sha2-256', body, token);
+      expect(r.status, r.text).toBe(200);
+      const { signature } = r.json.data;
+      const v256 = await t.transit.verify('ec', { input, signature, hash_algorithm: 'sha2-256' });
+      expect(v256.valid).toBe(true);
+    }
+    const h = await req('POST', '/transit/hmac/h/sha2-256', { input, algorithm: 'sha1' }, token);
+    expect(h.status, h.text).toBe(200);
+    const want = await t.transit.hmac('h', { input, algorithm: 'sha2-256' });
+    expect(h.json.data.hmac).toBe((want as { hmac: string }).hmac);
+    // The body alone naming sha1 meets the deny.
+    expect(
+      (await req('POST', '/transit/sign/ec', { input, algorithm: 'sha1' }, token)).status,
+    ).toBe(403);
   });
 });
 
