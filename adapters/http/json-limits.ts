@@ -72,6 +72,24 @@ const refuse = (what: string): never => {
 };
 
 /**
+ * The index of the quote closing the string opened at `open` (or the end of
+ * the text when it is unterminated: `JSON.parse` reports that). Jumps from
+ * quote to quote with `indexOf`; a quote after an odd run of backslashes is
+ * escaped.
+ */
+function stringEnd(text: string, open: number): number {
+  let from = open + 1;
+  for (;;) {
+    const q = text.indexOf('"', from);
+    if (q < 0) return text.length;
+    let b = q - 1;
+    while (b > open && text.charCodeAt(b) === BACKSLASH) b--;
+    if ((q - 1 - b) % 2 === 0) return q;
+    from = q + 1;
+  }
+}
+
+/**
  * Check a JSON text against the limits, without parsing it.
  * @throws TransitError `invalid_request` (400) naming the limit exceeded (never the content).
  * @internal
@@ -81,15 +99,9 @@ export function checkJsonLimits(text: string, limits: ResolvedJsonLimits): void 
   const counts: number[] = [];
   const empty: boolean[] = [];
   let values = 0;
-  let inString = false;
   const n = text.length;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-      continue;
-    }
     if (isSpace(c)) continue;
     const top = counts.length - 1;
     if (c === CLOSE_LIST || c === CLOSE_OBJECT) {
@@ -114,7 +126,7 @@ export function checkJsonLimits(text: string, limits: ResolvedJsonLimits): void 
     }
     if (++values > limits.maxValues) refuse(`more than ${limits.maxValues} values`);
     if (c === QUOTE) {
-      inString = true;
+      i = stringEnd(text, i);
     } else if (c === OPEN_LIST || c === OPEN_OBJECT) {
       if (counts.length >= limits.maxDepth) {
         refuse(`nesting deeper than ${limits.maxDepth} levels`);
