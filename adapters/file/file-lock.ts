@@ -1,5 +1,6 @@
 /**
- * One `FileStorage` per directory: an in-process registry plus a `.lock` file.
+ * One `FileStorage` per directory: an in-process registry plus a kernel lock
+ * on `.lock`.
  *
  * `FileStorage` serialises compare-and-set with in-memory mutexes and keeps its
  * key index in memory, so a second writer on the same directory — another
@@ -7,45 +8,59 @@
  * Opening therefore takes:
  * 1. a slot in a process-wide set of open directories (real paths, so `dir/./`
  *    and symlinks count as the same directory), then
- * 2. `.lock`, created with the `wx` flag (O_EXCL) and holding `pid\nhostname\n`.
+ * 2. an exclusive, non-blocking open-file-description lock on `.lock`
+ *    (`fcntl(F_OFD_SETLK)` on Linux, `flock` on macOS, `LockFileEx` on
+ *    Windows, through `fs-native-extensions`), held through an open file
+ *    handle for the life of the instance.
  *
- * An existing `.lock` is honoured while its owner may be alive: same host and
- * `process.kill(pid, 0)` succeeds, or another host (a pid there cannot be probed,
- * e.g. a shared volume or another container). Otherwise it is stale (the owner
- * crashed) and is taken over: it is first renamed aside under a unique name, so
- * that when several processes race for a stale lock only the one that moved the
- * stale file proceeds (a fresh lock moved by mistake is linked back). A lock
- * naming our own pid is stale too: the registry already rules out a live
- * instance here, and containers reuse low pids across restarts.
+ * Why a kernel lock: the kernel drops it when the holder's last descriptor
+ * closes — on `close()`, on exit, on SIGKILL — and at no other time. Nothing
+ * is inferred from pids or host names, so processes in other PID namespaces
+ * (containers, `unshare --pid`, where everyone is pid 1) and hosts with the
+ * same name are refused like any other, and a crashed holder is recovered at
+ * once. A paused holder (SIGSTOP, a frozen VM) keeps the lock, so no one takes
+ * over while it lives and there is no stale writer to fence when it resumes.
+ * On NFS the lock is the server's (NLM or NFSv4 byte-range locks): a client
+ * that loses its NFS lease loses the lock; see SECURITY.md.
+ *
+ * `.lock` holds `pid\nhostname (flock)\n` for error messages only, and is
+ * never unlinked (unlinking a lock file races with a process that opened it
+ * just before); `close` empties it. Earlier versions wrote `pid\nhostname\n`
+ * and took no kernel lock: such content (without the ` (flock)` mark) is
+ * honoured while its process may be alive (same host and `kill(pid, 0)`
+ * succeeds, or another host), so an old version still running is not
+ * joined by a new one. Old versions in turn refuse the new content (the
+ * marked host name is never theirs).
  *
  * @module
  */
 
-import { link, open, readFile, rename, unlink } from 'node:fs/promises';
+import { constants, type FileHandle, open, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { conflict } from '../../src/errors.js';
-import { errnoCode, tempName } from './atomic-write.js';
+import { tryLock } from 'fs-native-extensions';
+import { conflict, internal, isTransitError } from '../../src/errors.js';
+import { errnoCode } from './atomic-write.js';
 
 /** Name of the lock file inside the storage directory. @internal */
 export const LOCK_FILE = '.lock';
 
+/** Marks the host name in `.lock` content written under a kernel lock. */
+const MARK = ' (flock)';
+
 /** A held directory lock. @internal */
 export interface DirLock {
-  /** Remove `.lock` (if still ours) and free the in-process slot. Idempotent. */
+  /** Empty `.lock`, drop the kernel lock and free the in-process slot. Idempotent. */
   release(): Promise<void>;
 }
 
 /** Real paths of the directories open in this process. */
 const openDirs = new Set<string>();
 
-/** How long a just-created, still empty `.lock` is given to receive its pid. */
-const PARTIAL_LOCK_RETRIES = 10;
-const PARTIAL_LOCK_DELAY_MS = 20;
-
 /**
  * Take the directory `dir` (a real path) for this instance.
- * @throws `TransitError` `conflict` when another instance or live process holds it.
+ * @throws `TransitError` `conflict` when another instance or process holds it;
+ * `internal` when the lock file cannot be opened or locked.
  * @internal
  */
 export async function lockDirectory(dir: string): Promise<DirLock> {
@@ -57,86 +72,59 @@ export async function lockDirectory(dir: string): Promise<DirLock> {
   }
   openDirs.add(dir);
   const path = join(dir, LOCK_FILE);
-  const mine = `${process.pid}\n${hostname()}\n`;
+  let fh: FileHandle;
   try {
-    await acquireLockFile(dir, path, mine);
+    fh = await takeLockFile(dir, path);
   } catch (e) {
     openDirs.delete(dir);
-    throw e;
+    if (isTransitError(e)) throw e;
+    throw internal(`FileStorage: cannot lock ${path}: ${errnoCode(e) ?? String(e)}`, e);
   }
-  let released = false;
+  let released: Promise<void> | undefined;
   return {
-    async release() {
-      if (released) return;
-      released = true;
-      try {
-        const content = await readFile(path, 'utf8').catch(() => undefined);
-        if (content === mine) await unlink(path).catch(() => {});
-      } finally {
-        openDirs.delete(dir);
-      }
+    release() {
+      released ??= (async () => {
+        try {
+          await fh.truncate(0).catch(() => {});
+        } finally {
+          await fh.close().catch(() => {}); // the kernel drops the lock with the descriptor
+          openDirs.delete(dir);
+        }
+      })();
+      return released;
     },
   };
 }
 
-async function acquireLockFile(dir: string, path: string, mine: string): Promise<void> {
-  for (let attempt = 0; attempt < 10; attempt++) {
-    if (await tryCreate(path, mine)) return;
-    const content = await readSettled(path);
-    if (content === undefined) continue; // released meanwhile: try again
-    const owner = parseOwner(content);
-    if (owner !== undefined && mayBeAlive(owner)) {
+async function takeLockFile(dir: string, path: string): Promise<FileHandle> {
+  const fh = await open(path, constants.O_RDWR | constants.O_CREAT, 0o644);
+  try {
+    if (!tryLock(fh.fd)) {
+      const owner = parseOwner(await readFile(path, 'utf8').catch(() => ''));
+      const who =
+        owner === undefined ? 'another process' : `process ${owner.pid} on host ${owner.host}`;
       throw conflict(
-        `storage directory ${dir} is in use by process ${owner.pid} on host ${owner.host} ` +
-          `(lock file ${path}); FileStorage allows one process per directory. ` +
+        `storage directory ${dir} is in use by ${who} (it holds a lock on ${path}); ` +
+          'FileStorage allows one process per directory. The lock ends with that process.',
+      );
+    }
+    // Ours now. Content without the mark comes from an earlier version, which
+    // took no kernel lock: honour it while its process may still be writing.
+    const legacy = parseOwner(await fh.readFile('utf8'));
+    if (legacy !== undefined && !legacy.host.endsWith(MARK) && mayBeAlive(legacy)) {
+      throw conflict(
+        `storage directory ${dir} is in use by process ${legacy.pid} on host ${legacy.host} ` +
+          `(lock file ${path}, written by an earlier transitkit version). ` +
           'If that process is gone, delete the lock file.',
       );
     }
-    await removeStale(dir, path, content);
-  }
-  throw conflict(
-    `could not take the lock file ${path}: it keeps changing; is another process starting?`,
-  );
-}
-
-/** Create `path` exclusively with `content`; false when it already exists. */
-async function tryCreate(path: string, content: string): Promise<boolean> {
-  let fh: Awaited<ReturnType<typeof open>>;
-  try {
-    fh = await open(path, 'wx', 0o644);
-  } catch (e) {
-    if (errnoCode(e) === 'EEXIST') return false;
-    throw e;
-  }
-  try {
-    await fh.writeFile(content);
-    await fh.sync();
-    await fh.close();
+    await fh.truncate(0);
+    await fh.write(`${process.pid}\n${hostname()}${MARK}\n`, 0);
+    return fh;
   } catch (e) {
     await fh.close().catch(() => {});
-    await unlink(path).catch(() => {});
     throw e;
   }
-  return true;
-}
-
-/**
- * Read `.lock`, waiting briefly while it is empty or partial (its creator is
- * between `open` and `write`). `undefined` when it no longer exists.
- */
-async function readSettled(path: string): Promise<string | undefined> {
-  let content: string | undefined;
-  for (let i = 0; i <= PARTIAL_LOCK_RETRIES; i++) {
-    try {
-      content = await readFile(path, 'utf8');
-    } catch (e) {
-      if (errnoCode(e) === 'ENOENT') return undefined;
-      throw e;
-    }
-    if (parseOwner(content) !== undefined) return content;
-    if (i < PARTIAL_LOCK_RETRIES) await new Promise((r) => setTimeout(r, PARTIAL_LOCK_DELAY_MS));
-  }
-  return content; // still unreadable: its creator died mid-create, treat as stale
 }
 
 interface Owner {
@@ -151,30 +139,14 @@ function parseOwner(content: string): Owner | undefined {
   return pid > 0 ? { pid, host: m[2] ?? '' } : undefined;
 }
 
+/** For an earlier version's `.lock` only: whether its writer may be alive. */
 function mayBeAlive(owner: Owner): boolean {
   if (owner.host !== hostname()) return true; // cannot probe another host's pids
-  if (owner.pid === process.pid) return false; // see header: the registry covers this process
+  if (owner.pid === process.pid) return false; // the registry rules out a live instance here
   try {
     process.kill(owner.pid, 0);
     return true;
   } catch (e) {
     return errnoCode(e) === 'EPERM'; // exists but belongs to another user
   }
-}
-
-/** Move the stale lock (with content `seen`) aside and delete it; see header. */
-async function removeStale(dir: string, path: string, seen: string): Promise<void> {
-  const aside = join(dir, tempName()); // a `.tmp-` name: cleaned at open if we crash here
-  try {
-    await rename(path, aside);
-  } catch (e) {
-    if (errnoCode(e) === 'ENOENT') return;
-    throw e;
-  }
-  const moved = await readFile(aside, 'utf8').catch(() => undefined);
-  if (moved !== seen) {
-    // Someone replaced the stale lock in between: restore theirs (unless yet another exists).
-    await link(aside, path).catch(() => {});
-  }
-  await unlink(aside).catch(() => {});
 }

@@ -1,14 +1,11 @@
 /**
  * FileStorage: the shared conformance suites (core, lock), then what only a
  * file adapter has: the key <-> file name encoding, what lands on disk, crash
- * leftovers, reopen, and the one-process-per-directory lock (checked against a
- * real second process, run through tsx).
+ * leftovers and reopen. The one-process-per-directory lock: file/lock.test.ts.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileStorage } from '../../adapters/file/index.js';
@@ -224,169 +221,16 @@ describe('FileStorage on disk', () => {
     }
   });
 
-  it('close waits for writes in flight, releases .lock, is idempotent; later use fails', async () => {
+  it('close waits for writes in flight, empties .lock, is idempotent; later use fails', async () => {
     const dir = join(await tempRoot(), 'data');
     const s = await FileStorage.open(dir);
     const pending = s.put('k', b('v'));
     await s.close();
     await pending;
     await s.close();
-    expect(await readdir(dir)).toEqual(['k']);
+    expect((await readdir(dir)).sort()).toEqual(['.lock', 'k']); // lock.test.ts: never unlinked
     const err = await rejection(s.get('k'));
     expect(isTransitError(err, 'internal')).toBe(true);
     expect((err as Error).message).toMatch(/closed/);
   });
 });
-
-describe('FileStorage: one process, one instance per directory', () => {
-  it('refuses a second open of the same directory in this process, by any path spelling', async () => {
-    const root = await tempRoot();
-    const dir = join(root, 'data');
-    const first = await FileStorage.open(dir);
-    await symlink(dir, join(root, 'link'));
-    for (const other of [dir, `${dir}/./`, join(root, 'link')]) {
-      const err = await rejection(FileStorage.open(other));
-      expect(isTransitError(err, 'conflict'), String(err)).toBe(true);
-      expect((err as Error).message).toContain(first.dir);
-      expect((err as Error).message).toMatch(/already open/);
-    }
-    await first.close();
-    const again = await FileStorage.open(dir);
-    await again.close();
-  });
-
-  it('refuses while another live process holds it; takes over once that process is killed', async () => {
-    const root = await tempRoot();
-    const dir = join(root, 'data');
-    const child = startChild(root, dir);
-    try {
-      expect(await child.line).toBe('ready');
-      const err = await rejection(FileStorage.open(dir));
-      expect(isTransitError(err, 'conflict'), String(err)).toBe(true);
-      expect((err as Error).message).toContain(`process ${child.proc.pid}`);
-      expect((err as Error).message).toContain(dir);
-    } finally {
-      child.proc.kill('SIGKILL'); // a crash: no close, the .lock stays behind
-      await child.exited;
-    }
-    expect(await readFile(join(dir, '.lock'), 'utf8')).toBe(`${child.proc.pid}\n${hostname()}\n`);
-    const s = await FileStorage.open(dir);
-    try {
-      expect(text(await s.get('from-child'))).toBe('written by the child');
-      expect(await readFile(join(dir, '.lock'), 'utf8')).toBe(`${process.pid}\n${hostname()}\n`);
-    } finally {
-      await s.close();
-    }
-  });
-
-  it('a second process cannot open a directory this process holds', async () => {
-    const root = await tempRoot();
-    const dir = join(root, 'data');
-    const s = await FileStorage.open(dir);
-    const child = startChild(root, dir);
-    try {
-      expect(await child.line).toMatch(
-        new RegExp(`^error conflict: .*in use by process ${process.pid}`),
-      );
-      expect(await child.exited).toBe(3);
-    } finally {
-      child.proc?.kill('SIGKILL'); // only if it wrongly got in and is still running
-      await s.close();
-    }
-  });
-
-  it('takes over a .lock whose pid is dead, garbled, or this process without an open instance', async () => {
-    const dead = spawn(process.execPath, ['-e', '']);
-    const deadPid = dead.pid;
-    await new Promise((r) => dead.once('exit', r));
-    for (const content of [
-      `${deadPid}\n${hostname()}\n`,
-      'garbage',
-      '',
-      `${process.pid}\n${hostname()}\n`,
-    ]) {
-      const dir = join(await tempRoot(), 'data');
-      await mkdir(dir);
-      await writeFile(join(dir, '.lock'), content);
-      const s = await FileStorage.open(dir);
-      expect(await readFile(join(dir, '.lock'), 'utf8')).toBe(`${process.pid}\n${hostname()}\n`);
-      await s.close();
-      expect(await readdir(dir)).toEqual([]);
-    }
-  });
-
-  it('honours a .lock from another host (its pid cannot be probed)', async () => {
-    const dir = join(await tempRoot(), 'data');
-    await mkdir(dir);
-    await writeFile(join(dir, '.lock'), `1\nsome-other-host.example\n`);
-    const err = await rejection(FileStorage.open(dir));
-    expect(isTransitError(err, 'conflict'), String(err)).toBe(true);
-    expect((err as Error).message).toMatch(/some-other-host\.example/);
-  });
-});
-
-const ADAPTER = fileURLToPath(new URL('../../adapters/file/index.ts', import.meta.url));
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
-
-/**
- * Run a second Node process (through tsx) that opens `dir`, writes a key and
- * stays alive. `line` is its first line of output: `ready` or `error <code>: …`.
- */
-function startChild(
-  root: string,
-  dir: string,
-): { proc: ChildProcess; line: Promise<string>; exited: Promise<number | null> } {
-  const script = join(root, `child-${Math.random().toString(36).slice(2)}.mts`);
-  const source = `
-    import { FileStorage } from ${JSON.stringify(ADAPTER)};
-    try {
-      const s = await FileStorage.open(process.argv[2]);
-      await s.put('from-child', new TextEncoder().encode('written by the child'));
-      process.stdout.write('ready\\n');
-      setInterval(() => {}, 1 << 30);
-    } catch (e) {
-      process.stdout.write('error ' + e.code + ': ' + e.message + '\\n');
-      process.exit(3);
-    }
-  `;
-  const started = writeFile(script, source);
-  let proc!: ChildProcess;
-  const procReady = started.then(() => {
-    proc = spawn(process.execPath, ['--import', 'tsx', script, dir], {
-      cwd: REPO,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    return proc;
-  });
-  const handle = {
-    get proc() {
-      return proc;
-    },
-    line: procReady.then(
-      (p) =>
-        new Promise<string>((resolve, reject) => {
-          let out = '';
-          let errOut = '';
-          p.stdout?.on('data', (d: Buffer) => {
-            out += d.toString();
-            const nl = out.indexOf('\n');
-            if (nl >= 0) resolve(out.slice(0, nl));
-          });
-          p.stderr?.on('data', (d: Buffer) => {
-            errOut += d.toString();
-          });
-          p.once('exit', (code) =>
-            reject(new Error(`child exited (${code}) before a line: ${errOut}`)),
-          );
-        }),
-    ),
-    exited: procReady.then(
-      (p) =>
-        new Promise<number | null>((resolve) => {
-          if (p.exitCode !== null || p.signalCode !== null) resolve(p.exitCode);
-          else p.once('exit', (code) => resolve(code));
-        }),
-    ),
-  };
-  return handle;
-}

@@ -48,6 +48,18 @@ beforeAll(async () => {
       transitkit: join(ROOT_DIR, 'src/index.ts'),
     },
     external: ['ioredis'],
+    plugins: [
+      {
+        // A native addon: loaded from the repository's node_modules, never bundled.
+        name: 'native-external',
+        setup(b) {
+          b.onResolve({ filter: /^fs-native-extensions$/ }, () => ({
+            path: join(ROOT_DIR, 'node_modules/fs-native-extensions/index.js'),
+            external: true,
+          }));
+        },
+      },
+    ],
     // CommonJS dependencies in an ESM bundle still `require` node built-ins.
     banner: {
       js: "import { createRequire as __req } from 'node:module'; const require = __req(import.meta.url);",
