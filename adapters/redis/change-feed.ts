@@ -7,8 +7,10 @@
  * the script, so a notification is never sent for a write that did not happen).
  * Pub/sub does not queue: messages published while the subscriber is
  * disconnected are lost. So after each reconnection, once the channel is
- * subscribed again, every watcher is told about every key under its prefix
- * ("may have changed"): caches are invalidated in full instead of going stale.
+ * subscribed again, every watcher is told about its prefix itself (anything
+ * under it may have changed, deletions included, which no listing can show),
+ * then about every key under its prefix ("may have changed"): caches are
+ * invalidated in full instead of going stale.
  *
  * @module
  */
@@ -99,6 +101,7 @@ export class ChangeFeed {
   async #resume(sub: Redis | Cluster): Promise<void> {
     await sub.subscribe(this.#channel);
     for (const watcher of [...this.#watchers]) {
+      this.#call(watcher, watcher.prefix); // keys deleted meanwhile cannot be listed
       let after: string | undefined;
       for (;;) {
         const page = await this.#page(watcher.prefix, after);

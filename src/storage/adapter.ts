@@ -79,7 +79,12 @@ export interface StorageLock {
  * @public
  */
 export interface StorageWatch {
-  /** Call `onChange(key)` when a key under `prefix` changes; returns an unsubscribe function. */
+  /**
+   * Call `onChange(key)` when a key under `prefix` changes; returns an
+   * unsubscribe function. `onChange(prefix)` (the prefix itself) means
+   * anything under it may have changed, deletions included (after
+   * notifications were lost, e.g. a reconnection): drop every cached entry.
+   */
   watch(prefix: string, onChange: (key: string) => void): Promise<() => Promise<void>>;
 }
 
