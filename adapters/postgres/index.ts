@@ -11,6 +11,6 @@
  * @module
  */
 
-export type { PostgresConnectOptions, PostgresStorageOptions } from './postgres-storage.js';
+export type { PostgresConnectOptions, PostgresStorageOptions } from './options.js';
 export { PostgresStorage } from './postgres-storage.js';
 export { postgresSchemaSql } from './schema.js';

@@ -26,7 +26,7 @@
  * @module
  */
 import { Buffer } from 'node:buffer';
-import type { Pool, PoolClient, PoolConfig, QueryResult } from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 // Public types come from the package entry, so the built declarations of this
 // subpath refer to `transitkit` instead of carrying copies of them.
 import type {
@@ -40,41 +40,9 @@ import { internal, invalidRequest } from '../../src/errors.js';
 import { checkBytes, checkKey, checkListArgs, copyBytes } from '../memory/index.js';
 import { ChangeFeed, REPLAY_PAGE } from './change-feed.js';
 import { describe, isConnectionError, pgFailure, redactUrl } from './errors.js';
+import { type PostgresConnectOptions, type PostgresStorageOptions, poolConfig } from './options.js';
 import { acquireLock } from './postgres-lock.js';
 import { listBounds, type Schema, schemaFor, sortKey } from './schema.js';
-
-/** Options of {@link PostgresStorage}. @public */
-export interface PostgresStorageOptions {
-  /**
-   * The store's table; its locks live in `<table>_locks` and its change feed on
-   * channel `<table>_changes`. Stores with different tables share a database
-   * without seeing each other. Default `transitkit`. 1 to 48 characters of
-   * `a-z`, `0-9`, `_`, not starting with a digit. Resolved through the
-   * connection's `search_path`.
-   */
-  table?: string;
-  /**
-   * Create the tables on first use when they are missing (default true). With
-   * false, call {@link PostgresStorage.migrate} (or apply
-   * {@link postgresSchemaSql}) before use.
-   */
-  migrate?: boolean;
-  /**
-   * How long a statement keeps retrying while PostgreSQL is unreachable, in ms
-   * (default 15,000). 0 fails at once.
-   */
-  retryTimeoutMs?: number;
-}
-
-/** Options of {@link PostgresStorage.connect}. @public */
-export interface PostgresConnectOptions extends PostgresStorageOptions {
-  /** Server-side `statement_timeout` of every connection, in ms (default 30,000; 0 = none). */
-  statementTimeoutMs?: number;
-  /** Most connections in the pool (default 10). */
-  maxConnections?: number;
-  /** Give up opening one connection after this many ms (default 5,000). */
-  connectTimeoutMs?: number;
-}
 
 const DEFAULT_RETRY_MS = 15_000;
 
@@ -157,14 +125,7 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
       );
     }
     schemaFor(options.table); // validate before connecting
-    const config: PoolConfig = {
-      connectionString: url,
-      max: positive(options.maxConnections, 10, 'maxConnections'),
-      connectionTimeoutMillis: positive(options.connectTimeoutMs, 5_000, 'connectTimeoutMs'),
-      statement_timeout: nonNegative(options.statementTimeoutMs, 30_000, 'statementTimeoutMs'),
-      application_name: 'transitkit',
-    };
-    if (config.statement_timeout === 0) delete config.statement_timeout;
+    const config = poolConfig(url, options);
     let PoolClass: typeof Pool;
     try {
       const mod = (await import('pg')) as unknown as {
@@ -360,6 +321,7 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
       let client: PoolClient;
       try {
         client = await this.#pool.connect();
+        guard(client);
       } catch (e) {
         if (isConnectionError(e) && canRetry()) {
           await pause(delay);
@@ -390,6 +352,19 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
   }
 }
 
+const guarded = new WeakSet<PoolClient>();
+
+/**
+ * node-postgres emits `error` on a client whose connection drops, even while a
+ * query of ours is running on it (the query is rejected too), and the pool only
+ * listens on idle clients: without this listener the process would crash.
+ */
+function guard(client: PoolClient): void {
+  if (guarded.has(client)) return;
+  guarded.add(client);
+  client.on('error', () => undefined); // the running query reports it
+}
+
 /** A Buffer view of `u` (no copy; `u` is already a private copy). */
 function asBuffer(u: Uint8Array): Buffer {
   return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
@@ -397,20 +372,4 @@ function asBuffer(u: Uint8Array): Buffer {
 
 function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function positive(v: number | undefined, fallback: number, what: string): number {
-  if (v === undefined) return fallback;
-  if (!Number.isSafeInteger(v) || v <= 0) {
-    throw invalidRequest(`PostgresStorage ${what} must be an integer > 0`);
-  }
-  return v;
-}
-
-function nonNegative(v: number | undefined, fallback: number, what: string): number {
-  if (v === undefined) return fallback;
-  if (!Number.isSafeInteger(v) || v < 0) {
-    throw invalidRequest(`PostgresStorage ${what} must be an integer >= 0`);
-  }
-  return v;
 }
