@@ -6,12 +6,16 @@
  * - a change notification that overtakes a key read in flight must not leave
  *   the older document cached;
  * - settings that cannot be reloaded fail closed: upsert is refused until a
- *   reload succeeds (retried on its own).
+ *   reload succeeds (retried on its own);
+ * - a key entry that fails barrier authentication is an error, never "absent":
+ *   an upsert does not replace it with a new key.
  *
  * The real-process versions on Redis are in authority.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { isTransitError, Transit } from '../../src/index.js';
+import { MemoryStorage } from '../../adapters/memory/index.js';
+import { Barrier, isTransitError, nobleBackend, Transit } from '../../src/index.js';
+import { Keyring } from '../../src/seal/keyring.js';
 import { eventually, FlakyStorage } from '../auth/flaky-storage.js';
 
 const plaintext = btoa('attack at dawn');
@@ -70,5 +74,30 @@ describe('settings fail closed', () => {
         ),
       'B upserts again once the settings read',
     );
+  });
+});
+
+describe('key entries fail closed', () => {
+  it('a key entry failing barrier authentication is an error, never replaced by an upsert', async () => {
+    const inner = new MemoryStorage();
+    const barrier = new Barrier(inner, nobleBackend);
+    barrier.unseal(Keyring.create(nobleBackend, 0));
+    const a = new Transit({ storage: barrier, autoRotate: false });
+    engines.push(a);
+    await a.createKey('k');
+    const stored = (await inner.get('transit/policy/k')) as Uint8Array;
+    const tampered = stored.slice();
+    tampered[tampered.length - 1] = (tampered[tampered.length - 1] as number) ^ 1;
+    await inner.put('transit/policy/k', tampered);
+    const b = new Transit({ storage: barrier, autoRotate: false });
+    engines.push(b);
+    for (let i = 0; i < 2; i++) {
+      const e = await b.encrypt('k', { plaintext }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(isTransitError(e, 'internal')).toBe(true);
+    }
+    expect(await inner.get('transit/policy/k')).toEqual(tampered);
   });
 });
