@@ -21,6 +21,7 @@ export const SUBPATHS = [
   { subpath: '.', source: 'src/index.ts', browser: true },
   { subpath: './adapters/file', source: 'adapters/file/index.ts' },
   { subpath: './adapters/redis', source: 'adapters/redis/index.ts' },
+  { subpath: './adapters/postgres', source: 'adapters/postgres/index.ts' },
   { subpath: './http', source: 'adapters/http/index.ts' },
   { subpath: './http/node', source: 'adapters/http/node-server.ts' },
 ];
