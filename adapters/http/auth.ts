@@ -6,7 +6,8 @@
  *
  * Authentication (the token) comes first, before any body is read; the ACL
  * check follows — after the body only for rows whose ACL path can also be
- * named in the body ({@link aclTail}).
+ * named in the body ({@link aclTail}), and those are first refused before
+ * the body when no completion of their path is allowed (preauth.ts).
  *
  * The upsert rule (reference §14): a row with an existence check needs
  * `create` when the resource is missing and `update` when it exists. The
@@ -94,7 +95,10 @@ export async function authorize(
  * Extra ACL path segments for a row whose optional trailing path parameters
  * may also come from the body (`aclFromBody`): the request is checked as if
  * it had used the path form, so `deny` on `transit/verify/+/sha1` also holds
- * for `{"hash_algorithm": "sha1"}` in the body (Vault checks only the URL).
+ * for `{"hash_algorithm": "sha1"}` in the body (Vault checks only the URL),
+ * and a restore is checked on the name it writes (the row's `fillBody` puts
+ * the blob's name in the body when neither URL nor body gives one).
+ * @throws TransitError `invalid_request` for a value holding `/` (it must stay one segment).
  * @internal
  */
 export function aclTail(

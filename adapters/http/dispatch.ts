@@ -5,7 +5,8 @@
  * without a socket.
  *
  * Order of a request: URL → route (404/405) → sealed check (503) → token
- * (403) → ACL (403) → body (413, malformed JSON 400) → fields (400, warnings)
+ * (403) → ACL (403) → body (413; 400 for malformed JSON or past the shape
+ * limits, json-limits.ts) → fields (400, warnings)
  * → one library call → reply. The body is read only after the token is
  * verified and the ACL could allow the request, so a caller without the
  * capability cannot make the server buffer or parse 32 MiB. Rows whose ACL

@@ -68,8 +68,8 @@ export interface HandlerOptions {
   maxRequestBytes?: number;
   /**
    * Shape limits of a JSON body (400 beyond): nesting depth (64), items per
-   * list or object (10,000, the engine's default `maxBatchSize`), values in
-   * all (500,000). Checked before the body is parsed.
+   * list or object (100,000), values in all (500,000). Checked before the
+   * body is parsed.
    */
   jsonLimits?: JsonLimits;
   /** Undeclared fields: Vault's warning (`warn`, default) or a 400 (`reject`). */

@@ -22,8 +22,9 @@ export interface JsonLimits {
   /** Deepest nesting of lists and objects. Default 64. */
   maxDepth?: number;
   /**
-   * Most items in one list, and most entries in one object. Default 10,000
-   * (the engine's default `maxBatchSize`; raise both together).
+   * Most items in one list, and most entries in one object. Default 100,000
+   * (ten times the engine's default `maxBatchSize`, so an oversized batch
+   * still gets the engine's message naming its limit).
    */
   maxListItems?: number;
   /** Most values (scalars, lists and objects) in the whole body. Default 500,000. */
@@ -36,7 +37,7 @@ export type ResolvedJsonLimits = Required<JsonLimits>;
 /** The defaults. @internal */
 export const DEFAULT_JSON_LIMITS: ResolvedJsonLimits = {
   maxDepth: 64,
-  maxListItems: 10_000,
+  maxListItems: 100_000,
   maxValues: 500_000,
 };
 

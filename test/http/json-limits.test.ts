@@ -24,13 +24,13 @@ const nest = (d: number) => `${'['.repeat(d)}${']'.repeat(d)}`;
 
 describe('limits', () => {
   it('items per list and per object: the limit passes, one more is 400', async () => {
-    expect((await hashWith(list(10_000)))?.status).toBe(200);
-    const r = await hashWith(list(10_001));
+    expect((await hashWith(list(100_000)))?.status).toBe(200);
+    const r = await hashWith(list(100_001));
     expect(r?.status).toBe(400);
-    expect(r?.body).toContain('more than 10000 items');
+    expect(r?.body).toContain('more than 100000 items');
     const obj = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}`;
-    expect((await hashWith(obj(9_999)))?.status).toBe(200); // 9,999 + the outer body's 2 fields
-    expect((await hashWith(obj(10_001)))?.status).toBe(400);
+    expect((await hashWith(obj(100_000)))?.status).toBe(200);
+    expect((await hashWith(obj(100_001)))?.status).toBe(400);
   });
 
   it('nesting: the body itself is level 1; 64 levels pass, 65 are 400', async () => {
@@ -58,9 +58,11 @@ describe('limits', () => {
   });
 
   it('the jsonLimits option raises or lowers each limit, and is validated', async () => {
-    expect((await hashWith(list(20_000), { jsonLimits: { maxListItems: 20_000 } }))?.status).toBe(
-      200,
-    );
+    const lower = { jsonLimits: { maxListItems: 1_000 } };
+    expect((await hashWith(list(1_000), lower))?.status).toBe(200);
+    expect((await hashWith(list(1_001), lower))?.status).toBe(400);
+    const higher = { jsonLimits: { maxListItems: 200_000, maxValues: 1_000_000 } };
+    expect((await hashWith(list(200_000), higher))?.status).toBe(200);
     expect((await hashWith(nest(3), { jsonLimits: { maxDepth: 3 } }))?.status).toBe(400);
     for (const bad of [0, -1, 1.5, Number.NaN]) {
       expect(() =>
