@@ -2,7 +2,10 @@
  * `FileStorage`: a durable, single-process storage adapter on one directory.
  *
  * Layout: one file per key, named by the injective encoding of key-codec.ts, in
- * one flat directory, plus `.lock` (owner pid) and, after a crash, `.tmp-*` files.
+ * one flat directory, plus `.lock` (held with a kernel lock, file-lock.ts) and,
+ * after a crash, `.tmp-*` files. A key whose encoded name would pass 255 bytes
+ * gets a hashed name, `@sha256-<hex>`, and its file holds the key before the
+ * value; so every key works, however long.
  *
  * Shape, and why:
  * - Every write goes through atomic-write.ts (temp + fsync + rename + fsync dir):
@@ -20,7 +23,7 @@
  *
  * @module
  */
-import { mkdir, readdir, readFile, realpath, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, realpath, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 // Public types come from the package entry, so the built declarations of this
 // subpath refer to `transitkit` instead of carrying copies of them.
@@ -43,7 +46,15 @@ import {
   writeFileAtomic,
 } from './atomic-write.js';
 import { type DirLock, lockDirectory } from './file-lock.js';
-import { decodeFileName, fileNameFor } from './key-codec.js';
+import {
+  decodeFileName,
+  ENTRY_HEADER_BYTES,
+  entryKeyLength,
+  fileNameFor,
+  isHashedName,
+  unwrapEntry,
+  wrapEntry,
+} from './key-codec.js';
 
 /** Options of {@link FileStorage.open}. @public */
 export interface FileStorageOptions {
@@ -58,7 +69,7 @@ export interface FileStorageOptions {
  * well-formed Unicode including `/` and `..`; they cannot escape the directory.
  *
  * @throws `TransitError` `invalid_request` for an empty key, NUL, a lone surrogate,
- * a key whose file name would exceed 255 bytes, or bad list/lock arguments;
+ * or bad list/lock arguments;
  * `conflict` from {@link FileStorage.open} when the directory is in use;
  * `internal` for file-system failures and for use after `close`.
  *
@@ -120,7 +131,7 @@ export class FileStorage implements StorageAdapter, StorageLock {
   async get(key: string): Promise<Uint8Array | undefined> {
     this.#checkOpen();
     const name = fileNameFor(key);
-    return this.#io('read', () => this.#read(name));
+    return this.#io('read', () => this.#read(key, name));
   }
 
   /** Durably replace the value at `key` (the bytes are captured at call time). */
@@ -157,7 +168,7 @@ export class FileStorage implements StorageAdapter, StorageLock {
     const want = expected === undefined ? undefined : new Uint8Array(expected);
     const data = next === undefined ? undefined : copyBytes(next, 'next');
     return this.#mutex.run(key, async () => {
-      const current = await this.#io('read', () => this.#read(name));
+      const current = await this.#io('read', () => this.#read(key, name));
       if (!sameValue(current, want)) return false;
       await this.#write(key, name, data);
       return true;
@@ -184,7 +195,7 @@ export class FileStorage implements StorageAdapter, StorageLock {
     if (this.#closing !== undefined) throw internal(`FileStorage for ${this.dir} is closed`);
   }
 
-  async #read(name: string): Promise<Uint8Array | undefined> {
+  async #read(key: string, name: string): Promise<Uint8Array | undefined> {
     let buf: Buffer;
     try {
       buf = await readFile(join(this.dir, name));
@@ -192,6 +203,7 @@ export class FileStorage implements StorageAdapter, StorageLock {
       if (errnoCode(e) === 'ENOENT') return undefined;
       throw e;
     }
+    if (isHashedName(name)) return unwrapEntry(key, buf); // a copy, checked to be key's
     // readFile may hand out a slice of a shared pool; never expose that memory.
     const exclusive = buf.byteOffset === 0 && buf.buffer.byteLength === buf.byteLength;
     return exclusive ? new Uint8Array(buf.buffer, 0, buf.byteLength) : new Uint8Array(buf);
@@ -201,7 +213,7 @@ export class FileStorage implements StorageAdapter, StorageLock {
   async #write(key: string, name: string, data: Uint8Array | undefined): Promise<void> {
     try {
       if (data === undefined) await removeFileDurable(this.dir, name);
-      else await writeFileAtomic(this.dir, name, data);
+      else await writeFileAtomic(this.dir, name, isHashedName(name) ? wrapEntry(key, data) : data);
     } catch (e) {
       await this.#resync(key, name);
       throw internal(`FileStorage: cannot write in ${this.dir}: ${describe(e)}`, e);
@@ -240,11 +252,39 @@ async function scanDirectory(dir: string): Promise<SortedKeys> {
       continue;
     }
     if (!entry.isFile()) continue;
-    const key = decodeFileName(entry.name);
+    const key = isHashedName(entry.name)
+      ? await hashedKey(dir, entry.name)
+      : decodeFileName(entry.name);
     if (key !== undefined) keys.push(key); // otherwise: `.lock` or a foreign file, left alone
   }
   if (removed) await fsyncDir(dir);
   return SortedKeys.from(keys);
+}
+
+/**
+ * The key held in the hashed file `name` (its header only is read), or
+ * `undefined` when the file is not a valid entry of the key its name hashes.
+ */
+async function hashedKey(dir: string, name: string): Promise<string | undefined> {
+  const fh = await open(join(dir, name), 'r');
+  try {
+    const head = new Uint8Array(ENTRY_HEADER_BYTES);
+    const { bytesRead } = await fh.read(head, 0, ENTRY_HEADER_BYTES, 0);
+    const length = entryKeyLength(head.subarray(0, bytesRead));
+    if (length === undefined || length > (await fh.stat()).size) return undefined;
+    const raw = new Uint8Array(length);
+    const got = await fh.read(raw, 0, length, ENTRY_HEADER_BYTES);
+    if (got.bytesRead !== length) return undefined;
+    let key: string;
+    try {
+      key = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(raw);
+      return fileNameFor(key) === name ? key : undefined;
+    } catch {
+      return undefined; // not UTF-8, or not a valid key
+    }
+  } finally {
+    await fh.close();
+  }
 }
 
 function describe(e: unknown): string {

@@ -18,9 +18,17 @@
  * directory are ignored rather than misread. Keys must be well-formed Unicode
  * (checked by `checkKey`), which is what makes UTF-8 injective.
  *
+ * Long keys: when the encoding would pass {@link MAX_FILE_NAME_BYTES}, the
+ * file is named `@sha256-<hex of SHA-256(UTF-8 key)>` (72 bytes) and holds the
+ * key itself before the value ({@link wrapEntry}), so the index can be rebuilt
+ * at open and a read checks that the file is the key's. `@` is outside the
+ * encoding's alphabet, so the two kinds of names never meet; keys whose
+ * encoding fits keep their name, so stores written before open unchanged.
+ *
  * @module
  */
-import { invalidRequest } from '../../src/errors.js';
+import { createHash } from 'node:crypto';
+import { internal } from '../../src/errors.js';
 import { checkKey } from '../memory/index.js';
 
 /** The longest file name (in bytes) that common file systems accept. @internal */
@@ -51,22 +59,74 @@ export function encodeKey(key: string): string {
   return out;
 }
 
+/** Prefix of hashed file names (long keys). @internal */
+export const HASHED_PREFIX = '@sha256-';
+const HASHED_NAME = /^@sha256-[0-9a-f]{64}$/;
+
 /**
- * The file name for `key`.
- * @throws `TransitError` `invalid_request` when the key is invalid (see `checkKey`)
- * or its file name would exceed {@link MAX_FILE_NAME_BYTES}.
+ * The file name for `key`: its encoding, or a hashed name when that would pass
+ * {@link MAX_FILE_NAME_BYTES} (see the module header).
+ * @throws `TransitError` `invalid_request` when the key is invalid (see `checkKey`).
  * @internal
  */
 export function fileNameFor(key: string): string {
   checkKey(key);
   const name = encodeKey(key);
-  if (name.length > MAX_FILE_NAME_BYTES) {
-    throw invalidRequest(
-      `storage key is too long for FileStorage: its file name would be ${name.length} bytes, ` +
-        `the limit is ${MAX_FILE_NAME_BYTES} (bytes other than a-z 0-9 _ - take 3 bytes each)`,
-    );
+  if (name.length <= MAX_FILE_NAME_BYTES) return name;
+  return HASHED_PREFIX + createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** Whether `name` is a hashed file name (its file holds the key). @internal */
+export const isHashedName = (name: string): boolean => HASHED_NAME.test(name);
+
+/** Magic of a hashed file: "TKH1", then the key's UTF-8 length (u32 BE), key, value. */
+const MAGIC = [0x54, 0x4b, 0x48, 0x31];
+/** Bytes before the key in a hashed file. @internal */
+export const ENTRY_HEADER_BYTES = 8;
+
+/** The content of a hashed file: header, key, value. @internal */
+export function wrapEntry(key: string, value: Uint8Array): Uint8Array {
+  const k = utf8.encode(key);
+  const out = new Uint8Array(ENTRY_HEADER_BYTES + k.length + value.length);
+  out.set(MAGIC, 0);
+  new DataView(out.buffer).setUint32(4, k.length);
+  out.set(k, ENTRY_HEADER_BYTES);
+  out.set(value, ENTRY_HEADER_BYTES + k.length);
+  return out;
+}
+
+/**
+ * The length of the key in a hashed file from its first
+ * {@link ENTRY_HEADER_BYTES} bytes, or `undefined` when they are not a header.
+ * @internal
+ */
+export function entryKeyLength(head: Uint8Array): number | undefined {
+  if (head.length < ENTRY_HEADER_BYTES || MAGIC.some((b, i) => head[i] !== b)) return undefined;
+  return new DataView(head.buffer, head.byteOffset, head.byteLength).getUint32(4);
+}
+
+/**
+ * The value in the hashed file `content` of `key` (a copy).
+ * @throws `TransitError` `internal` when the file is not `key`'s (damaged, or
+ * moved from another name).
+ * @internal
+ */
+export function unwrapEntry(key: string, content: Uint8Array): Uint8Array {
+  const length = entryKeyLength(content);
+  const end = ENTRY_HEADER_BYTES + (length ?? 0);
+  if (length === undefined || end > content.length) {
+    throw internal('FileStorage: a long-key file has no valid header (damaged)');
   }
-  return name;
+  let stored: string;
+  try {
+    stored = utf8Strict.decode(content.subarray(ENTRY_HEADER_BYTES, end));
+  } catch {
+    stored = '';
+  }
+  if (stored !== key) {
+    throw internal('FileStorage: a long-key file holds another key (damaged or moved)');
+  }
+  return content.slice(end);
 }
 
 // ignoreBOM: keep a leading U+FEFF (it is part of the key), do not strip it.

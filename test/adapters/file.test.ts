@@ -13,7 +13,6 @@ import { decodeFileName, encodeKey } from '../../adapters/file/key-codec.js';
 import { isTransitError } from '../../src/errors.js';
 import { runStorageConformance } from '../conformance/storage.js';
 import { runLockConformance } from '../conformance/storage-lock.js';
-import { expectInvalid } from '../conformance/storage-suite.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
 const roots: string[] = [];
@@ -144,25 +143,6 @@ describe('FileStorage on disk', () => {
     expect(entries.every((e) => e.isFile())).toBe(true);
     if (process.platform !== 'win32') {
       expect((await stat(join(dir, 'a%2fb%2fc'))).mode & 0o777).toBe(0o600);
-    }
-  });
-
-  it('refuses keys whose file name would exceed 255 bytes, and writes nothing', async () => {
-    const dir = join(await tempRoot(), 'data');
-    const s = await FileStorage.open(dir);
-    try {
-      await s.put('a'.repeat(255), b('ok'));
-      await s.put('A'.repeat(85), b('ok')); // 85 × "%41" = 255
-      for (const key of ['a'.repeat(256), 'A'.repeat(86), '€'.repeat(29)]) {
-        await expectInvalid(() => s.put(key, b('v')), /255/);
-        await expectInvalid(() => s.get(key), /too long/);
-        await expectInvalid(() => s.delete(key), /too long/);
-        await expectInvalid(() => s.compareAndSet(key, undefined, b('v')), /too long/);
-      }
-      expect(await s.list('')).toEqual(['A'.repeat(85), 'a'.repeat(255)]);
-      expect((await readdir(dir)).length).toBe(3); // two keys + .lock
-    } finally {
-      await s.close();
     }
   });
 
