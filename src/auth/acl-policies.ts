@@ -32,6 +32,8 @@ import { type ParsedPolicy, parsePolicy } from './policy-hcl.js';
 const PREFIX = 'sys/policy/acl/';
 /** Vault's rules plus a portable alphabet: lower case, no commas, no whitespace. */
 const NAME = /^[a-z0-9_.@-]{1,128}$/;
+/** Delay before a failed watch subscription is tried again. */
+const WATCH_RETRY_MS = 1_000;
 /** Compiled policy sets kept at most (the cache restarts when full). */
 const MAX_ACLS = 1024;
 
@@ -125,7 +127,9 @@ export class AclPolicyStore {
   /** Bumped on every change: a load that started before one is not cached. */
   #gen = 0;
   /** The watch: `undefined` without `watch`; caching waits for it to be live. */
-  #watch: { live: boolean; pending?: Promise<void>; stop?: () => Promise<void> } | undefined;
+  #watch:
+    | { live: boolean; pending?: Promise<void>; stop?: () => Promise<void>; retryAt?: number }
+    | undefined;
   #closed = false;
 
   constructor(options: AclPolicyStoreOptions) {
@@ -241,7 +245,8 @@ export class AclPolicyStore {
     const w = this.#watch;
     if (this.#closed && w) return false;
     if (!w || w.live) return true;
-    if (!w.pending) this.#subscribe(); // a failed subscription is retried
+    // A failed subscription is retried, at most once a second.
+    if (!w.pending && Date.now() >= (w.retryAt ?? 0)) this.#subscribe();
     return false;
   }
 
@@ -249,8 +254,8 @@ export class AclPolicyStore {
     const w = this.#watch;
     const storage = this.#storage;
     if (!w || this.#closed || !hasWatch(storage)) return;
-    w.pending = storage
-      .watch(PREFIX, () => this.#invalidate())
+    w.pending = Promise.resolve()
+      .then(() => storage.watch(PREFIX, () => this.#invalidate()))
       .then(
         async (stop) => {
           if (this.#closed) {
@@ -261,7 +266,9 @@ export class AclPolicyStore {
           this.#invalidate(); // anything read before the subscription is suspect
           w.live = true;
         },
-        () => undefined, // not live: every check reads storage; retried on the next
+        () => {
+          w.retryAt = Date.now() + WATCH_RETRY_MS; // not live: every check reads storage
+        },
       )
       .finally(() => {
         w.pending = undefined;

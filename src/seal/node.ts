@@ -354,7 +354,10 @@ export class TransitNode {
     this.#initialized = true;
     this.#useKeyring(keyring);
     try {
-      this.#keyringWatch = await watchKeyring(this.#storage, () => this.#reloadKeyring());
+      // Without it, the barrier still reloads when it meets an unknown term.
+      this.#keyringWatch = await watchKeyring(this.#storage, () => this.#reloadKeyring()).catch(
+        () => undefined,
+      );
       this.#live = await openServices(this.#barrier, this.#backend, this.#clock, this.#options);
     } catch (e) {
       this.#dropKeys();

@@ -34,12 +34,12 @@ describe.skipIf(SKIP_REDIS)('deletions while B is not subscribed', () => {
   async function cutSubscribers(): Promise<() => Promise<void>> {
     const info = String(await admin.info('clients'));
     const connected = Number(/connected_clients:(\d+)/.exec(info)?.[1]);
-    const pubsub = String(await admin.client('LIST', 'TYPE', 'pubsub'))
+    const pubsub = String(await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub'))
       .split('\n')
       .filter((l) => l.trim() !== '').length;
     expect(pubsub).toBeGreaterThanOrEqual(2);
     await admin.config('SET', 'maxclients', String(connected - pubsub));
-    await admin.client('KILL', 'TYPE', 'pubsub');
+    await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
     return async () => {
       await admin.config('SET', 'maxclients', '10000');
     };
