@@ -9,6 +9,7 @@
  * In process: a storage whose reads fail with an `internal` TransitError, and
  * the handler's logger.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +20,18 @@ import { MemoryStorage } from '../../adapters/memory/index.js';
 import { TransitError } from '../../src/errors.js';
 import { Transit } from '../../src/index.js';
 import { runBatch } from '../../src/transit/batch.js';
+import { pythonWithHvac, SKIP_HVAC } from '../helpers/tools.js';
 import { call, startCli } from './helpers.js';
+
+const HVAC_READ = `
+import sys, hvac
+c = hvac.Client(url=sys.argv[1], token=sys.argv[2])
+try:
+    c.secrets.transit.read_key('c1')
+    print('no error')
+except hvac.exceptions.VaultError as e:
+    print(type(e).__name__, e.errors)
+`;
 
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -72,6 +84,17 @@ describe('a barrier failure over the CLI server', () => {
       const log = second.stderr();
       expect(log).toContain(id);
       expect(log).toMatch(/failed authentication/);
+      // hvac raises its InternalServerError with both lines (a Vault client sees the id).
+      if (!SKIP_HVAC) {
+        const out = execFileSync(pythonWithHvac(), ['-c', HVAC_READ, second.url, 'root-t'], {
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
+        console.log(`hvac: ${out.trim()}`);
+        expect(out).toMatch(
+          /^InternalServerError \['internal error', 'request id: [0-9a-f-]{36}'\]/,
+        );
+      }
       // Encrypt with it: the same generic answer.
       const enc = await call(s, 'POST', '/v1/transit/encrypt/c1', { body: { plaintext: 'aGk=' } });
       expectGeneric(enc.status, enc.text, enc.headers.get('x-request-id'));
