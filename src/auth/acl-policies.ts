@@ -108,7 +108,9 @@ export interface AclPolicyStoreOptions {
 }
 
 /**
- * The named ACL policies, stored and compiled.
+ * The named ACL policies, stored and compiled. On a storage with `watch`, the
+ * store subscribes to policy changes when made: {@link AclPolicyStore.close}
+ * unsubscribes (a `TransitNode` does it on seal).
  *
  * @example
  * ```ts

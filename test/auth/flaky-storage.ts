@@ -60,12 +60,16 @@ export class FlakyStorage implements StorageAdapter, StorageWatch {
   }
 }
 
-/** Poll `check` until it returns true (generous deadline, no timing assertion). */
-export async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
+/** Poll `check` until it returns true (a generous deadline: the machine is shared and noisy). */
+export async function eventually(
+  check: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`not within 10 s: ${what}`);
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }

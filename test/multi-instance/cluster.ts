@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { RedisServer } from '../helpers/redis-server.js';
 import { type CliServer, call, type Res, startCli } from '../http/helpers.js';
 
+export { eventually } from '../auth/flaky-storage.js';
+
 /** A running set of servers on one Redis. */
 export interface Cluster {
   readonly redis: RedisServer;
@@ -69,18 +71,4 @@ export async function createToken(node: CliServer, policies: string[]): Promise<
   const r = await call(node, 'POST', '/v1/auth/token/create', { body: { policies } });
   if (r.status !== 200) throw new Error(`token create: ${r.status} ${r.text}`);
   return r.json.auth.client_token as string;
-}
-
-/** Poll `check` until true (a generous deadline: the machine is shared and noisy). */
-export async function eventually(
-  check: () => Promise<boolean>,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
