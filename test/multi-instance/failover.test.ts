@@ -6,8 +6,9 @@
  * - 8 s: due after A is SIGKILLed, before B can take over (revoked by B on takeover);
  * - 20 s: due after the takeover, revoked by B.
  *
- * A is killed when no lease is due (its group-2 leases are 4 s away), so no
- * revocation is interrupted. Then B must become active within 15 s of the kill
+ * A is killed as soon as the later groups are stored, when no lease is due,
+ * so no revocation is interrupted (a revoker cut off mid-call would be called
+ * again by B: revocation is at least once). Then B must become active within 15 s of the kill
  * (the default lock TTL is 10 s), and every revoker call is counted in a file
  * appended synchronously: each lease exactly once, the 2 s group by A, the rest
  * by B. The failover time is printed.
@@ -137,15 +138,16 @@ describe.skipIf(SKIP_REDIS)('leader failover on Redis, two processes', () => {
       a.lines
         .filter((l) => l.startsWith('issued ') && l.endsWith(` ${ttl}`))
         .map((l) => l.split(' ')[1] as string);
-    a.send('issue 2 10');
-    a.send('issue 8 10');
-    a.send('issue 20 10');
-    await until(() => issued(20).length === 10, 10_000, 'the leases to be issued');
     const aPid = a.proc.pid as number;
     const bPid = b.proc.pid as number;
-    // The 2 s group is revoked by A; give the last settle a moment, then kill A.
-    await until(() => revocations(file).length >= 10, 10_000, 'A to revoke the 2 s group');
+    // The 2 s group is revoked by A; give the last settle a moment.
+    a.send('issue 2 10');
+    await until(() => revocations(file).length >= 10, 20_000, 'A to revoke the 2 s group');
     await sleep(500);
+    // Then the later groups, and the kill as soon as they are stored (none due for 8 s).
+    a.send('issue 8 10');
+    a.send('issue 20 10');
+    await until(() => issued(20).length === 10, 7_000, 'the leases to be issued');
     const killedAt = performance.now();
     await a.kill('SIGKILL');
     await b.line((l) => l === 'active', 30_000);
