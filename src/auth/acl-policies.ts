@@ -11,7 +11,9 @@
  *   or delete through this store and, when the storage offers `watch`, on every
  *   change of `sys/policy/acl/` by any instance on the same storage. Until the
  *   watch is subscribed (or after it failed), nothing is cached: every check
- *   reads storage. Without `watch` the store assumes it is the only writer;
+ *   reads storage. Whatever happens to notifications (a dropped subscriber, a
+ *   store without `watch` shared by several writers), nothing cached is used
+ *   for more than one second;
  * - **fail closed**: a policy that cannot be read (I/O error, failed barrier
  *   authentication, a damaged entry) makes {@link AclPolicyStore.acl} fail
  *   (`internal`) instead of granting less or more; the failure is never cached,
@@ -22,7 +24,8 @@
  * @module
  */
 // The public type comes through the package name (see token-store.ts).
-import type { StorageAdapter } from 'transitkit';
+import type { Clock, StorageAdapter } from 'transitkit';
+import { systemClock } from '../clock.js';
 import { fromUtf8, utf8 } from '../encoding.js';
 import { internal, invalidRequest, isTransitError } from '../errors.js';
 import { hasWatch } from '../storage/adapter.js';
@@ -34,6 +37,11 @@ const PREFIX = 'sys/policy/acl/';
 const NAME = /^[a-z0-9_.@-]{1,128}$/;
 /** Delay before a failed watch subscription is tried again. */
 const WATCH_RETRY_MS = 1_000;
+/**
+ * The longest a cached policy or ACL is used: the backstop for lost change
+ * notifications (and for stores without `watch` shared by several writers).
+ */
+const MAX_AGE_MS = 1_000;
 /** Compiled policy sets kept at most (the cache restarts when full). */
 const MAX_ACLS = 1024;
 
@@ -105,6 +113,8 @@ function decodeDocument(name: string, raw: Uint8Array): AclPolicyDocument {
 export interface AclPolicyStoreOptions {
   /** Where policies live (entries under `sys/policy/acl/`). */
   storage: StorageAdapter;
+  /** Time source for the cache age. Default: the wall clock. */
+  clock?: Clock;
 }
 
 /**
@@ -133,12 +143,17 @@ export class AclPolicyStore {
     | { live: boolean; pending?: Promise<void>; stop?: () => Promise<void>; retryAt?: number }
     | undefined;
   #closed = false;
+  readonly #clock: Clock;
+  /** When the cache was last emptied: nothing in it is older. */
+  #since: number;
 
   constructor(options: AclPolicyStoreOptions) {
     if (!options || typeof options.storage?.get !== 'function') {
       throw invalidRequest('AclPolicyStore needs a storage adapter');
     }
     this.#storage = options.storage;
+    this.#clock = options.clock ?? systemClock;
+    this.#since = this.#clock.now();
     if (hasWatch(this.#storage)) {
       this.#watch = { live: false };
       this.#subscribe();
@@ -210,6 +225,8 @@ export class AclPolicyStore {
     }
     const set = [...valid].sort();
     const key = JSON.stringify(set);
+    const age = this.#clock.now() - this.#since;
+    if (age >= MAX_AGE_MS || age < 0) this.#invalidate(); // < 0: the clock stepped back
     const cached = this.#acls.get(key);
     if (cached) return cached;
     const gen = this.#gen;
@@ -301,6 +318,7 @@ export class AclPolicyStore {
 
   /** Forget every parsed policy and compiled ACL (some policy changed). */
   #invalidate(): void {
+    this.#since = this.#clock.now();
     this.#gen++;
     this.#parsed.clear();
     this.#acls.clear();

@@ -27,7 +27,7 @@ export async function openServices(
 ): Promise<NodeServices> {
   const { tickMs, ...leaseOptions } = options.leases ?? {};
   const transit = new Transit({ ...options.transit, storage: barrier, crypto: backend, clock });
-  const policies = new AclPolicyStore({ storage: barrier });
+  const policies = new AclPolicyStore({ storage: barrier, clock });
   const leases: LeaseManager = new LeaseManager({
     ...leaseOptions,
     storage: barrier,

@@ -6,6 +6,9 @@
  *   real-process version on Redis is test/multi-instance/);
  * - a policy that cannot be read (I/O error, failed barrier authentication, a
  *   damaged entry) never grants anything and is never cached as absent;
+ * - notifications can be lost (a storage without `watch`, a dropped
+ *   subscriber): no cached ACL outlives one second, so a change is enforced
+ *   within it anyway;
  * - cache keys are unambiguous: a policy name holding a comma is not the pair
  *   of names it spells.
  */
@@ -13,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryStorage } from '../../adapters/memory/index.js';
 import { AclPolicyStore, Barrier, isTransitError, nobleBackend } from '../../src/index.js';
 import { Keyring } from '../../src/seal/keyring.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 import { eventually, FlakyStorage } from './flaky-storage.js';
 
 const ALLOW = 'path "transit/encrypt/*" { capabilities = ["update"] }';
@@ -82,6 +86,34 @@ describe('a change through one store reaches the others (watch)', () => {
     flaky.holding.clear();
     flaky.release();
     await inFlight; // concurrent with the change: either answer is fine
+    expect((await b.acl(['app'])).allows(SECRET, 'update')).toBe(false);
+  });
+});
+
+describe('a bounded cache age, for lost notifications', () => {
+  /** A storage that never notifies (no `watch`). */
+  function unwatched(inner: MemoryStorage) {
+    return {
+      get: (k: string) => inner.get(k),
+      put: (k: string, v: Uint8Array) => inner.put(k, v),
+      delete: (k: string) => inner.delete(k),
+      list: (p: string) => inner.list(p),
+      compareAndSet: (k: string, e: Uint8Array | undefined, n: Uint8Array | undefined) =>
+        inner.compareAndSet(k, e, n),
+    };
+  }
+
+  it('without notifications, a rewrite on A is enforced by B once its cache is 1 s old', async () => {
+    const inner = new MemoryStorage();
+    const clock = new FakeClock();
+    const a = new AclPolicyStore({ storage: unwatched(inner), clock });
+    const b = new AclPolicyStore({ storage: unwatched(inner), clock });
+    await a.write('app', ALLOW);
+    expect((await b.acl(['app'])).allows(SECRET, 'update')).toBe(true);
+    await a.write('app', DENY);
+    clock.advance(999);
+    expect((await b.acl(['app'])).allows(SECRET, 'update')).toBe(true); // still cached
+    clock.advance(1);
     expect((await b.acl(['app'])).allows(SECRET, 'update')).toBe(false);
   });
 });
