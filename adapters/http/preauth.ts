@@ -26,7 +26,11 @@ import type { Route, Services } from './route.js';
 /** A segment no policy pattern contains (NUL cannot appear in a request path either). */
 const UNNAMED = '\u0000';
 
-/** Policy patterns behind a compiled ACL (the store replaces the ACL when a policy changes). */
+/**
+ * Policy patterns behind a compiled ACL (the store replaces the ACL when a
+ * policy changes; an unwatched store compiles a new one per request, so the
+ * texts are read again — only for tokens whose grants name exact completions).
+ */
 const PATTERNS = new WeakMap<Acl, Promise<readonly string[]>>();
 
 async function patternsOf(
@@ -86,7 +90,8 @@ export async function authorizeSomeCompletion(
   const acl = await services.policies.acl(token.policies);
   const ops: AclOperation[] = route.cap === 'create|update' ? ['create', 'update'] : [route.cap];
   const allowed = (p: string) => ops.some((op) => acl.allows(p, op, route.sudo));
-  if (allowed(aclPath)) return;
+  // The common grants (`…/*`, `…/+`) need no policy text: the path itself or an unnamed segment.
+  if (allowed(aclPath) || allowed(`${aclPath}/${UNNAMED}`)) return;
   const depth = aclPath.split('/').length;
   for (const x of witnesses(await patternsOf(services, acl, token.policies), depth)) {
     if (allowed(`${aclPath}/${x}`)) return;
