@@ -11,6 +11,10 @@
  * @module
  */
 
-export type { PostgresConnectOptions, PostgresStorageOptions } from './options.js';
+export type {
+  PostgresConnectOptions,
+  PostgresPool,
+  PostgresStorageOptions,
+} from './options.js';
 export { PostgresStorage } from './postgres-storage.js';
 export { postgresSchemaSql } from './schema.js';

@@ -10,6 +10,19 @@ import { invalidRequest } from '../../src/errors.js';
 import type { PostgresStorage } from './postgres-storage.js';
 import type { postgresSchemaSql } from './schema.js';
 
+/**
+ * What {@link PostgresStorage} needs of a pool: a node-postgres 8 `pg.Pool`
+ * fits. Typed structurally so that the adapter's declarations do not depend on
+ * `@types/pg`.
+ * @public
+ */
+export interface PostgresPool {
+  /** Check out a client (a `pg.PoolClient`). */
+  connect(): Promise<unknown>;
+  /** Listen for errors of idle clients. */
+  on(event: 'error', listener: (err: Error) => void): unknown;
+}
+
 /** Options of {@link PostgresStorage}. @public */
 export interface PostgresStorageOptions {
   /**

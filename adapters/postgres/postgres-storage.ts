@@ -40,7 +40,12 @@ import { internal, invalidRequest } from '../../src/errors.js';
 import { checkBytes, checkKey, checkListArgs, copyBytes } from '../memory/index.js';
 import { ChangeFeed, REPLAY_PAGE } from './change-feed.js';
 import { describe, isConnectionError, pgFailure, redactUrl } from './errors.js';
-import { type PostgresConnectOptions, type PostgresStorageOptions, poolConfig } from './options.js';
+import {
+  type PostgresConnectOptions,
+  type PostgresPool,
+  type PostgresStorageOptions,
+  poolConfig,
+} from './options.js';
 import { acquireLock } from './postgres-lock.js';
 import { listBounds, type Schema, schemaFor, sortKey } from './schema.js';
 
@@ -87,21 +92,21 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
    * Configure `statement_timeout` on the pool if you want one.
    * @throws `TransitError` `invalid_request` for a bad table name, retry timeout or a missing pool.
    */
-  constructor(pool: Pool, options: PostgresStorageOptions = {}) {
-    if (typeof (pool as Partial<Pool> | undefined)?.connect !== 'function') {
+  constructor(pool: PostgresPool, options: PostgresStorageOptions = {}) {
+    if (typeof (pool as Partial<PostgresPool> | undefined)?.connect !== 'function') {
       throw invalidRequest('PostgresStorage needs a pg Pool');
     }
     const retry = options.retryTimeoutMs ?? DEFAULT_RETRY_MS;
     if (!Number.isFinite(retry) || retry < 0) {
       throw invalidRequest('PostgresStorage retryTimeoutMs must be a finite number >= 0');
     }
-    this.#pool = pool;
+    this.#pool = pool as unknown as Pool; // a pg.Pool, typed loosely in the public API
     this.#schema = schemaFor(options.table);
     this.table = this.#schema.table;
     this.#autoMigrate = options.migrate ?? true;
     this.#retryMs = retry;
     pool.on('error', () => undefined); // reported by the statements that fail
-    this.#feed = new ChangeFeed(pool, this.#schema.channel, (prefix, after) =>
+    this.#feed = new ChangeFeed(this.#pool, this.#schema.channel, (prefix, after) =>
       this.#page(prefix, after, REPLAY_PAGE),
     );
   }
