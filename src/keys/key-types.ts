@@ -2,23 +2,34 @@
  * THE key-type registry: one row per Vault key type (style.md convention 1).
  *
  * A type name is resolved once, with {@link keyType}; code below takes the
- * resolved {@link KeyTypeInfo} and reads its flags. No other file switches on a
- * type name, so adding a type means adding a row.
+ * resolved {@link KeyTypeInfo}, reads its flags and calls its `family`, the
+ * {@link KeyFamily} object that does everything type-specific (generation,
+ * sizes, the stored and backup codecs, import, export, read body; signing
+ * for key pairs). No other file compares a family or type name
+ * (`test/keys/registry.test.ts` enforces it), so adding a type means adding
+ * a row, and adding a family one family file: the recipe is in
+ * `./families/family.ts`.
  *
  * `vaultId` is Vault's integer for the type in policy/backup JSON
  * (reference §0.1: Vault's numbering is written; xchacha20 is written as 11
  * without `key_size`, the OpenBao form).
  *
- * Asymmetric rows (`ecdsa`, `ed25519`, `rsa` families) carry the curve or
- * modulus size and the name the read body shows (`P-256`, `ed25519`,
- * `rsa-2048`); their operations live in `./asymmetric/` and are found by
- * family, never by type name.
+ * Families: AEAD and HMAC in `./families/`, ECDSA, Ed25519 and RSA in
+ * `./asymmetric/`. Asymmetric rows carry the curve or modulus size and the
+ * name the read body shows (`P-256`, `ed25519`, `rsa-2048`).
  *
  * @module
  */
 import type { EcCurve, RsaModulusBits } from '../crypto/asymmetric-backend.js';
 import type { AeadAlgorithm } from '../crypto/backend.js';
-import { invalidRequest } from '../errors.js';
+import { internal, invalidRequest } from '../errors.js';
+import { ecdsaFamily } from './asymmetric/ecdsa.js';
+import { ed25519Family } from './asymmetric/ed25519.js';
+import type { AsymmetricMaterial } from './asymmetric/material.js';
+import { rsaFamily } from './asymmetric/rsa.js';
+import { aeadFamily } from './families/aead.js';
+import type { KeyFamily } from './families/family.js';
+import { hmacFamily } from './families/hmac.js';
 
 /**
  * Every key type transitkit knows.
@@ -38,18 +49,13 @@ export type KeyType =
   | 'rsa-3072'
   | 'rsa-4096';
 
-/** The asymmetric key families. @internal */
-export type AsymmetricFamilyName = 'ecdsa' | 'ed25519' | 'rsa';
-
-/** What a key family is, for the engine's dispatch. @internal */
-export type KeyFamily = 'aead' | 'hmac' | AsymmetricFamilyName;
-
 /** One registry row. @internal */
 export interface KeyTypeInfo {
   readonly name: KeyType;
   readonly vaultId: number;
+  /** The family object: every type-specific operation. */
   readonly family: KeyFamily;
-  /** True for the `ecdsa`, `ed25519` and `rsa` families. */
+  /** `family.asymmetric`: versions hold a key pair (ECDSA, Ed25519, RSA). */
   readonly asymmetric: boolean;
   /** AEAD cipher (family `aead`). */
   readonly aead?: AeadAlgorithm;
@@ -85,8 +91,8 @@ const aead = (
 ): KeyTypeInfo => ({
   name,
   vaultId,
-  family: 'aead',
-  asymmetric: false,
+  family: aeadFamily,
+  asymmetric: aeadFamily.asymmetric,
   aead: alg,
   keyBytes,
   nonceBytes,
@@ -103,8 +109,8 @@ const ecdsa = (name: KeyType, vaultId: number, curve: EcCurve, publicKeyName: st
   ({
     name,
     vaultId,
-    family: 'ecdsa',
-    asymmetric: true,
+    family: ecdsaFamily,
+    asymmetric: ecdsaFamily.asymmetric,
     curve,
     publicKeyName,
     keyBytes: 0,
@@ -122,8 +128,8 @@ const rsa = (name: KeyType, vaultId: number, bits: RsaModulusBits) =>
   ({
     name,
     vaultId,
-    family: 'rsa',
-    asymmetric: true,
+    family: rsaFamily,
+    asymmetric: rsaFamily.asymmetric,
     rsaBits: bits,
     publicKeyName: name,
     keyBytes: 0,
@@ -146,8 +152,8 @@ const TABLE: ReadonlyMap<string, KeyTypeInfo> = /* @__PURE__ */ new Map<string, 
     {
       name: 'hmac',
       vaultId: 11,
-      family: 'hmac',
-      asymmetric: false,
+      family: hmacFamily,
+      asymmetric: hmacFamily.asymmetric,
       keyBytes: 0,
       nonceBytes: 0,
       supportsEncryption: false,
@@ -163,8 +169,8 @@ const TABLE: ReadonlyMap<string, KeyTypeInfo> = /* @__PURE__ */ new Map<string, 
     {
       name: 'ed25519',
       vaultId: 2,
-      family: 'ed25519',
-      asymmetric: true,
+      family: ed25519Family,
+      asymmetric: ed25519Family.asymmetric,
       publicKeyName: 'ed25519',
       // Vault stores Go's 64-byte private key: seed ‖ public key.
       keyBytes: 64,
@@ -185,11 +191,11 @@ const TABLE: ReadonlyMap<string, KeyTypeInfo> = /* @__PURE__ */ new Map<string, 
   ['rsa-4096', rsa('rsa-4096', 4, 4096)],
 ]);
 
-/** The default type of a new key. @internal */
+/** The default type of a new key (create, and encrypt's upsert). @internal */
 export const DEFAULT_KEY_TYPE: KeyType = 'aes256-gcm96';
 
-/** HMAC key size bounds in bytes, and the default when `key_size` is omitted. @internal */
-export const HMAC_KEY_SIZE = { min: 32, max: 512, default: 32 } as const;
+/** The type of the BYOK wrapping key (reference §7). @internal */
+export const WRAPPING_KEY_TYPE: KeyType = 'rsa-4096';
 
 /**
  * Resolve a type name (case-insensitive, as Vault).
@@ -205,3 +211,25 @@ export function keyType(name: unknown): KeyTypeInfo {
 
 /** All registered type names. @internal */
 export const keyTypeNames = (): KeyType[] => [...TABLE.keys()] as KeyType[];
+
+/** All registry rows, in registration order. @internal */
+export const keyTypeRows = (): KeyTypeInfo[] => [...TABLE.values()];
+
+let byMaterial: ReadonlyMap<string, KeyFamily> | undefined;
+
+/**
+ * The family of a version's asymmetric material (for codecs that see a
+ * version without its policy, e.g. an archived version being stored).
+ * @throws TransitError `internal` for a kind no row's family has.
+ * @internal
+ */
+export function materialFamily(m: AsymmetricMaterial): KeyFamily {
+  byMaterial ??= new Map(
+    keyTypeRows().flatMap((r) =>
+      r.family.materialKind ? [[r.family.materialKind, r.family]] : [],
+    ),
+  );
+  const f = byMaterial.get(m.kind);
+  if (!f) throw internal(`no key family for ${m.kind} key material`);
+  return f;
+}

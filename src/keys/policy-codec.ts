@@ -5,7 +5,7 @@
  * is a separate codec.
  *
  * Binary fields are standard base64; asymmetric numbers are decimal strings
- * (`./asymmetric/material.ts`). Decoding validates every field and parses the
+ * (each family's `materialToJson`/`materialFromJson`). Decoding validates every field and parses the
  * asymmetric material once, so a corrupted entry is reported as such instead
  * of surfacing as a TypeError, and the loaded key holds ready key objects.
  *
@@ -13,8 +13,8 @@
  */
 import { encodeBase64, fromUtf8, tryDecodeBase64, utf8 } from '../encoding.js';
 import { internal } from '../errors.js';
-import { type AsymmetricJson, materialFromJson, materialToJson } from './asymmetric/material.js';
-import { type KeyTypeInfo, keyType } from './key-types.js';
+import type { AsymmetricJson } from './asymmetric/material.js';
+import { type KeyTypeInfo, keyType, materialFamily } from './key-types.js';
 import type { KeyPolicy, KeyVersion } from './policy.js';
 
 /** A key as stored: configuration, incarnation id and the inline versions. @internal */
@@ -47,7 +47,7 @@ export function versionToJson(v: KeyVersion): VersionJson {
     time: v.time,
     convergent_version: v.convergent_version,
   };
-  if (v.asymmetric) Object.assign(out, materialToJson(v.asymmetric));
+  if (v.asymmetric) Object.assign(out, materialFamily(v.asymmetric).materialToJson(v.asymmetric));
   if (v.certificate_chain) out.certificate_chain = v.certificate_chain.map(encodeBase64);
   return out;
 }
@@ -69,7 +69,7 @@ export function versionFromJson(j: unknown, info: KeyTypeInfo): KeyVersion {
   const o = j as Record<string, unknown>;
   if (typeof o.creation_time !== 'number' || typeof o.time !== 'string') corrupt('version time');
   const key = b64(o.key, 'key');
-  const asymmetric = materialFromJson(o, info, key);
+  const asymmetric = info.family.materialFromJson(o, info, key);
   const chain = o.certificate_chain;
   if (chain !== undefined && !Array.isArray(chain)) corrupt('certificate_chain');
   return {

@@ -15,6 +15,7 @@
 import { encodeBase64, tryDecodeBase64, utf8 } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { MAX_DURATION_SECONDS } from './duration.js';
+import { type Ed25519Public, INVALID_BACKUP } from './families/family.js';
 import {
   boolField,
   bytesField,
@@ -27,10 +28,10 @@ import {
   objectField,
   stringField,
 } from './go-json.js';
-import { type KeyTypeInfo, keyType, keyTypeNames } from './key-types.js';
+import { type KeyTypeInfo, keyTypeRows } from './key-types.js';
 import { checkKeyName } from './names.js';
 import type { BackupInfo, KeyPolicy, KeyVersion } from './policy.js';
-import { decodeEntry, type Ed25519Public, encodeEntry } from './vault-backup-entry.js';
+import { decodeEntry, encodeEntry } from './vault-backup-entry.js';
 
 /** A key as a backup carries it. @internal */
 export interface BackupKey {
@@ -39,7 +40,7 @@ export interface BackupKey {
 }
 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
-const WHAT = 'invalid backup';
+const WHAT = INVALID_BACKUP;
 
 const info = (i: BackupInfo | null) =>
   i
@@ -63,10 +64,10 @@ export function encodeVaultBackup(k: BackupKey, type: KeyTypeInfo): string {
   };
   const keys: [string, GoStruct][] = [];
   for (let n = Math.max(oldest, p.min_decryption_version); n <= p.latest_version; n++) {
-    keys.push([String(n), encodeEntry(version(n))]);
+    keys.push([String(n), encodeEntry(version(n), type)]);
   }
-  const archive: GoStruct[] = p.min_available_version === 0 ? [encodeEntry(undefined)] : [];
-  for (let n = oldest; n <= p.latest_version; n++) archive.push(encodeEntry(version(n)));
+  const archive: GoStruct[] = p.min_available_version === 0 ? [encodeEntry(undefined, type)] : [];
+  for (let n = oldest; n <= p.latest_version; n++) archive.push(encodeEntry(version(n), type));
   const fields: [string, unknown][] = [['name', p.name]];
   if (p.key_size > 0) fields.push(['key_size', p.key_size]);
   fields.push(
@@ -113,12 +114,13 @@ function infoField(o: GoObject, name: string): BackupInfo | null {
  * The key type of a Vault type integer, reading both dialects (§0.1): 11 is
  * Vault's hmac when `key_size` is set and OpenBao's xchacha20 otherwise; 10 is
  * OpenBao's hmac (with `key_size`) or Vault's managed key (not portable).
+ * The key-sized family (hmac) is the one row that carries `key_size`.
  */
 function typeFromVaultId(id: number, hasKeySize: boolean): KeyTypeInfo {
-  const rows = keyTypeNames().map((n) => keyType(n));
-  const hmac = rows.find((r) => r.family === 'hmac');
-  if (hasKeySize && (id === 10 || id === 11) && hmac) return hmac;
-  const row = rows.find((r) => r.vaultId === id && r.family !== 'hmac');
+  const rows = keyTypeRows();
+  const sized = rows.find((r) => r.family.keySized);
+  if (hasKeySize && (id === 10 || id === 11) && sized) return sized;
+  const row = rows.find((r) => r.vaultId === id && !r.family.keySized);
   if (row) return row;
   if (id === 10) throw invalidRequest(`${WHAT}: managed keys (type 10) cannot be restored`);
   throw invalidRequest(`${WHAT}: unsupported key type ${id}`);
@@ -214,19 +216,11 @@ export async function decodeVaultBackup(blob: unknown, c: BackupCrypto): Promise
   for (let n = oldest; n <= latest; n++) {
     const v = versions.get(n);
     if (!v) throw invalidRequest(`${WHAT}: key version ${n} is missing`);
-    const expected = type.family === 'hmac' ? keySize : type.keyBytes;
-    if (
-      !type.asymmetric &&
-      (v.key.length !== expected || (type.family === 'hmac' && (expected < 32 || expected > 512)))
-    ) {
-      throw invalidRequest(`${WHAT}: key version ${n} has the wrong size for ${type.name}`);
-    }
-    if (type.asymmetric && !v.asymmetric) {
-      throw invalidRequest(`${WHAT}: key version ${n} has no ${type.name} key material`);
-    }
-    if (type.family === 'hmac') versions.set(n, { ...v, hmac_key: v.key });
-    else if (v.hmac_key.length === 0 && n === latest)
-      versions.set(n, { ...v, hmac_key: c.random(32) });
+    // Sizes and material per family (hmac: `hmac_key` is the key).
+    const checked = type.family.restoreVersion(type, v, keySize, n);
+    if (checked.hmac_key.length === 0 && n === latest) {
+      versions.set(n, { ...checked, hmac_key: c.random(32) });
+    } else if (checked !== v) versions.set(n, checked);
   }
   for (const n of [...versions.keys()]) if (n < oldest || n > latest) versions.delete(n);
 
@@ -262,7 +256,7 @@ export async function decodeVaultBackup(blob: unknown, c: BackupCrypto): Promise
     min_available_version: minAvailable,
     latest_version: latest,
     auto_rotate_period: period,
-    key_size: type.family === 'hmac' ? keySize : 0,
+    key_size: type.family.keySized ? keySize : 0,
     imported: boolField(po, 'Imported', WHAT),
     allow_imported_key_rotation: boolField(po, 'AllowImportedKeyRotation', WHAT),
     soft_deleted: boolField(po, 'soft_deleted', WHAT),

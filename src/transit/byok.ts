@@ -15,8 +15,8 @@
  */
 import { importHash, wrapImportBlob } from '../crypto/import-blob.js';
 import { encodeBase64 } from '../encoding.js';
-import { internal, invalidRequest, notFound } from '../errors.js';
-import { familyOf } from '../keys/asymmetric/family.js';
+import { invalidRequest, notFound } from '../errors.js';
+import { asymmetricFamilyOf } from '../keys/asymmetric/family.js';
 import { requireMaterial } from '../keys/asymmetric/material.js';
 import { checkKeyName } from '../keys/names.js';
 import { assertNotSoftDeleted, typeInfo } from '../keys/policy.js';
@@ -41,8 +41,8 @@ export async function byokExport(
   if (!dest) throw notFound('no such destination key to export to');
   const dp = dest.doc.policy;
   assertNotSoftDeleted(dp);
-  const destInfo = typeInfo(dp);
-  if (destInfo.family !== 'rsa') {
+  const destFamily = asymmetricFamilyOf(typeInfo(dp));
+  if (!destFamily?.wrappingPublicKey) {
     throw invalidRequest('unsupported key type in use; must be a rsa key');
   }
   const src = await e.store.get(source);
@@ -51,13 +51,12 @@ export async function byokExport(
   if (!sp.exportable) throw invalidRequest('key is not exportable');
   assertNotSoftDeleted(sp);
   const dv = await e.store.version(dest, dp.latest_version);
-  const pub = familyOf(destInfo).publicKey(requireMaterial(dv.asymmetric));
-  if (pub.type !== 'rsa') throw internal('destination key has no RSA public key');
+  const pub = destFamily.wrappingPublicKey(requireMaterial(dv.asymmetric));
   const info = typeInfo(sp);
   const keys: Record<string, string> = {};
   for (const n of versionsOf(sp, o.version)) {
     const material = exportMaterial(info, await e.store.version(src, n), n);
-    keys[String(n)] = encodeBase64(await wrapImportBlob(e.backend, pub.key, hash, material));
+    keys[String(n)] = encodeBase64(await wrapImportBlob(e.backend, pub, hash, material));
   }
   return { name: sp.name, type: sp.type, keys };
 }

@@ -20,7 +20,7 @@ import { familyOf } from '../keys/asymmetric/family.js';
 import { requireMaterial } from '../keys/asymmetric/material.js';
 import { formatVersioned, parseVersioned } from '../keys/ciphertext.js';
 import { assertAadBindable, bindsAad, convergentNonce, deriveKey } from '../keys/derive.js';
-import { type KeyTypeInfo, keyType } from '../keys/key-types.js';
+import { DEFAULT_KEY_TYPE, type KeyTypeInfo, keyType } from '../keys/key-types.js';
 import { checkKeyName } from '../keys/names.js';
 import {
   assertNotSoftDeleted,
@@ -207,7 +207,7 @@ async function pendingKey(
   r: Record<string, unknown>,
   first: Record<string, unknown>,
 ): Promise<LoadedKey> {
-  const typeName = optString(r.type, 'type') ?? 'aes256-gcm96';
+  const typeName = optString(r.type, 'type') ?? DEFAULT_KEY_TYPE;
   const info = keyType(typeName);
   if (info.upsert === 'unknown') throw invalidRequest(`unknown key type ${typeName}`);
   if (info.upsert === 'unsupported') {

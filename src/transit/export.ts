@@ -6,17 +6,16 @@
  * Export types: `encryption-key`, `signing-key`, `hmac-key`, `public-key`
  * and `certificate-chain`. Every type but `public-key` and
  * `certificate-chain` needs `exportable`. The strings are Vault's table:
- * symmetric keys and HMAC secrets as base64; asymmetric keys through their
- * family (PKCS#1 / SEC 1 / PKIX PEM, PKCS#8 for `der`/`pem`, Ed25519 base64),
- * PEM trimmed or not exactly as Vault does. Vault answers several of these
+ * HMAC secrets as base64; keys through their type's family (symmetric keys
+ * base64; PKCS#1 / SEC 1 / PKIX PEM, PKCS#8 for `der`/`pem`, Ed25519
+ * base64), PEM trimmed or not exactly as Vault does. Vault answers several of these
  * refusals with HTTP 500; here they are all `invalid_request`.
  * @module
  */
 import { chainToPem } from '../crypto/pki/chain.js';
-import { encodeBase64 } from '../encoding.js';
 import { invalidRequest, notFound } from '../errors.js';
-import { type ExportFormat, familyOf } from '../keys/asymmetric/family.js';
-import { requireMaterial } from '../keys/asymmetric/material.js';
+import type { ExportFormat } from '../keys/families/family.js';
+import { exportSymmetric } from '../keys/families/symmetric.js';
 import type { KeyTypeInfo } from '../keys/key-types.js';
 import { checkKeyName } from '../keys/names.js';
 import {
@@ -38,7 +37,6 @@ const TYPES: ReadonlySet<string> = new Set<ExportKeyType>([
   'certificate-chain',
 ]);
 const FORMATS: ReadonlySet<string> = new Set<ExportFormat>(['', 'raw', 'der', 'pem']);
-const SYMMETRIC_FORMAT = 'unknown format for HMAC key; supported values are `` or `raw`';
 
 /** Vault's per-type capability checks. */
 function checkCapability(type: ExportKeyType, info: KeyTypeInfo): void {
@@ -84,30 +82,19 @@ function exportString(
   v: KeyVersion,
   format: ExportFormat,
 ): string {
-  const symmetric = (bytes: Uint8Array): string => {
-    if (format === 'der' || format === 'pem') throw invalidRequest(SYMMETRIC_FORMAT);
-    return encodeBase64(bytes);
-  };
   switch (type) {
     case 'hmac-key':
-      return symmetric(v.hmac_key);
+      return exportSymmetric(v.hmac_key, format);
     case 'certificate-chain':
       if (!v.certificate_chain) {
         throw invalidRequest('selected key version does not have a certificate chain imported');
       }
       return chainToPem(v.certificate_chain);
     case 'public-key':
-      if (!info.asymmetric) {
-        throw invalidRequest(`unknown key type ${info.name} for export type public-key`);
-      }
-      // A derived Ed25519 key's stored public key belongs to the HKDF master
-      // key, not to any key that signs; Vault returns it, we return "" as read does.
-      if (p.derived) return '';
-      return familyOf(info).exportPublic(requireMaterial(v.asymmetric), format);
+      return info.family.exportPublicKey(info, p, v, format);
     default:
       // encryption-key and signing-key (capabilities checked before).
-      if (!info.asymmetric) return symmetric(v.key);
-      return familyOf(info).exportPrivate(requireMaterial(v.asymmetric), v.key, format);
+      return info.family.exportKey(v, format);
   }
 }
 

@@ -95,7 +95,9 @@ export async function importKey(e: Engine, name: string, request: ImportKeyReque
   const typeName = optString(r.type, 'type');
   if (typeName === undefined) throw invalidRequest("missing 'type' of the imported key");
   const info = keyType(typeName);
-  if (info.family === 'hmac') throw invalidRequest(`keys of type ${info.name} cannot be imported`);
+  if (!info.family.importable) {
+    throw invalidRequest(`keys of type ${info.name} cannot be imported`);
+  }
   const allowRotation = optBool(r.allow_rotation, 'allow_rotation') ?? false;
   const base = buildPolicy(name, {
     type: info.name,
@@ -110,7 +112,7 @@ export async function importKey(e: Engine, name: string, request: ImportKeyReque
   if (base.derived && toBytes(r.context, 'context').length === 0) {
     throw invalidRequest(MISSING_CONTEXT);
   }
-  if (base.derived && info.asymmetric && !isSet(r.ciphertext)) {
+  if (base.derived && info.family.asymmetric && !isSet(r.ciphertext)) {
     throw invalidRequest(
       'unable to import only public key for derived Ed25519 key: the imported key must be the private HKDF key',
     );
@@ -154,7 +156,7 @@ export async function importKeyVersion(
   if (!current) throw invalidRequest(missing);
   checkImportable(current.doc.policy);
   const info = typeInfo(current.doc.policy);
-  if (version !== undefined && !info.asymmetric) {
+  if (version !== undefined && !info.family.asymmetric) {
     throw invalidRequest('provided type does not support importing key versions');
   }
   const { material, isPrivate } = await requestMaterial(e, info, r);
@@ -189,7 +191,7 @@ export async function importKeyVersion(
       if (!samePair(old)) throw invalidRequest('cannot import key, key pair does not match');
       return { policy: p, add: new Map([[version, fill(old)]]) };
     }
-    if (isPrivate && info.asymmetric) {
+    if (isPrivate && info.family.asymmetric) {
       const latest = await e.store.version(key, p.latest_version);
       if (isPublicOnly(info, latest) && samePair(latest)) {
         return { policy: p, add: new Map([[p.latest_version, fill(latest)]]) };

@@ -9,7 +9,7 @@
 import { toBytes } from '../encoding.js';
 import { invalidRequest, notFound } from '../errors.js';
 import { parseAutoRotatePeriod } from '../keys/duration.js';
-import { DEFAULT_KEY_TYPE, HMAC_KEY_SIZE, keyType } from '../keys/key-types.js';
+import { DEFAULT_KEY_TYPE, keyType } from '../keys/key-types.js';
 import { checkKeyName } from '../keys/names.js';
 import { type KeyPolicy, optBool, optInt } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
@@ -37,16 +37,7 @@ export function buildPolicy(name: string, request: CreateKeyRequest): KeyPolicy 
   if (convergent && !info.supportsEncryption) {
     throw invalidRequest(`convergent encryption not supported for keys of type ${info.name}`);
   }
-  const sizeReq = optInt(req.key_size, 'key_size');
-  let keySize = 0;
-  if (info.family === 'hmac') {
-    keySize = sizeReq === undefined || sizeReq === 0 ? HMAC_KEY_SIZE.default : sizeReq;
-    if (keySize < HMAC_KEY_SIZE.min || keySize > HMAC_KEY_SIZE.max) {
-      throw invalidRequest(`invalid key_size ${keySize}`);
-    }
-  } else if (sizeReq !== undefined && sizeReq !== 0) {
-    throw invalidRequest(`key_size is not valid for algorithm ${info.name}`);
-  }
+  const keySize = info.family.policyKeySize(info, optInt(req.key_size, 'key_size'));
   return {
     name,
     type: info.name,

@@ -1,11 +1,10 @@
 /**
- * Generating key versions: the raw key (sized by type, or `key_size` for
- * hmac) or, for asymmetric types, a key pair from the family (RSA generated
- * off the event loop), plus the version's own 256-bit HMAC secret (reference
- * §4), all from the backend CSPRNG.
+ * Generating key versions: the type's family makes the material (a raw key
+ * sized by the type or by `key_size`, or a key pair, RSA generated off the
+ * event loop); each version also gets its own 256-bit HMAC secret (reference
+ * §4) unless the family fixes it (hmac: the key). All from the backend CSPRNG.
  * @module
  */
-import { familyOf } from '../keys/asymmetric/family.js';
 import type { KeyTypeInfo } from '../keys/key-types.js';
 import { CURRENT_CONVERGENT_VERSION, type KeyPolicy, type KeyVersion } from '../keys/policy.js';
 import { type Engine, rfc3339 } from './engine.js';
@@ -22,15 +21,13 @@ export async function newVersion(
     time: '',
     convergent_version: policy.convergent_encryption ? CURRENT_CONVERGENT_VERSION : 0,
   };
-  let version: KeyVersion;
-  if (info.asymmetric) {
-    const { key, material } = await familyOf(info).generate(e.backend, info);
-    version = { ...base, key, asymmetric: material };
-  } else {
-    const size = info.family === 'hmac' ? policy.key_size : info.keyBytes;
-    const key = e.backend.randomBytes(size);
-    version = { ...base, key, hmac_key: info.family === 'hmac' ? key : base.hmac_key };
-  }
+  const { key, material, hmacKey } = await info.family.generate(e.backend, info, policy);
+  const version: KeyVersion = {
+    ...base,
+    key,
+    hmac_key: hmacKey ?? base.hmac_key,
+    ...(material ? { asymmetric: material } : {}),
+  };
   // Stamp the time once the material exists (RSA generation takes a while).
   const now = e.clock.now();
   return { ...version, creation_time: Math.floor(now / 1000), time: rfc3339(now) };

@@ -11,28 +11,18 @@
  */
 
 import { chainToPem } from '../crypto/pki/chain.js';
-import { familyOf } from '../keys/asymmetric/family.js';
-import { requireMaterial } from '../keys/asymmetric/material.js';
 import type { KeyTypeInfo } from '../keys/key-types.js';
-import { type KeyPolicy, type KeyVersion, oldestVersion, typeInfo } from '../keys/policy.js';
+import { type KeyVersion, oldestVersion, typeInfo } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
 import { type Engine, rfc3339 } from './engine.js';
 import type { AsymmetricKeyVersionInfo, KeyInfo } from './types.js';
 
 /** One asymmetric version as the read body shows it. */
-async function publicEntry(
-  e: Engine,
-  p: KeyPolicy,
+function publicEntry(
   info: KeyTypeInfo,
   v: KeyVersion,
-  context: Uint8Array,
-): Promise<AsymmetricKeyVersionInfo> {
-  const family = familyOf(info);
-  let public_key = '';
-  if (!p.derived) public_key = family.readPublicKey(requireMaterial(v.asymmetric));
-  else if (context.length > 0 && family.derive) {
-    public_key = family.readPublicKey(await family.derive(e.backend, p, v.key, context));
-  }
+  public_key: string,
+): AsymmetricKeyVersionInfo {
   const zero = v.time === '' || v.time.startsWith('0001-01-01');
   return {
     name: info.publicKeyName ?? info.name,
@@ -58,9 +48,9 @@ export async function keyInfo(
   for (let v = Math.max(oldestVersion(p), p.min_decryption_version); v <= p.latest_version; v++) {
     // Synchronous when cached: with 1,000 versions, one await each was most of a rotate.
     const ver = e.store.cachedVersion(key, v) ?? (await e.store.version(key, v));
-    keys[String(v)] = info.asymmetric
-      ? await publicEntry(e, p, info, ver, context)
-      : ver.creation_time;
+    // The family's public key, or none: the read body shows the creation time.
+    const pub = info.family.readBodyPublicKey(e.backend, p, ver, context);
+    keys[String(v)] = pub ? publicEntry(info, ver, await pub) : ver.creation_time;
   }
   const body: KeyInfo = {
     name: p.name,

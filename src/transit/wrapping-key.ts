@@ -15,15 +15,13 @@ import { importHash, unwrapImportBlob } from '../crypto/import-blob.js';
 import { internal, invalidRequest } from '../errors.js';
 import { familyOf } from '../keys/asymmetric/family.js';
 import { requireMaterial } from '../keys/asymmetric/material.js';
-import { keyType } from '../keys/key-types.js';
+import { keyType, WRAPPING_KEY_TYPE } from '../keys/key-types.js';
 import { WRAPPING_KEY_NAME } from '../keys/names.js';
 import type { KeyPolicy } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
 import type { Engine } from './engine.js';
 import { buildPolicy } from './keys.js';
 import { newVersion } from './material.js';
-
-const TYPE = 'rsa-4096';
 
 /** Generations in flight, per engine, so concurrent first calls make one key. */
 const pending = new WeakMap<Engine, Promise<LoadedKey>>();
@@ -32,10 +30,10 @@ async function create(e: Engine): Promise<LoadedKey> {
   const existing = await e.store.get(WRAPPING_KEY_NAME);
   if (existing) return existing;
   const policy: KeyPolicy = {
-    ...buildPolicy('wrapping-key', { type: TYPE }),
+    ...buildPolicy('wrapping-key', { type: WRAPPING_KEY_TYPE }),
     name: WRAPPING_KEY_NAME,
   };
-  const first = await newVersion(e, policy, keyType(TYPE));
+  const first = await newVersion(e, policy, keyType(WRAPPING_KEY_TYPE));
   return (await e.store.create(policy, new Map([[1, first]]))).key;
 }
 
@@ -76,7 +74,8 @@ export async function unwrapImport(
     throw invalidRequest('no wrapping key exists yet: read wrapping_key and wrap the key for it');
   }
   const v = await e.store.version(key, key.doc.policy.latest_version);
-  const priv = familyOf(keyType(TYPE)).privateKey(requireMaterial(v.asymmetric));
-  if (priv?.type !== 'rsa') throw internal('the wrapping key has no RSA private key');
-  return unwrapImportBlob(e.backend, priv.key, hash, blob);
+  const family = familyOf(keyType(key.doc.policy.type));
+  const priv = family.wrappingPrivateKey?.(requireMaterial(v.asymmetric));
+  if (!priv) throw internal('the wrapping key has no RSA private key');
+  return unwrapImportBlob(e.backend, priv, hash, blob);
 }

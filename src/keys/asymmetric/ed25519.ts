@@ -1,30 +1,40 @@
 /**
- * The Ed25519 family, as Vault's keysutil does it (reference §2, §5, §8):
+ * The Ed25519 family, as Vault's keysutil does it (reference §2, §5, §6, §8):
  * - the version's `key` is Go's 64-byte private key `seed ‖ pub` and the
- *   stored `public_key` is base64 of the 32-byte public key;
+ *   stored `public_key` (our JSON and the backup `KeyEntry`) is base64 of
+ *   the 32-byte public key; a public-only version has an empty `key`;
  * - pure Ed25519 over the raw input: `hash_algorithm` and `prehashed` are
  *   ignored (Vault 1.14);
  * - derived keys: HKDF-SHA256 over all 64 bytes, empty salt, the context as
  *   info; the first 32 output bytes are the per-context seed, so one context
  *   always gives the same key pair and signatures;
  * - export: base64 of the 64 bytes (`''`/`raw`), PKCS#8 and PKIX for
- *   `der`/`pem` (PEM trimmed); `""` for a public-only version.
+ *   `der`/`pem` (PEM trimmed); `""` for a public-only version;
+ * - a restored seed must give the stored public key.
  * @module
  */
 import { hkdfSha256 } from '../../crypto/kdf.js';
 import { encodePkcs8PrivateKey, encodeSpki, pemEncode } from '../../crypto/pki/keys.js';
-import { concatBytes, encodeBase64 } from '../../encoding.js';
+import { concatBytes, encodeBase64, tryDecodeBase64 } from '../../encoding.js';
 import { invalidRequest } from '../../errors.js';
 import { MISSING_CONTEXT } from '../derive.js';
-import { materialOf, trimPem } from './common.js';
-import type { AsymmetricFamily } from './family.js';
-import type { Ed25519Material } from './material.js';
+import { INVALID_BACKUP as WHAT } from '../families/family.js';
+import { stringField } from '../go-json.js';
+import { keyOf, materialOf, trimPem } from './common.js';
+import { defineAsymmetricFamily } from './define.js';
+import { type AsymmetricMaterial, corrupt, type Ed25519Material } from './material.js';
 
-const ed = (m: Parameters<AsymmetricFamily['readPublicKey']>[0]): Ed25519Material =>
-  materialOf(m, 'ed25519');
+const ed = (m: AsymmetricMaterial): Ed25519Material => materialOf(m, 'ed25519');
+const empty = new Uint8Array(0);
+const same = (a: Uint8Array, b: Uint8Array) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** @internal */
-export const ed25519Family: AsymmetricFamily = {
+export const ed25519Family = defineAsymmetricFamily({
+  name: 'ed25519',
+  materialKind: 'ed25519',
+  pkixType: 'ed25519',
+
   async generate(b) {
     const priv = await b.generateEd25519();
     const pub = await b.ed25519PublicKey(priv);
@@ -75,4 +85,49 @@ export const ed25519Family: AsymmetricFamily = {
   },
 
   publicKey: (m) => ({ type: 'ed25519', key: ed(m).public }),
-};
+
+  materialToJson: (m) => ({ public_key: encodeBase64(ed(m).public) }),
+
+  materialFromJson(o, _info, key) {
+    const pub = typeof o.public_key === 'string' ? tryDecodeBase64(o.public_key) : undefined;
+    if (pub?.length !== 32) corrupt('ed25519 public key');
+    if (key.length === 0) return { kind: 'ed25519', public: pub };
+    if (key.length !== 64) corrupt('ed25519 key');
+    return { kind: 'ed25519', public: pub, private: { seed: key.subarray(0, 32) } };
+  },
+
+  entryFields: (m) => (m ? { public_key: encodeBase64(ed(m).public) } : {}),
+
+  async decodeEntry(o, _info, key, derive) {
+    const stored = stringField(o, 'public_key', WHAT);
+    const storedPub = stored === '' ? undefined : tryDecodeBase64(stored);
+    if (stored !== '' && storedPub?.length !== 32) {
+      throw invalidRequest(`${WHAT}: 'public_key' is not a 32-byte Ed25519 key`);
+    }
+    if (!key) {
+      if (!storedPub) throw invalidRequest(`${WHAT}: missing Ed25519 'key'`);
+      return { key: empty, asymmetric: { kind: 'ed25519', public: storedPub } };
+    }
+    if (key.length !== 64) throw invalidRequest(`${WHAT}: Ed25519 'key' must be 64 bytes`);
+    const seed = key.slice(0, 32);
+    const pub = await derive(seed);
+    if (!same(pub, key.subarray(32)) || (storedPub && !same(pub, storedPub))) {
+      throw invalidRequest(`${WHAT}: Ed25519 'key' does not match its public key`);
+    }
+    return { key, asymmetric: { kind: 'ed25519', public: pub, private: { seed } } };
+  },
+
+  async fromPrivateKey(b, _info, m) {
+    const priv = keyOf(m, 'ed25519');
+    const pub = await b.ed25519PublicKey(priv);
+    return {
+      key: concatBytes(priv.seed, pub),
+      asymmetric: { kind: 'ed25519', public: pub, private: priv },
+    };
+  },
+
+  fromPublicKey: (_info, m) => ({
+    key: empty,
+    asymmetric: { kind: 'ed25519', public: keyOf(m, 'ed25519') },
+  }),
+});

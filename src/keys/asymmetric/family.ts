@@ -1,28 +1,28 @@
 /**
- * The asymmetric key families (ECDSA, Ed25519, RSA) behind one interface, so
- * the engine dispatches on the registry row's `family` through a table and
- * never on a type name (style.md convention 1). Each family knows Vault's
- * framing for its keys: generation, the public key the read body shows,
- * signatures (hashing, `asn1`/`jws` marshaling, PSS salt rules), the export
- * strings of reference §8, and (RSA) OAEP encryption.
+ * The asymmetric key families (ECDSA, Ed25519, RSA): {@link KeyFamily}
+ * extended with what only key pairs do — the public key the read body
+ * shows, signatures (hashing, `asn1`/`jws` marshaling, PSS salt rules), the
+ * export strings of reference §8, derived keys (Ed25519) and RSA-OAEP
+ * (encryption, and the BYOK wrapping key). Each family is one file built
+ * with `defineAsymmetricFamily` (`./define.ts`), which adds the members all
+ * key pairs share; a registry row references it, and the engine reaches it
+ * with {@link familyOf}, never by a type name (style.md convention 1).
  *
  * Families throw `TransitError`s for a caller's mistakes; the crypto
  * backends' `RangeError`/`TypeError` are mapped by the caller.
  *
  * @module
  */
+import type { RsaPrivateKey, RsaPublicKey } from '../../crypto/asymmetric-backend.js';
 import type { CryptoBackend, HashName } from '../../crypto/backend.js';
 import type { PrivateKeyMaterial, PublicKeyMaterial } from '../../crypto/pki/keys.js';
 import { internal } from '../../errors.js';
-import type { AsymmetricFamilyName, KeyTypeInfo } from '../key-types.js';
+import type { ExportFormat, KeyFamily } from '../families/family.js';
+import type { KeyTypeInfo } from '../key-types.js';
 import type { KeyPolicy } from '../policy.js';
-import { ecdsaFamily } from './ecdsa.js';
-import { ed25519Family } from './ed25519.js';
 import type { AsymmetricMaterial } from './material.js';
-import { rsaFamily } from './rsa.js';
 
-/** Export `format` (OpenBao): `''` native, `raw`, `der` (base64) or `pem`. @internal */
-export type ExportFormat = '' | 'raw' | 'der' | 'pem';
+export type { ExportFormat, GeneratedKey } from '../families/family.js';
 
 /** Resolved signing options (reference §5). @internal */
 export interface SignOptions {
@@ -38,16 +38,10 @@ export interface SignOptions {
   readonly marshaling: 'asn1' | 'jws';
 }
 
-/** A freshly generated version: its raw `key` (Ed25519 `seed ‖ pub`) and material. @internal */
-export interface GeneratedKey {
-  readonly key: Uint8Array;
-  readonly material: AsymmetricMaterial;
-}
-
 /** One asymmetric family. @internal */
-export interface AsymmetricFamily {
-  /** A new key pair from the backend CSPRNG (RSA off the event loop). */
-  generate(b: CryptoBackend, info: KeyTypeInfo): Promise<GeneratedKey>;
+export interface AsymmetricFamily extends KeyFamily {
+  readonly asymmetric: true;
+  readonly materialKind: AsymmetricMaterial['kind'];
   /**
    * The per-context key of a derived key (Ed25519 only; reference §2).
    * Absent for families that cannot derive.
@@ -82,21 +76,23 @@ export interface AsymmetricFamily {
   exportPrivate(m: AsymmetricMaterial, key: Uint8Array, format: ExportFormat): string;
   /** `public-key` export string. */
   exportPublic(m: AsymmetricMaterial, format: ExportFormat): string;
-  /** The neutral private key (CSR signing), or `undefined` when public-only. */
+  /** The neutral private key (CSR signing, PKCS#8), or `undefined` when public-only. */
   privateKey(m: AsymmetricMaterial): PrivateKeyMaterial | undefined;
-  /** The neutral public key (certificate matching). */
+  /** The neutral public key (certificate matching, key-pair comparison). */
   publicKey(m: AsymmetricMaterial): PublicKeyMaterial;
   /** RSA-OAEP encryption (families that encrypt). */
   encrypt?(b: CryptoBackend, m: AsymmetricMaterial, plaintext: Uint8Array): Promise<Uint8Array>;
   /** RSA-OAEP decryption (families that encrypt). */
   decrypt?(b: CryptoBackend, m: AsymmetricMaterial, ciphertext: Uint8Array): Promise<Uint8Array>;
+  /** The RSA public key an import blob is wrapped for (families that can be a BYOK destination). */
+  wrappingPublicKey?(m: AsymmetricMaterial): RsaPublicKey;
+  /** The RSA private key that unwraps an import blob (`undefined` when public-only). */
+  wrappingPrivateKey?(m: AsymmetricMaterial): RsaPrivateKey | undefined;
 }
 
-const FAMILIES: Readonly<Record<AsymmetricFamilyName, AsymmetricFamily>> = {
-  ecdsa: ecdsaFamily,
-  ed25519: ed25519Family,
-  rsa: rsaFamily,
-};
+/** The asymmetric family of a key type, or `undefined` for a symmetric one. @internal */
+export const asymmetricFamilyOf = (info: KeyTypeInfo): AsymmetricFamily | undefined =>
+  info.family.asymmetric ? (info.family as AsymmetricFamily) : undefined;
 
 /**
  * The family of an asymmetric key type.
@@ -104,7 +100,7 @@ const FAMILIES: Readonly<Record<AsymmetricFamilyName, AsymmetricFamily>> = {
  * @internal
  */
 export function familyOf(info: KeyTypeInfo): AsymmetricFamily {
-  const f = info.asymmetric ? FAMILIES[info.family as AsymmetricFamilyName] : undefined;
+  const f = asymmetricFamilyOf(info);
   if (!f) throw internal(`key type ${info.name} is not asymmetric`);
   return f;
 }

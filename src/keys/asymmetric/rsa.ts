@@ -10,7 +10,11 @@
  * - encryption: RSA-OAEP, SHA-256 for both hash and MGF1, empty label. Every
  *   decryption failure gives one message (no padding oracle);
  * - export: PKCS#1 `RSA PRIVATE KEY` PEM and PKIX `PUBLIC KEY` PEM, both with
- *   their trailing newline; PKCS#8 / PKIX for `der`/`pem`; no `raw` form.
+ *   their trailing newline; PKCS#8 / PKIX for `der`/`pem`; no `raw` form;
+ * - the BYOK wrapping key and byok-export destinations are RSA keys;
+ * - import: the modulus size must be the row's (Vault's text).
+ *
+ * The stored forms and the backup `KeyEntry` codec are `./rsa-codec.ts`.
  * @module
  */
 import { RsaDecryptionError } from '../../crypto/asymmetric-backend.js';
@@ -24,12 +28,15 @@ import {
 } from '../../crypto/pki/keys.js';
 import { encodeBase64 } from '../../encoding.js';
 import { internal, invalidRequest } from '../../errors.js';
-import { materialOf, refuseRaw, signedData } from './common.js';
-import type { AsymmetricFamily, SignOptions } from './family.js';
-import type { RsaMaterial } from './material.js';
+import type { KeyTypeInfo } from '../key-types.js';
+import { keyOf, materialOf, refuseRaw, signedData } from './common.js';
+import { defineAsymmetricFamily } from './define.js';
+import type { SignOptions } from './family.js';
+import type { AsymmetricMaterial, RsaMaterial } from './material.js';
+import { rsaEntryFields, rsaFromEntry, rsaFromJson, rsaToJson } from './rsa-codec.js';
 
-const rsa = (m: Parameters<AsymmetricFamily['readPublicKey']>[0]): RsaMaterial =>
-  materialOf(m, 'rsa');
+const rsa = (m: AsymmetricMaterial): RsaMaterial => materialOf(m, 'rsa');
+const empty = new Uint8Array(0);
 
 const OAEP_HASH = 'sha256';
 
@@ -47,12 +54,31 @@ function pssParams(n: bigint, o: SignOptions): { hash: HashName; salt: number } 
   return { hash: o.hash, salt: o.saltLength };
 }
 
+/** The row's modulus size. */
+function bitsOf(info: KeyTypeInfo): number {
+  if (!info.rsaBits) throw internal(`key type ${info.name} has no modulus size`);
+  return info.rsaBits;
+}
+
+/** Refuse an imported key of another modulus size than the row's. */
+function checkSize(info: KeyTypeInfo, n: bigint): void {
+  const want = bitsOf(info) / 8;
+  const got = Math.ceil(n.toString(2).length / 8);
+  if (got !== want) {
+    throw invalidRequest(`invalid key size: expected ${want} bytes, got ${got} bytes`);
+  }
+}
+
 /** @internal */
-export const rsaFamily: AsymmetricFamily = {
+export const rsaFamily = defineAsymmetricFamily({
+  name: 'rsa',
+  materialKind: 'rsa',
+  pkixType: 'rsa',
+
   async generate(b, info) {
     if (!info.rsaBits) throw internal(`key type ${info.name} has no modulus size`);
     const key = await b.generateRsa(info.rsaBits);
-    return { key: new Uint8Array(0), material: { kind: 'rsa', public: key, private: key } };
+    return { key: empty, material: { kind: 'rsa', public: key, private: key } };
   },
 
   readPublicKey: (m) => spkiPem(rsa(m)),
@@ -127,4 +153,24 @@ export const rsaFamily: AsymmetricFamily = {
       );
     }
   },
-};
+
+  wrappingPublicKey: (m) => rsa(m).public,
+  wrappingPrivateKey: (m) => rsa(m).private,
+
+  materialToJson: (m) => rsaToJson(rsa(m)),
+  materialFromJson: (o) => rsaFromJson(o),
+  entryFields: (m) => (m ? rsaEntryFields(rsa(m)) : {}),
+  decodeEntry: async (o, info) => ({ key: empty, asymmetric: rsaFromEntry(o, bitsOf(info)) }),
+
+  async fromPrivateKey(_b, info, m) {
+    const key = keyOf(m, 'rsa');
+    checkSize(info, key.n);
+    return { key: empty, asymmetric: { kind: 'rsa', public: key, private: key } };
+  },
+
+  fromPublicKey(info, m) {
+    const key = keyOf(m, 'rsa');
+    checkSize(info, key.n);
+    return { key: empty, asymmetric: { kind: 'rsa', public: key } };
+  },
+});
