@@ -75,6 +75,10 @@ describe.skipIf(SKIP_POSTGRES)('four transitkit servers on one PostgreSQL', () =
   it('one server is active, the other three standby', async () => {
     expect(await until(() => oneActive(servers), 30_000), String(await statuses())).toBeDefined();
     expect(await statuses()).toEqual([200, 429, 429, 429]); // the first took the lock
+    for (const s of servers) {
+      const status = await call(s, 'GET', '/v1/sys/seal-status', { token: null });
+      expect(status.json).toMatchObject({ sealed: false, storage_type: 'postgresql' });
+    }
   });
 
   it('creates and rotations racing on all four servers lose no version', async () => {
