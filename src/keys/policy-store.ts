@@ -1,6 +1,9 @@
 /**
  * Loading and persisting keys (openbao `lock_manager.go`): a parsed-key cache
- * (LRU, `cache-config` size), a per-name async lock for read-modify-write, and
+ * (LRU, `cache-config` size; kept coherent by `watch` notifications, with
+ * a one-second re-check against storage as the backstop for lost ones, and
+ * never caching a read that a notification overtook; a read that fails is an
+ * error, never "absent"), a per-name async lock for read-modify-write, and
  * compare-and-set writes so that concurrent writers (other processes on the
  * same storage) never lose an update.
  *
@@ -34,6 +37,8 @@ import {
 export const HOT_VERSIONS = 16;
 const CAS_RETRIES = 16;
 const ARCHIVE_CACHE = 4096;
+/** The longest a cached key is used without checking storage (lost notifications). */
+const MAX_AGE_MS = 1_000;
 /** Names whose invalidations are counted one by one (beyond: a new epoch). */
 const MAX_STAMPS = 10_000;
 
@@ -49,11 +54,19 @@ export interface Mutation {
   add?: ReadonlyMap<number, KeyVersion>;
 }
 
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** @internal */
 export class PolicyStore {
   readonly #storage: StorageAdapter;
   readonly #backend: CryptoBackend;
-  readonly #cache: Lru<string, LoadedKey>;
+  readonly #cache: Lru<string, { key: LoadedKey; at: number }>;
+  /** Revalidations of aged cache entries in flight, one per name. */
+  readonly #revalidating = new Map<string, Promise<LoadedKey | undefined>>();
   readonly #archive = new Lru<string, KeyVersion>(ARCHIVE_CACHE);
   readonly #locks = new KeyedMutex();
   /**
@@ -87,7 +100,7 @@ export class PolicyStore {
       this.#cache.clear();
       this.#archive.clear();
     } else {
-      const cached = this.#cache.get(name);
+      const cached = this.#cache.get(name)?.key;
       this.#cache.delete(name);
       // Archived versions are rewritten in place only for asymmetric keys
       // (set-certificate, import_version of a private half). Those of other
@@ -100,21 +113,34 @@ export class PolicyStore {
     }
   }
 
-  /** Load a key (cached). */
+  /**
+   * Load a key (cached). A cached key older than {@link MAX_AGE_MS} is checked
+   * against storage first (decoded again only when its bytes changed): the
+   * backstop for lost change notifications.
+   */
   async get(name: string): Promise<LoadedKey | undefined> {
     const hit = this.#cache.get(name);
-    if (hit) return hit;
-    return this.#load(name);
+    if (!hit) return this.#load(name);
+    const age = Date.now() - hit.at;
+    if (age >= 0 && age < MAX_AGE_MS) return hit.key;
+    let pending = this.#revalidating.get(name);
+    if (!pending) {
+      pending = this.#load(name, hit.key).finally(() => this.#revalidating.delete(name));
+      this.#revalidating.set(name, pending);
+    }
+    return pending;
   }
 
-  async #load(name: string): Promise<LoadedKey | undefined> {
+  /** Read a key from storage; `previous` is reused when the stored bytes did not change. */
+  async #load(name: string, previous?: LoadedKey): Promise<LoadedKey | undefined> {
     const stamp = this.#stamp(name);
     const raw = await this.#storage.get(keyspace.policy(name));
     if (!raw) {
       this.#cache.delete(name);
       return undefined;
     }
-    const loaded = { doc: decodeDocument(raw), raw };
+    const loaded =
+      previous && sameBytes(previous.raw, raw) ? previous : { doc: decodeDocument(raw), raw };
     this.#remember(name, loaded, stamp);
     return loaded;
   }
@@ -126,7 +152,7 @@ export class PolicyStore {
 
   /** Cache `key` unless `name` was invalidated since `stamp` (then drop it). */
   #remember(name: string, key: LoadedKey, stamp: string): void {
-    if (stamp === this.#stamp(name)) this.#cache.set(name, key);
+    if (stamp === this.#stamp(name)) this.#cache.set(name, { key, at: Date.now() });
     else this.#cache.delete(name);
   }
 

@@ -7,6 +7,8 @@
  *   the older document cached;
  * - settings that cannot be reloaded fail closed: upsert is refused until a
  *   reload succeeds (retried on its own);
+ * - without notifications at all, no cached key is used for more than a
+ *   second without checking storage;
  * - a key entry that fails barrier authentication is an error, never "absent":
  *   an upsert does not replace it with a new key.
  *
@@ -46,6 +48,30 @@ describe('key cache', () => {
     flaky.release();
     await inFlight; // concurrent with the rotation: either version is fine
     expect((await b.encrypt('k', { plaintext })).ciphertext).toMatch(/^vault:v2:/);
+  });
+});
+
+describe('lost notifications', () => {
+  it('without watch, a rotation on A reaches B once its cached key is a second old', async () => {
+    const inner = new MemoryStorage();
+    const unwatched = {
+      get: (k: string) => inner.get(k),
+      put: (k: string, v: Uint8Array) => inner.put(k, v),
+      delete: (k: string) => inner.delete(k),
+      list: (p: string, o?: { after?: string; limit?: number }) => inner.list(p, o),
+      compareAndSet: (k: string, e: Uint8Array | undefined, n: Uint8Array | undefined) =>
+        inner.compareAndSet(k, e, n),
+    };
+    const a = new Transit({ storage: unwatched, autoRotate: false });
+    const b = new Transit({ storage: unwatched, autoRotate: false });
+    engines.push(a, b);
+    await a.createKey('k');
+    expect((await b.encrypt('k', { plaintext })).ciphertext).toMatch(/^vault:v1:/); // cached
+    await a.rotateKey('k');
+    await eventually(
+      async () => (await b.encrypt('k', { plaintext })).ciphertext.startsWith('vault:v2:'),
+      'B re-reads its cached key',
+    );
   });
 });
 
