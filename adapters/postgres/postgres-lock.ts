@@ -21,12 +21,12 @@
 import { randomBytes } from 'node:crypto';
 import type { LockHandle } from 'transitkit';
 import { invalidRequest } from '../../src/errors.js';
-import type { Schema } from './schema.js';
+import type { Schema, Statement } from './schema.js';
 
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /** Runs one idempotent statement (retried through reconnections); resolves to its row count. @internal */
-export type RunStatement = (op: string, sql: string, params: unknown[]) => Promise<number>;
+export type RunStatement = (op: string, sql: Statement, params: unknown[]) => Promise<number>;
 
 /**
  * Take the lock `name` for `ttlMs`, or `undefined` while another holder has it.

@@ -47,7 +47,7 @@ import {
   poolConfig,
 } from './options.js';
 import { acquireLock } from './postgres-lock.js';
-import { listBounds, type Schema, schemaFor, sortKey } from './schema.js';
+import { listQuery, type Schema, type Statement, schemaFor, sortKey } from './schema.js';
 
 const DEFAULT_RETRY_MS = 15_000;
 
@@ -288,20 +288,15 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
   }
 
   async #page(prefix: string, after: string | undefined, limit: number): Promise<string[]> {
-    const [low, afterBound, high] = listBounds(prefix, after);
-    const r = await this.#statement(
-      'list',
-      this.#schema.list,
-      [low, afterBound, high, limit === 0 ? null : limit],
-      true,
-    );
+    const [statement, params] = listQuery(this.#schema, prefix, after, limit);
+    const r = await this.#statement('list', statement, params, true);
     return (r.rows as Array<{ key: string }>).map((row) => row.key.slice(prefix.length));
   }
 
   /** Run one statement of the store (after creating the tables when needed). */
   async #statement(
     op: string,
-    sql: string,
+    sql: Statement,
     params: unknown[],
     idempotent: boolean,
   ): Promise<QueryResult> {
@@ -311,12 +306,13 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
   }
 
   /**
-   * Run `sql` on a pooled connection, retrying while the server is unreachable
-   * (see the module comment for what is retried).
+   * Run `sql` (a named statement of the store, or ad-hoc SQL) on a pooled
+   * connection, retrying while the server is unreachable (see the module
+   * comment for what is retried).
    */
   async #query(
     op: string,
-    sql: string,
+    sql: Statement | string,
     params: unknown[] | undefined,
     idempotent: boolean,
   ): Promise<QueryResult> {
@@ -335,7 +331,10 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
         throw pgFailure(op, e);
       }
       try {
-        const r = params === undefined ? await client.query(sql) : await client.query(sql, params);
+        const r =
+          typeof sql === 'string'
+            ? await client.query(sql, params)
+            : await client.query({ name: sql.name, text: sql.text, values: params });
         client.release();
         return r;
       } catch (e) {

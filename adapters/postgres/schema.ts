@@ -47,6 +47,16 @@ export const DEFAULT_TABLE = 'transitkit';
 /** The longest key (UTF-8 bytes) carried in a NOTIFY payload. @internal */
 export const MAX_NOTIFY_KEY_BYTES = 7_000;
 
+/**
+ * One statement of a store, run as a named prepared statement (parsed and
+ * planned once per connection). Names carry the table, so stores of different
+ * tables never share one. @internal
+ */
+export interface Statement {
+  readonly name: string;
+  readonly text: string;
+}
+
 /** SQL names and statements of one store. @internal */
 export interface Schema {
   /** The key/value table (as given, unquoted). */
@@ -55,27 +65,36 @@ export interface Schema {
   readonly channel: string;
   /** Statements creating the tables (idempotent). */
   readonly migrate: string;
-  readonly get: string;
+  readonly get: Statement;
   /** $1 sort key, $2 key, $3 value. */
-  readonly put: string;
+  readonly put: Statement;
   /** $1 sort key. */
-  readonly delete: string;
+  readonly delete: Statement;
   /** $1 sort key, $2 expected, $3 next: replace when equal. */
-  readonly casReplace: string;
+  readonly casReplace: Statement;
   /** $1 sort key, $2 key, $3 next: insert when absent. */
-  readonly casInsert: string;
+  readonly casInsert: Statement;
   /** $1 sort key, $2 expected: delete when equal. */
-  readonly casDelete: string;
+  readonly casDelete: Statement;
   /** $1 sort key: true when absent. */
-  readonly absent: string;
-  /** $1 lower bound (inclusive), $2 lower bound (exclusive, or null), $3 upper bound (exclusive, or null), $4 limit (null = all). */
-  readonly list: string;
+  readonly absent: Statement;
+  /**
+   * `list` pages, by bounds: `from` (>= $1) or `after` (> $1), then `To`
+   * (< $2) when the prefix has an upper bound; the last parameter is the limit
+   * (null = all). Every bound is an index condition, in any plan.
+   */
+  readonly list: {
+    readonly from: Statement;
+    readonly fromTo: Statement;
+    readonly after: Statement;
+    readonly afterTo: Statement;
+  };
   /** $1 name, $2 token, $3 ttl ms. */
-  readonly lockAcquire: string;
+  readonly lockAcquire: Statement;
   /** $1 name, $2 token, $3 ttl ms. */
-  readonly lockRefresh: string;
+  readonly lockRefresh: Statement;
   /** $1 name, $2 token. */
-  readonly lockRelease: string;
+  readonly lockRelease: Statement;
 }
 
 const TABLE_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
@@ -96,6 +115,12 @@ export function schemaFor(table: unknown = DEFAULT_TABLE): Schema {
   const t = `"${table}"`;
   const locks = `"${table}_locks"`;
   const channel = `${table}_changes`;
+  const st = (name: string, text: string): Statement => ({ name: `tk:${table}:${name}`, text });
+  const page = (name: string, low: '>=' | '>', high: boolean): Statement =>
+    st(
+      name,
+      `SELECT key FROM ${t} WHERE sort_key ${low} $1${high ? ' AND sort_key < $2' : ''} ORDER BY sort_key LIMIT $${high ? 3 : 2}`,
+    );
   const notify = `SELECT pg_notify('${channel}', CASE WHEN octet_length(w.key) <= ${MAX_NOTIFY_KEY_BYTES} THEN w.key ELSE '' END) FROM w`;
   return {
     table,
@@ -113,46 +138,64 @@ CREATE TABLE IF NOT EXISTS ${locks} (
   token      text        NOT NULL,
   expires_at timestamptz NOT NULL
 );`,
-    get: `SELECT value FROM ${t} WHERE sort_key = $1`,
-    put: `WITH w AS (
+    get: st('g', `SELECT value FROM ${t} WHERE sort_key = $1`),
+    put: st(
+      'p',
+      `WITH w AS (
   INSERT INTO ${t} AS s (sort_key, key, value) VALUES ($1, $2, $3)
   ON CONFLICT (sort_key) DO UPDATE
     SET value = EXCLUDED.value, version = s.version + 1, updated_at = now()
   RETURNING s.key
 ) ${notify}`,
-    delete: `WITH w AS (DELETE FROM ${t} WHERE sort_key = $1 RETURNING key) ${notify}`,
-    casReplace: `WITH w AS (
+    ),
+    delete: st('d', `WITH w AS (DELETE FROM ${t} WHERE sort_key = $1 RETURNING key) ${notify}`),
+    casReplace: st(
+      'cr',
+      `WITH w AS (
   UPDATE ${t} SET value = $3, version = version + 1, updated_at = now()
   WHERE sort_key = $1 AND value = $2
   RETURNING key
 ) ${notify}`,
-    casInsert: `WITH w AS (
+    ),
+    casInsert: st(
+      'ci',
+      `WITH w AS (
   INSERT INTO ${t} (sort_key, key, value) VALUES ($1, $2, $3)
   ON CONFLICT (sort_key) DO NOTHING
   RETURNING key
 ) ${notify}`,
-    casDelete: `WITH w AS (DELETE FROM ${t} WHERE sort_key = $1 AND value = $2 RETURNING key) ${notify}`,
-    absent: `SELECT NOT EXISTS (SELECT 1 FROM ${t} WHERE sort_key = $1) AS absent`,
-    list: `SELECT key FROM ${t}
-WHERE sort_key >= $1
-  AND ($2::bytea IS NULL OR sort_key > $2)
-  AND ($3::bytea IS NULL OR sort_key < $3)
-ORDER BY sort_key
-LIMIT $4`,
+    ),
+    casDelete: st(
+      'cd',
+      `WITH w AS (DELETE FROM ${t} WHERE sort_key = $1 AND value = $2 RETURNING key) ${notify}`,
+    ),
+    absent: st('a', `SELECT NOT EXISTS (SELECT 1 FROM ${t} WHERE sort_key = $1) AS absent`),
+    list: {
+      from: page('lf', '>=', false),
+      fromTo: page('lft', '>=', true),
+      after: page('la', '>', false),
+      afterTo: page('lat', '>', true),
+    },
     // A take succeeds on a free name, an expired lease, or (a retried statement
     // whose first run committed) our own token.
-    lockAcquire: `INSERT INTO ${locks} AS l (name, token, expires_at)
+    lockAcquire: st(
+      'ka',
+      `INSERT INTO ${locks} AS l (name, token, expires_at)
 VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond')
 ON CONFLICT (name) DO UPDATE
   SET token = EXCLUDED.token, expires_at = EXCLUDED.expires_at
   WHERE l.expires_at <= clock_timestamp() OR l.token = EXCLUDED.token
 RETURNING 1`,
+    ),
     // The row keeps the last taker's token until it releases: an expired lease
     // that nobody took since is still ours (as the memory and Redis adapters).
-    lockRefresh: `UPDATE ${locks} SET expires_at = clock_timestamp() + $3 * interval '1 millisecond'
+    lockRefresh: st(
+      'kr',
+      `UPDATE ${locks} SET expires_at = clock_timestamp() + $3 * interval '1 millisecond'
 WHERE name = $1 AND token = $2
 RETURNING 1`,
-    lockRelease: `DELETE FROM ${locks} WHERE name = $1 AND token = $2`,
+    ),
+    lockRelease: st('kl', `DELETE FROM ${locks} WHERE name = $1 AND token = $2`),
   };
 }
 
@@ -178,17 +221,24 @@ export function sortKey(key: string): Buffer {
 }
 
 /**
- * `list` bounds for "keys starting with `prefix`, strictly after `prefix + after`
- * when `after` is given": [inclusive lower, exclusive lower or null, exclusive
- * upper or null].
+ * The `list` page statement and its bounds for "keys starting with `prefix`,
+ * strictly after `prefix + after` when `after` is given".
  * @internal
  */
-export function listBounds(
+export function listQuery(
+  schema: Schema,
   prefix: string,
   after: string | undefined,
-): [Buffer, Buffer | null, Buffer | null] {
-  const low = sortKey(prefix);
-  return [low, after === undefined ? null : sortKey(prefix + after), successor(low) ?? null];
+  limit: number,
+): [Statement, unknown[]] {
+  const low = sortKey(after === undefined ? prefix : prefix + after);
+  const high = successor(sortKey(prefix));
+  const max = limit === 0 ? null : limit;
+  const l = schema.list;
+  if (after === undefined) {
+    return high === undefined ? [l.from, [low, max]] : [l.fromTo, [low, high, max]];
+  }
+  return high === undefined ? [l.after, [low, max]] : [l.afterTo, [low, high, max]];
 }
 
 /**

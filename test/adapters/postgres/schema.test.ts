@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { listBounds, schemaFor, sortKey } from '../../../adapters/postgres/schema.js';
+import { listQuery, schemaFor, sortKey } from '../../../adapters/postgres/schema.js';
 import { isTransitError } from '../../../src/errors.js';
 
 /** Well-formed strings, biased towards the characters where code point and code unit orders differ. */
@@ -36,22 +36,33 @@ describe('PostgreSQL sort keys', () => {
     expect(cmp(sortKey('\uFFFD'), sortKey('🔑'))).toBe(1); // by code point it would be -1
   });
 
-  it('list bounds select exactly the keys under the prefix, after `after`', () => {
+  it('list statements select exactly the keys under the prefix, after `after`', () => {
+    const schema = schemaFor('t');
+    const l = schema.list;
     fc.assert(
       fc.property(key, key, fc.option(key, { nil: undefined }), (prefix, k, after) => {
-        const [low, afterBound, high] = listBounds(prefix, after);
+        const [statement, params] = listQuery(schema, prefix, after, 10);
+        const low = params[0] as Buffer;
+        const high =
+          statement === l.fromTo || statement === l.afterTo ? (params[1] as Buffer) : null;
+        const inclusive = statement === l.from || statement === l.fromTo;
+        expect(params[params.length - 1]).toBe(10);
         const b = sortKey(k);
         const selected =
-          cmp(b, low) >= 0 &&
-          (afterBound === null || cmp(b, afterBound) > 0) &&
-          (high === null || cmp(b, high) < 0);
+          (inclusive ? cmp(b, low) >= 0 : cmp(b, low) > 0) && (high === null || cmp(b, high) < 0);
         const want = k.startsWith(prefix) && (after === undefined || k > prefix + after);
         expect(selected, JSON.stringify({ prefix, k, after })).toBe(want);
       }),
       { numRuns: 2_000 },
     );
-    expect(listBounds('\uFFFF\uFFFF', undefined)[2]).toBeNull(); // no upper bound exists
-    expect(listBounds('', undefined)[2]).toBeNull();
+    expect(listQuery(schema, '\uFFFF\uFFFF', undefined, 0)).toEqual([
+      l.from,
+      [sortKey('\uFFFF\uFFFF'), null],
+    ]);
+    expect(listQuery(schema, '', 'a', 0)[0]).toBe(l.after); // no upper bound exists
+    expect(l.afterTo.text).toMatch(
+      /WHERE sort_key > \$1 AND sort_key < \$2 ORDER BY sort_key LIMIT \$3$/,
+    );
   });
 
   it('table names must be plain lower-case identifiers', () => {
