@@ -12,13 +12,18 @@
  * (the default lock TTL is 10 s), and every revoker call is counted in a file
  * appended synchronously: each lease exactly once, the 2 s group by A, the rest
  * by B. The failover time is printed.
+ *
+ * And a leader that is paused (SIGSTOP) rather than killed: B takes over, and
+ * when A resumes it finds its lock gone (the refresh is refused for its
+ * token) and becomes standby without revoking anything, though due leases
+ * are in its heap.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NO_REDIS_REASON, RedisServer, SKIP_REDIS } from '../helpers/redis-server.js';
 import { ROOT_DIR } from '../http/helpers.js';
 
@@ -82,6 +87,7 @@ class Child {
   async kill(signal: NodeJS.Signals): Promise<void> {
     if (this.proc.exitCode !== null || this.proc.signalCode !== null) return;
     const exited = new Promise((r) => this.proc.once('exit', r));
+    this.proc.kill('SIGCONT'); // in case it was stopped
     this.proc.kill(signal);
     await exited;
   }
@@ -109,17 +115,21 @@ async function until(cond: () => boolean, timeoutMs: number, what: string): Prom
 }
 
 describe.skipIf(SKIP_REDIS)('leader failover on Redis, two processes', () => {
-  let redis: RedisServer;
+  let redis: RedisServer; // a fresh server per test
   let work: string;
   const children: Child[] = [];
-  beforeAll(async () => {
+  beforeAll(() => {
     if (SKIP_REDIS) console.warn(NO_REDIS_REASON);
-    redis = await RedisServer.start();
     work = mkdtempSync(join(tmpdir(), 'transitkit-failover-'));
   });
-  afterAll(async () => {
-    await Promise.all(children.map((c) => c.kill('SIGKILL')));
+  beforeEach(async () => {
+    redis = await RedisServer.start();
+  });
+  afterEach(async () => {
+    await Promise.all(children.splice(0).map((c) => c.kill('SIGKILL')));
     await redis?.stop('SIGKILL');
+  });
+  afterAll(() => {
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -166,5 +176,29 @@ describe.skipIf(SKIP_REDIS)('leader failover on Redis, two processes', () => {
     const by = new Map(all.map(([pid, id]) => [id, pid]));
     for (const id of issued(2)) expect(by.get(id)).toBe(aPid);
     for (const id of [...issued(8), ...issued(20)]) expect(by.get(id)).toBe(bPid);
+  }, 120_000);
+
+  it('a paused leader (SIGSTOP) loses the lock; resumed after the takeover, it revokes nothing', async () => {
+    const rootKey = randomBytes(32).toString('base64');
+    const file = join(work, 'revoked-paused.txt');
+    writeFileSync(file, '');
+    const a = new Child([redis.url, rootKey, file]);
+    children.push(a);
+    expect(await a.line((l) => l.startsWith('ready'), 30_000)).toBe('ready true');
+    const b = new Child([redis.url, rootKey, file]);
+    children.push(b);
+    expect(await b.line((l) => l.startsWith('ready'), 30_000)).toBe('ready false');
+    a.send('issue 3 10'); // due while A is stopped: in A's heap when it resumes
+    await until(() => a.lines.filter((l) => l.startsWith('issued ')).length === 10, 7_000, 'issue');
+    a.proc.kill('SIGSTOP');
+    await b.line((l) => l === 'active', 30_000);
+    a.proc.kill('SIGCONT'); // at once: B has not revoked them all yet
+    await a.line((l) => l === 'standby', 10_000);
+    await until(() => revocations(file).length >= 10, 20_000, 'B to revoke the leases');
+    await sleep(2_500); // room for a late revocation by A
+    const all = revocations(file);
+    expect(all).toHaveLength(10);
+    expect(new Set(all.map(([, id]) => id)).size).toBe(10);
+    expect(all.every(([pid]) => pid === b.proc.pid)).toBe(true);
   }, 120_000);
 });
