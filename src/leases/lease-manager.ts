@@ -290,7 +290,7 @@ export class LeaseManager {
     await this.idle();
   }
 
-  /** Whether this instance held the leader lock at its last tick. */
+  /** Whether this instance held the leader lock at its last tick or lock refresh. */
   isLeader(): boolean {
     return this.#scheduler.isLeader();
   }

@@ -67,7 +67,7 @@ export class Scheduler {
     this.#refreshMs = refreshMs;
   }
 
-  /** Whether this instance held the leader lock at its last tick. */
+  /** Whether this instance held the leader lock at its last tick or lock refresh. */
   isLeader(): boolean {
     return this.#leader;
   }
