@@ -31,6 +31,15 @@ const ZERO_TIME = '0001-01-01T00:00:00Z';
 const WHAT = INVALID_BACKUP;
 
 /**
+ * Byte equality of *public* data in a restored entry (an Ed25519 public key
+ * derived from the seed against the stored one): variable-time, so never
+ * for secrets (test/reliability/secrets.test.ts lists this file for it).
+ * @internal
+ */
+export const samePublicBytes = (a: Uint8Array, b: Uint8Array): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
  * Encode one version of a key of type `type` as Vault's `KeyEntry`;
  * `undefined` gives the archive's index-0 placeholder.
  * @internal

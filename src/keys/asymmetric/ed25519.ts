@@ -20,14 +20,13 @@ import { invalidRequest } from '../../errors.js';
 import { MISSING_CONTEXT } from '../derive.js';
 import { INVALID_BACKUP as WHAT } from '../families/family.js';
 import { stringField } from '../go-json.js';
+import { samePublicBytes as same } from '../vault-backup-entry.js';
 import { keyOf, materialOf, trimPem } from './common.js';
 import { defineAsymmetricFamily } from './define.js';
 import { type AsymmetricMaterial, corrupt, type Ed25519Material } from './material.js';
 
 const ed = (m: AsymmetricMaterial): Ed25519Material => materialOf(m, 'ed25519');
 const empty = new Uint8Array(0);
-const same = (a: Uint8Array, b: Uint8Array) =>
-  a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** @internal */
 export const ed25519Family = defineAsymmetricFamily({
