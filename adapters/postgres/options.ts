@@ -50,7 +50,9 @@ export interface PostgresStorageOptions {
 export interface PostgresConnectOptions extends PostgresStorageOptions {
   /** Server-side `statement_timeout` of every connection, in ms (default 30,000; 0 = none). */
   statementTimeoutMs?: number;
-  /** Most connections in the pool (default 10). */
+  /**
+   * Most connections in the pool (default 10; at least 2, since watching holds one).
+   */
   maxConnections?: number;
   /** Give up opening one connection after this many ms (default 5,000). */
   connectTimeoutMs?: number;
@@ -64,8 +66,8 @@ export interface PostgresConnectOptions extends PostgresStorageOptions {
 export function poolConfig(url: string, options: PostgresConnectOptions): PoolConfig {
   const config: PoolConfig = {
     connectionString: url,
-    max: positive(options.maxConnections, 10, 'maxConnections'),
-    connectionTimeoutMillis: positive(options.connectTimeoutMs, 5_000, 'connectTimeoutMs'),
+    max: atLeast(2, options.maxConnections, 10, 'maxConnections'),
+    connectionTimeoutMillis: atLeast(1, options.connectTimeoutMs, 5_000, 'connectTimeoutMs'),
     statement_timeout: nonNegative(options.statementTimeoutMs, 30_000, 'statementTimeoutMs'),
     application_name: 'transitkit',
   };
@@ -73,10 +75,10 @@ export function poolConfig(url: string, options: PostgresConnectOptions): PoolCo
   return config;
 }
 
-function positive(v: number | undefined, fallback: number, what: string): number {
+function atLeast(min: number, v: number | undefined, fallback: number, what: string): number {
   if (v === undefined) return fallback;
-  if (!Number.isSafeInteger(v) || v <= 0) {
-    throw invalidRequest(`PostgresStorage ${what} must be an integer > 0`);
+  if (!Number.isSafeInteger(v) || v < min) {
+    throw invalidRequest(`PostgresStorage ${what} must be an integer >= ${min}`);
   }
   return v;
 }

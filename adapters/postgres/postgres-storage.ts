@@ -86,7 +86,9 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
 
   /**
    * Use a `pg.Pool` that you own: {@link PostgresStorage.close} leaves it open.
-   * Watching holds one of its connections while the store is open. An `error`
+   * Watching holds one of its connections while the store is open (so give the
+   * pool at least two). Connect directly or through a session-mode pooler:
+   * LISTEN does not work through a transaction-mode pooler such as PgBouncer's. An `error`
    * listener is added to the pool (an idle connection dropped by a server
    * restart must not crash the process; the next statement reconnects).
    * Configure `statement_timeout` on the pool if you want one.

@@ -268,6 +268,15 @@ describe.skipIf(SKIP_POSTGRES)('PostgresStorage on a real PostgreSQL', () => {
         true,
       );
     }
+    for (const bad of [
+      { maxConnections: 1 },
+      { connectTimeoutMs: 0 },
+      { statementTimeoutMs: -1 },
+    ]) {
+      expect(isTransitError(await failure(open(bad)), 'invalid_request'), JSON.stringify(bad)).toBe(
+        true,
+      );
+    }
     for (const table of ['', 'Upper', '1abc', 'a-b', 'a'.repeat(49), 'x"; DROP TABLE y; --']) {
       expect(isTransitError(await failure(open({ table })), 'invalid_request'), table).toBe(true);
     }
