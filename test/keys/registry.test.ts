@@ -121,6 +121,16 @@ describe('key-type registry', () => {
     }
   });
 
+  it('gives each key-pair family its own material kind (stored versions find their family)', () => {
+    const byKind = new Map<string, KeyFamily>();
+    for (const { family } of keyTypeRows()) {
+      if (!family.materialKind) continue;
+      const seen = byKind.get(family.materialKind);
+      expect(seen === undefined || seen === family, family.materialKind).toBe(true);
+      byKind.set(family.materialKind, family);
+    }
+  });
+
   it('tells every row apart by its Vault type id (key_size tells the dialects apart)', () => {
     const seen = new Set<string>();
     for (const row of keyTypeRows()) {

@@ -16,22 +16,35 @@
  * ## Recipe: adding a key type
  *
  * - **A new parameter set of an existing family** (say `ecdsa-p256k1`): one
- *   row in `../key-types.ts` (and the name in the `KeyType` union); put a
- *   per-row parameter the family needs on the row (`curve`, `rsaBits`, …).
+ *   row in `../key-types.ts` and its name in the `KeyType` union there. A
+ *   parameter the family reads from the row (`curve`, `rsaBits`, `aead`,
+ *   `keyBytes`, `nonceBytes`, `publicKeyName`) is set on the row.
  * - **A new family** (say ML-DSA, rows `ml-dsa-44`, `ml-dsa-65`, `ml-dsa-87`):
- *   1. one file, `../asymmetric/ml-dsa.ts`, exporting `mlDsaFamily =
- *      defineAsymmetricFamily({...})` (`../asymmetric/define.ts`): its
- *      material kind and interface (added to the `AsymmetricMaterial`
- *      union), generation, sign/verify, the read-body and export strings,
- *      the stored-JSON and `KeyEntry` fields, and the PKCS#8/PKIX import;
- *      a symmetric family implements {@link KeyFamily} directly
- *      (`./aead.ts`, `./hmac.ts` are the models);
- *   2. one row per parameter set in `../key-types.ts`, each referencing the
- *      family object and carrying its parameter (an optional row field,
- *      e.g. `mlDsaLevel`), with Vault's type id and capability flags;
- *   3. nothing else: `test/keys/registry.test.ts` checks that the family
- *      implements every member and that no other file compares a family or
- *      type name. (The crypto backends must of course offer the primitives.)
+ *   1. one family file, `../asymmetric/ml-dsa.ts`, exporting
+ *      `mlDsaFamily = defineAsymmetricFamily({...})` (`../asymmetric/define.ts`
+ *      adds what all key pairs share). It declares its material interface
+ *      (`kind: 'ml-dsa'`, added to the `AsymmetricMaterial` union of
+ *      `../asymmetric/material.ts`) and implements: `generate`, `sign`,
+ *      `verify` (pure signatures ignore the hash options, as Ed25519),
+ *      `readPublicKey`, `exportPrivate`/`exportPublic` (the §8 strings),
+ *      `privateKey`/`publicKey` (the neutral PKCS#8/PKIX keys of
+ *      `crypto/pki`), `materialToJson`/`materialFromJson` (our stored JSON),
+ *      `entryFields`/`decodeEntry` (Vault's `KeyEntry`: the `key` and
+ *      `public_key` fields serve a seed-plus-public-key family), and
+ *      `fromPrivateKey`/`fromPublicKey` (import, checking the row's
+ *      parameter set). A codec too large for the file goes to a companion
+ *      (`./rsa-codec.ts` is the model). A symmetric family implements
+ *      {@link KeyFamily} directly instead (`./aead.ts`, `./hmac.ts`);
+ *   2. one row per parameter set in `../key-types.ts`, referencing the
+ *      family object, with Vault's type id, the capability flags, the read
+ *      body's `publicKeyName` and the parameter set in an optional row field
+ *      (e.g. `mlDsaLevel`, beside `curve` and `rsaBits`);
+ *   3. nothing in the engine: `test/keys/registry.test.ts` checks that the
+ *      family implements every member, round-trips a generated version of
+ *      each row through its codecs (one RSA size: generation is slow), and
+ *      that no other file compares a family or type name. What the family calls must exist below it: the
+ *      crypto backends' primitives and the `crypto/pki` key encodings (the
+ *      crypto layer, not the registry).
  *
  * @module
  */
@@ -64,7 +77,12 @@ export interface ImportedMaterial {
 /** Derives an Ed25519 public key from its seed (the crypto backend's). @internal */
 export type Ed25519Public = (seed: Uint8Array) => Promise<Uint8Array>;
 
-/** The asymmetric fields of a Vault backup `KeyEntry` a family writes (others are null/''). @internal */
+/**
+ * The asymmetric fields of a Vault backup `KeyEntry` a family writes (the
+ * others are written null/`''`). Vault's field order is kept by
+ * `../vault-backup-entry.ts`; a family needing a field Vault added goes there too.
+ * @internal
+ */
 export interface EntryFields {
   ec_x?: bigint;
   ec_y?: bigint;
