@@ -9,6 +9,7 @@ export default defineConfig({
       '#default-backend': r('./src/crypto/node/index.ts'),
       'transitkit/adapters/file': r('./adapters/file/index.ts'),
       'transitkit/adapters/redis': r('./adapters/redis/index.ts'),
+      'transitkit/adapters/postgres': r('./adapters/postgres/index.ts'),
       'transitkit/http/node': r('./adapters/http/node-server.ts'),
       'transitkit/http': r('./adapters/http/index.ts'),
       transitkit: r('./src/index.ts'),
