@@ -98,10 +98,7 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
     if (typeof (pool as Partial<PostgresPool> | undefined)?.connect !== 'function') {
       throw invalidRequest('PostgresStorage needs a pg Pool');
     }
-    const retry = options.retryTimeoutMs ?? DEFAULT_RETRY_MS;
-    if (!Number.isFinite(retry) || retry < 0) {
-      throw invalidRequest('PostgresStorage retryTimeoutMs must be a finite number >= 0');
-    }
+    const retry = retryTimeout(options);
     this.#pool = pool as unknown as Pool; // a pg.Pool, typed loosely in the public API
     this.#schema = schemaFor(options.table);
     this.table = this.#schema.table;
@@ -132,6 +129,7 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
       );
     }
     schemaFor(options.table); // validate before connecting
+    const retry = retryTimeout(options);
     const config = poolConfig(url, options);
     let PoolClass: typeof Pool;
     try {
@@ -158,7 +156,7 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
         `PostgresStorage: cannot connect to ${redactUrl(url)}: ${reason} (${describe((e as { cause?: unknown }).cause ?? e)})`,
       );
     }
-    storage.#retryMs = options.retryTimeoutMs ?? DEFAULT_RETRY_MS;
+    storage.#retryMs = retry;
     return storage;
   }
 
@@ -369,6 +367,14 @@ function guard(client: PoolClient): void {
   if (guarded.has(client)) return;
   guarded.add(client);
   client.on('error', () => undefined); // the running query reports it
+}
+
+function retryTimeout(options: PostgresStorageOptions): number {
+  const retry = options.retryTimeoutMs ?? DEFAULT_RETRY_MS;
+  if (typeof retry !== 'number' || !Number.isFinite(retry) || retry < 0) {
+    throw invalidRequest('PostgresStorage retryTimeoutMs must be a finite number >= 0');
+  }
+  return retry;
 }
 
 /** A Buffer view of `u` (no copy; `u` is already a private copy). */

@@ -272,6 +272,7 @@ describe.skipIf(SKIP_POSTGRES)('PostgresStorage on a real PostgreSQL', () => {
       { maxConnections: 1 },
       { connectTimeoutMs: 0 },
       { statementTimeoutMs: -1 },
+      { retryTimeoutMs: -1 },
     ]) {
       expect(isTransitError(await failure(open(bad)), 'invalid_request'), JSON.stringify(bad)).toBe(
         true,
