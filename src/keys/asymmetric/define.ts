@@ -52,7 +52,8 @@ export interface AsymmetricFamilySpec extends Omit<AsymmetricFamily, Shared> {
   fromPublicKey(info: KeyTypeInfo, m: PublicKeyMaterial): ImportedMaterial;
 }
 
-const KIND_NAME: Readonly<Record<PublicKeyMaterial['type'], string>> = {
+/** Vault's names of a received key's kind (a new kind falls back to its neutral type). */
+const KIND_NAME: Readonly<Partial<Record<PublicKeyMaterial['type'], string>>> = {
   ec: 'an EC key',
   rsa: 'an RSA key',
   ed25519: 'an Ed25519 key',
@@ -72,7 +73,8 @@ function parsing<T>(prefix: string, fn: () => T): T {
 export function defineAsymmetricFamily(spec: AsymmetricFamilySpec): AsymmetricFamily {
   const checkKind = (info: KeyTypeInfo, m: PublicKeyMaterial | PrivateKeyMaterial): void => {
     if (m.type !== spec.pkixType) {
-      throw invalidRequest(`invalid key type: expected ${info.name}, got ${KIND_NAME[m.type]}`);
+      const got = KIND_NAME[m.type] ?? `a ${m.type} key`;
+      throw invalidRequest(`invalid key type: expected ${info.name}, got ${got}`);
     }
   };
   const shared: Pick<AsymmetricFamily, Shared> = {
