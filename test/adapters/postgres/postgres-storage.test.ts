@@ -243,6 +243,35 @@ describe.skipIf(SKIP_POSTGRES)('PostgresStorage on a real PostgreSQL', () => {
     expect(await s.compareAndSet('k', b('old'), b('new'))).toBe(true);
   });
 
+  it('a killed LISTEN session is replaced, and its watchers told about every key', async () => {
+    const s = await open();
+    const peer = await open({ table: s.table });
+    await peer.put('w/a', b('1'));
+    await peer.put('x/b', b('1'));
+    const seen: string[] = [];
+    await s.watch('w/', (k) => seen.push(k));
+    const kill = async () =>
+      (
+        await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1`,
+          [`LISTEN "${s.table}_changes"`],
+        )
+      ).rowCount;
+    expect(await kill()).toBe(1);
+    await expect.poll(() => seen.includes('w/a'), { timeout: 10_000 }).toBe(true);
+    expect(seen).toEqual(['w/a']); // the full report of the prefix, nothing outside it
+    // Listening again: live notifications flow.
+    await expect
+      .poll(
+        async () => {
+          await peer.put('w/live', b('1'));
+          return seen.includes('w/live');
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(true);
+  });
+
   it('a key too long for NOTIFY makes watchers report every key under their prefix', async () => {
     const s = await open();
     const peer = await open({ table: s.table });
