@@ -129,7 +129,7 @@ export class PostgresServer {
     const [cmd, args] = asPostgres(join(POSTGRES_BIN as string, 'postgres'), [
       ...['-D', join(this.dir, 'data'), '-p', String(this.port), '-k', ''],
       ...['-c', 'listen_addresses=127.0.0.1', '-c', `fsync=${this.#options.fsync ? 'on' : 'off'}`],
-      ...['-c', 'max_connections=200', '-c', 'logging_collector=off'],
+      ...['-c', 'max_connections=200', '-c', 'shared_buffers=32MB', '-c', 'logging_collector=off'],
     ]);
     const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.#exited = new Promise((resolve) => proc.once('exit', () => resolve()));
