@@ -19,10 +19,10 @@
  */
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { LeaseManager } from '../src/leases/lease-manager.js';
 // Direct module imports (not the package entry): the lease manager does not
 // need the transit engine and its crypto backend loaded.
-import { MemoryStorage } from '../adapters/memory/index.js';
-import { LeaseManager } from '../src/leases/lease-manager.js';
+import { MemoryStorage } from '../src/storage/memory.js';
 
 /** One printable figure. */
 export interface LeaseBenchRow {

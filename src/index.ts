@@ -12,8 +12,6 @@
  * @packageDocumentation
  */
 
-export type { MemoryStorageOptions } from '../adapters/memory/index.js';
-export { MemoryStorage } from '../adapters/memory/index.js';
 // Tokens and ACL policies (the HTTP adapter's auth; `transitkit/http` re-exports them)
 export type { AclOperation } from './auth/acl.js';
 export { Acl } from './auth/acl.js';
@@ -98,6 +96,8 @@ export type {
 export { hasLock, hasWatch } from './storage/adapter.js';
 export type { BarrierCrypto, BarrierKeyring } from './storage/barrier.js';
 export { BARRIER_RESERVED_PREFIX, Barrier } from './storage/barrier.js';
+export type { MemoryStorageOptions } from './storage/memory.js';
+export { MemoryStorage } from './storage/memory.js';
 export type { AutoRotateResult } from './transit/auto-rotate.js';
 // Key mobility (issue 4)
 export type {

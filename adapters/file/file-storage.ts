@@ -37,7 +37,7 @@ import {
   LeaseTable,
   SortedKeys,
   sameValue,
-} from '../memory/index.js';
+} from '../../src/storage/kit.js';
 import {
   errnoCode,
   fsyncDir,

@@ -29,7 +29,7 @@
  */
 import { createHash } from 'node:crypto';
 import { internal } from '../../src/errors.js';
-import { checkKey } from '../memory/index.js';
+import { checkKey } from '../../src/storage/kit.js';
 
 /** The longest file name (in bytes) that common file systems accept. @internal */
 export const MAX_FILE_NAME_BYTES = 255;

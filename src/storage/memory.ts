@@ -19,24 +19,22 @@
  *   respect to every other call on the instance for free.
  * - No `node:*` import: this module must run in a browser.
  *
- * The small helpers below (key checks, {@link LeaseTable}) and {@link SortedKeys}
- * (re-exported from sorted-keys.ts) are shared with the file adapter and are not
- * part of the public API.
+ * It lives in the core (not under `adapters/`) because it is the default store:
+ * `new Transit()` without a storage option uses it. Its checks and lock table
+ * come from the storage kit (kit.ts), which the other adapters share.
  *
  * @module
  */
-import { type Clock, systemClock } from '../../src/clock.js';
-import { invalidRequest } from '../../src/errors.js';
+import { type Clock, systemClock } from '../clock.js';
+import { invalidRequest } from '../errors.js';
 import type {
   ListOptions,
   LockHandle,
   StorageAdapter,
   StorageLock,
   StorageWatch,
-} from '../../src/storage/adapter.js';
-import { SortedKeys } from './sorted-keys.js';
-
-export { SortedKeys } from './sorted-keys.js';
+} from './adapter.js';
+import { checkBytes, checkKey, checkListArgs, LeaseTable, SortedKeys, sameValue } from './kit.js';
 
 /** Options of {@link MemoryStorage}. @public */
 export interface MemoryStorageOptions {
@@ -176,141 +174,4 @@ const EMPTY = new Uint8Array(0);
 function storedCopy(v: unknown): Uint8Array {
   checkBytes(v, 'value');
   return v.length === 0 ? EMPTY : new Uint8Array(v);
-}
-
-// ---------------------------------------------------------------------------
-// Shared helpers (used by adapters/file too). Not part of the public API.
-// ---------------------------------------------------------------------------
-
-/** Matches a UTF-16 surrogate that is not half of a pair. */
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-
-/**
- * Refuse keys no adapter can store faithfully: non-strings, `''`, NUL (PostgreSQL
- * text and C APIs cannot hold it) and lone surrogates (UTF-8 engines would turn
- * them into U+FFFD and silently alias two keys).
- * @throws `TransitError` `invalid_request`.
- * @internal
- */
-export function checkKey(key: unknown): asserts key is string {
-  if (typeof key !== 'string') throw invalidRequest('storage key must be a string');
-  if (key.length === 0) throw invalidRequest('storage key must not be empty');
-  if (key.includes('\0')) throw invalidRequest('storage key must not contain NUL (\\0)');
-  if (LONE_SURROGATE.test(key)) {
-    throw invalidRequest('storage key must be well-formed Unicode (it has a lone surrogate)');
-  }
-}
-
-/**
- * Validate `list` arguments; returns `after` and `limit` (0 = all).
- * @throws `TransitError` `invalid_request`.
- * @internal
- */
-export function checkListArgs(
-  prefix: unknown,
-  options: ListOptions | undefined,
-): { after: string | undefined; limit: number } {
-  if (typeof prefix !== 'string') throw invalidRequest('list prefix must be a string');
-  const after = options?.after;
-  const limit = options?.limit ?? 0;
-  if (after !== undefined && typeof after !== 'string') {
-    throw invalidRequest('list option "after" must be a string');
-  }
-  if (!Number.isSafeInteger(limit) || limit < 0) {
-    throw invalidRequest(`list option "limit" must be an integer >= 0, got ${String(limit)}`);
-  }
-  return { after, limit };
-}
-
-/** True for a `Uint8Array` (including a Node `Buffer`), from any realm. */
-function isBytes(v: unknown): v is Uint8Array {
-  return (
-    v instanceof Uint8Array ||
-    (ArrayBuffer.isView(v) && Object.prototype.toString.call(v) === '[object Uint8Array]')
-  );
-}
-
-/**
- * @throws `TransitError` `invalid_request` when `v` is not a `Uint8Array`.
- * @internal
- */
-export function checkBytes(v: unknown, what: string): asserts v is Uint8Array {
-  if (!isBytes(v)) throw invalidRequest(`storage ${what} must be a Uint8Array`);
-}
-
-/**
- * A plain `Uint8Array` copy of exactly the bytes of `v` (view offsets honoured).
- * @throws `TransitError` `invalid_request` when `v` is not a `Uint8Array`.
- * @internal
- */
-export function copyBytes(v: unknown, what = 'value'): Uint8Array {
-  checkBytes(v, what);
-  return new Uint8Array(v);
-}
-
-/**
- * Equality of two optional byte strings (`undefined` = absent). Not constant-time:
- * it compares stored records, not secrets from an attacker.
- * @internal
- */
-export function sameValue(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/**
- * Process-local lease locks read from a {@link Clock}.
- *
- * A lease is held while `clock.now() < expiresAt`. `refresh` succeeds as long as
- * nobody else has taken the lock since (an expired lease that no one claimed is
- * still this holder's); `release` never frees a lock someone else now holds.
- * @internal
- */
-export class LeaseTable {
-  readonly #clock: Clock;
-  readonly #held = new Map<string, { expiresAt: number }>();
-
-  constructor(clock: Clock) {
-    this.#clock = clock;
-  }
-
-  /**
-   * Take `name` for `ttlMs`, or `undefined` while another live lease holds it.
-   * @throws `TransitError` `invalid_request` for an empty name or a TTL that is not > 0.
-   */
-  acquire(name: string, ttlMs: number): LockHandle | undefined {
-    if (typeof name !== 'string' || name.length === 0) {
-      throw invalidRequest('lock name must be a non-empty string');
-    }
-    checkTtl(ttlMs);
-    const now = this.#clock.now();
-    const current = this.#held.get(name);
-    if (current !== undefined && now < current.expiresAt) return undefined;
-    const lease = { expiresAt: now + ttlMs };
-    this.#held.set(name, lease);
-    return {
-      refresh: async (ttl: number) => {
-        checkTtl(ttl);
-        if (this.#held.get(name) !== lease) return false;
-        lease.expiresAt = this.#clock.now() + ttl;
-        return true;
-      },
-      release: async () => {
-        if (this.#held.get(name) === lease) this.#held.delete(name);
-      },
-    };
-  }
-
-  /** Forget every lease (on close). */
-  clear(): void {
-    this.#held.clear();
-  }
-}
-
-function checkTtl(ttlMs: unknown): void {
-  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw invalidRequest(`lock ttl must be a finite number of ms > 0, got ${String(ttlMs)}`);
-  }
 }

@@ -6,7 +6,6 @@
  * @module
  */
 import { defaultBackend } from '#default-backend';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
 import { nobleBackend } from '../crypto/noble/index.js';
@@ -14,6 +13,7 @@ import { invalidRequest } from '../errors.js';
 import { DEFAULT_MAX_KEY_VERSIONS } from '../keys/policy.js';
 import { PolicyStore } from '../keys/policy-store.js';
 import type { StorageAdapter } from '../storage/adapter.js';
+import { MemoryStorage } from '../storage/memory.js';
 import { DEFAULT_MAX_BATCH } from './batch.js';
 import type { Engine } from './engine.js';
 import type { Transit } from './transit.js';

@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage, SortedKeys } from '../../adapters/memory/index.js';
+import { SortedKeys } from '../../src/storage/kit.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { runStorageConformance } from '../conformance/storage.js';
 import { runLockConformance } from '../conformance/storage-lock.js';
 import { runWatchConformance } from '../conformance/storage-watch.js';
@@ -67,8 +68,8 @@ describe('MemoryStorage specifics', () => {
   });
 
   it('has no node:* import (it must run in a browser)', () => {
-    for (const file of ['index.ts', 'sorted-keys.ts']) {
-      const src = readFileSync(new URL(`../../adapters/memory/${file}`, import.meta.url), 'utf8');
+    for (const file of ['memory.ts', 'kit.ts', 'sorted-keys.ts']) {
+      const src = readFileSync(new URL(`../../src/storage/${file}`, import.meta.url), 'utf8');
       expect(src, file).not.toMatch(/from\s+['"]node:/);
     }
   });

@@ -3,8 +3,9 @@
  * or to hang, per key prefix, over a real MemoryStorage. Writes, lists and
  * `watch` pass through. Not a test file.
  */
-import { MemoryStorage } from '../../adapters/memory/index.js';
+
 import type { ListOptions, StorageAdapter, StorageWatch } from '../../src/index.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 
 /** A MemoryStorage (or a view of one) whose `get` fails for keys under armed prefixes. */
 export class FlakyStorage implements StorageAdapter, StorageWatch {

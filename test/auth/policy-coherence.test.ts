@@ -13,9 +13,9 @@
  *   of names it spells.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { AclPolicyStore, Barrier, isTransitError, nobleBackend } from '../../src/index.js';
 import { Keyring } from '../../src/seal/keyring.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { eventually, FlakyStorage } from './flaky-storage.js';
 

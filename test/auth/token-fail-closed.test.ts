@@ -10,10 +10,10 @@
  *   whitespace): it would be ambiguous in logs and caches.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import type { TokenContext } from '../../src/auth/token-entry.js';
 import { TokenStore } from '../../src/auth/token-store.js';
 import { isTransitError } from '../../src/errors.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { FlakyStorage } from './flaky-storage.js';
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {

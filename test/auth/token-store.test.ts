@@ -4,12 +4,12 @@
  * under concurrency, child-token rules, and revocation of whole trees.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { AclPolicyStore } from '../../src/auth/acl-policies.js';
 import type { TokenContext } from '../../src/auth/token-entry.js';
 import { TokenStore } from '../../src/auth/token-store.js';
 import { isTransitError } from '../../src/errors.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { warningsOf } from '../../src/transit/warnings.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 

@@ -19,9 +19,9 @@ import {
   TokenStore,
   type TransitHandler,
 } from '../../adapters/http/index.js';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { Transit } from '../../src/index.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
 /** Restores under any name but `secret`; the bare path too (a Vault-style policy). */

@@ -13,10 +13,10 @@ import {
   TokenStore,
   type TransitHandler,
 } from '../../adapters/http/index.js';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { Transit } from '../../src/index.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
 import type { RevokableLease } from '../../src/leases/types.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
 /** Lease routes without sudo. */

@@ -9,7 +9,7 @@ import { AclPolicyStore } from '../../adapters/http/index.js';
 import { authorizeSomeCompletion } from '../../adapters/http/preauth.js';
 import type { Route, Services } from '../../adapters/http/route.js';
 import { ROUTES } from '../../adapters/http/routes.js';
-import { MemoryStorage } from '../../adapters/memory/index.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 
 const hash = ROUTES.find((r) => r.path === '/transit/hash(/:algorithm)') as Route;
 

@@ -2,8 +2,8 @@
  * The `@example` of `LeaseManager`'s TSDoc, run as written (style.md: examples run).
  */
 import { expect, it } from 'vitest';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 
 it('the LeaseManager example runs', async () => {
   const dropped: string[] = [];

@@ -6,8 +6,8 @@
  * leader expires, while compare-and-set keeps them from double-processing.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { keyspace } from '../../src/storage/keyspace.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { CrashableStorage, HOUR, MINUTE, SECOND, setup } from './helpers.js';
 

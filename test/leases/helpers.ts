@@ -4,10 +4,11 @@
  * (every call after `freeze()` fails) to simulate a process dying mid-way.
  * @module
  */
-import { MemoryStorage } from '../../adapters/memory/index.js';
+
 import { LeaseManager } from '../../src/leases/lease-manager.js';
 import type { LeaseManagerOptions, RevokableLease } from '../../src/leases/types.js';
 import type { ListOptions, StorageAdapter } from '../../src/storage/adapter.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
 export const SECOND = 1_000;

@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { isTransitError } from '../../src/errors.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { HOUR, SECOND, setup } from './helpers.js';
 

@@ -6,9 +6,9 @@
  * with two processes on Redis, is test/multi-instance/failover.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { isTransitError } from '../../src/errors.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 
 const managers: LeaseManager[] = [];
 afterEach(async () => {

@@ -12,11 +12,11 @@
  *   ever runs, and a take-over continues a lease's attempts where they were.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { isTransitError } from '../../src/errors.js';
 import { MIN_STALE_FOR_REBUILD } from '../../src/leases/expiry-queue.js';
 import type { StorageAdapter } from '../../src/storage/adapter.js';
 import { keyspace } from '../../src/storage/keyspace.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { CrashableStorage, HOUR, MINUTE, SECOND, setup } from './helpers.js';
 

@@ -15,9 +15,9 @@
  * The real-process versions on Redis are in authority.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { Barrier, isTransitError, nobleBackend, Transit } from '../../src/index.js';
 import { Keyring } from '../../src/seal/keyring.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { eventually, FlakyStorage } from '../auth/flaky-storage.js';
 
 const plaintext = btoa('attack at dawn');

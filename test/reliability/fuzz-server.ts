@@ -12,9 +12,9 @@
 import { Agent, request } from 'node:http';
 import { AclPolicyStore, createHandler, TokenStore } from '../../adapters/http/index.js';
 import { createServer, type TransitkitServer } from '../../adapters/http/node-server.js';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { nodeBackend } from '../../src/crypto/node/index.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { Transit, type TransitOptions } from '../../src/transit/transit.js';
 
 /** A request as the fuzzer sends it. */

@@ -14,8 +14,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { TransitError } from '../../src/errors.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { Transit } from '../../src/transit/transit.js';
 import { BACKENDS } from '../helpers/backends.js';
 import { settle } from './fuzz-server.js';

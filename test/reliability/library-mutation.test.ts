@@ -15,9 +15,9 @@
 import { constants, createPublicKey, publicEncrypt, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { keyWrapPad } from '../../src/crypto/keywrap.js';
 import { TransitError } from '../../src/errors.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { Transit } from '../../src/transit/transit.js';
 import { BACKENDS } from '../helpers/backends.js';
 import { settle } from './fuzz-server.js';

@@ -6,10 +6,10 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { TransitError } from '../../src/errors.js';
 import { MAX_KEY_NAME_LENGTH } from '../../src/keys/names.js';
 import { DEFAULT_MAX_KEY_VERSIONS } from '../../src/keys/policy.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { DEFAULT_MAX_BATCH } from '../../src/transit/batch.js';
 import { Transit } from '../../src/transit/transit.js';
 import { FakeClock } from '../helpers/fake-clock.js';

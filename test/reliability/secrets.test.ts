@@ -17,10 +17,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AclPolicyStore, createHandler, TokenStore } from '../../adapters/http/index.js';
 import { createServer } from '../../adapters/http/node-server.js';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { sameHash } from '../../src/auth/token-entry.js';
 import { nobleBackend } from '../../src/crypto/noble/index.js';
 import { nodeBackend } from '../../src/crypto/node/index.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { Transit } from '../../src/transit/transit.js';
 import { REPO_ROOT } from '../helpers/vectors.js';
 

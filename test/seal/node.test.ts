@@ -6,11 +6,11 @@
  * unseal), keyring rotation across two nodes, auto-unseal, and active/standby.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { AclPolicyStore } from '../../src/auth/acl-policies.js';
 import { TokenStore } from '../../src/auth/token-store.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
 import { TransitNode } from '../../src/seal/node.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { Transit } from '../../src/transit/transit.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');

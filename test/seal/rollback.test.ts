@@ -9,8 +9,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { TransitNode } from '../../src/seal/node.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { REPO_ROOT } from '../helpers/vectors.js';
 
 async function unsealedNode() {

@@ -8,7 +8,6 @@
  * and list/lock/watch pass through.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { TransitError } from '../../src/errors.js';
 import {
   Keyring,
@@ -18,6 +17,7 @@ import {
   sealKeyring,
 } from '../../src/seal/keyring.js';
 import { Barrier } from '../../src/storage/barrier.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { BACKENDS } from '../helpers/backends.js';
 
 const te = new TextEncoder();

@@ -13,11 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileStorage } from '../../adapters/file/index.js';
-import { MemoryStorage } from '../../adapters/memory/index.js';
 import { RedisStorage } from '../../adapters/redis/index.js';
 import { MAX_KEY_NAME_LENGTH } from '../../src/keys/names.js';
 import { TransitNode } from '../../src/seal/node.js';
 import type { StorageAdapter } from '../../src/storage/adapter.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 import { Transit } from '../../src/transit/transit.js';
 import { NO_REDIS_REASON, RedisServer, SKIP_REDIS } from '../helpers/redis-server.js';
 
