@@ -14,7 +14,7 @@
  * (reference §0.1: Vault's numbering is written; xchacha20 is written as 11
  * without `key_size`, the OpenBao form).
  *
- * Families: AEAD and HMAC in `./families/`, ECDSA, Ed25519 and RSA in
+ * Families: AEAD and HMAC in `./families/`, ECDSA, Ed25519, RSA and ML-DSA in
  * `./asymmetric/`. Asymmetric rows carry the curve or modulus size and the
  * name the read body shows (`P-256`, `ed25519`, `rsa-2048`).
  *
@@ -22,10 +22,12 @@
  */
 import type { EcCurve, RsaModulusBits } from '../crypto/asymmetric-backend.js';
 import type { AeadAlgorithm } from '../crypto/backend.js';
+import type { MlDsaLevel } from '../crypto/ml-dsa.js';
 import { internal, invalidRequest } from '../errors.js';
 import { ecdsaFamily } from './asymmetric/ecdsa.js';
 import { ed25519Family } from './asymmetric/ed25519.js';
 import type { AsymmetricMaterial } from './asymmetric/material.js';
+import { mlDsaFamily } from './asymmetric/ml-dsa.js';
 import { rsaFamily } from './asymmetric/rsa.js';
 import { aeadFamily } from './families/aead.js';
 import type { KeyFamily } from './families/family.js';
@@ -47,7 +49,10 @@ export type KeyType =
   | 'ecdsa-p521'
   | 'rsa-2048'
   | 'rsa-3072'
-  | 'rsa-4096';
+  | 'rsa-4096'
+  | 'mldsa-44'
+  | 'mldsa-65'
+  | 'mldsa-87';
 
 /** One registry row. @internal */
 export interface KeyTypeInfo {
@@ -63,6 +68,8 @@ export interface KeyTypeInfo {
   readonly curve?: EcCurve;
   /** Modulus size (family `rsa`). */
   readonly rsaBits?: RsaModulusBits;
+  /** FIPS 204 parameter set (family `ml-dsa`). */
+  readonly mlDsaLevel?: MlDsaLevel;
   /** The `name` of each version in the read body (`P-256`, `ed25519`, `rsa-2048`). */
   readonly publicKeyName?: string;
   /** Raw key length in bytes (0 = chosen at creation, e.g. hmac `key_size`, or none stored). */
@@ -142,6 +149,30 @@ const rsa = (name: KeyType, vaultId: number, bits: RsaModulusBits) =>
     upsert: 'unknown',
   }) satisfies KeyTypeInfo;
 
+/**
+ * ML-DSA (FIPS 204): signing-only, not derivable, unknown to encrypt-upsert.
+ * Vault Enterprise has one type (14) with a `parameter_set` and OpenBao 2.7
+ * its own ids; the backup type ids here are transitkit's (20044/20065/20087),
+ * so an ML-DSA backup restores only into transitkit.
+ */
+const mlDsa = (name: KeyType, vaultId: number, level: MlDsaLevel) =>
+  ({
+    name,
+    vaultId,
+    family: mlDsaFamily,
+    asymmetric: mlDsaFamily.asymmetric,
+    mlDsaLevel: level,
+    publicKeyName: name,
+    keyBytes: 32,
+    nonceBytes: 0,
+    supportsEncryption: false,
+    supportsDecryption: false,
+    supportsDerivation: false,
+    supportsSigning: true,
+    supportsAssociatedData: false,
+    upsert: 'unknown',
+  }) satisfies KeyTypeInfo;
+
 const TABLE: ReadonlyMap<string, KeyTypeInfo> = /* @__PURE__ */ new Map<string, KeyTypeInfo>([
   ['aes128-gcm96', aead('aes128-gcm96', 8, 'aes-gcm', 16, 12)],
   ['aes256-gcm96', aead('aes256-gcm96', 0, 'aes-gcm', 32, 12)],
@@ -189,6 +220,9 @@ const TABLE: ReadonlyMap<string, KeyTypeInfo> = /* @__PURE__ */ new Map<string, 
   ['rsa-2048', rsa('rsa-2048', 3, 2048)],
   ['rsa-3072', rsa('rsa-3072', 9, 3072)],
   ['rsa-4096', rsa('rsa-4096', 4, 4096)],
+  ['mldsa-44', mlDsa('mldsa-44', 20044, 44)],
+  ['mldsa-65', mlDsa('mldsa-65', 20065, 65)],
+  ['mldsa-87', mlDsa('mldsa-87', 20087, 87)],
 ]);
 
 /** The default type of a new key (create, and encrypt's upsert). @internal */

@@ -157,8 +157,7 @@ export async function nobleVerifies(
   const b = nobleBackend;
   if (pub.type === 'ed25519') return b.ed25519Verify(pub.key, data, sig);
   if (pub.type === 'ec') return b.ecdsaVerify(pub.key, 'sha256', { message: data }, sig, 'der');
-  if (type.startsWith('rsa'))
-    return b.rsaVerifyPss(pub.key, 'sha256', { message: data }, sig, 'auto');
+  if (pub.type === 'rsa') return b.rsaVerifyPss(pub.key, 'sha256', { message: data }, sig, 'auto');
   throw new Error(`unexpected key ${type}`);
 }
 

@@ -170,6 +170,8 @@ function kindOf(m: PublicKeyMaterial): string {
       return `ecdsa-${m.key.curve}`;
     case 'ed25519':
       return 'ed25519';
+    case 'ml-dsa':
+      return `mldsa-${m.key.level}`;
   }
 }
 
@@ -180,5 +182,11 @@ function sameKey(a: PublicKeyMaterial, b: PublicKeyMaterial): boolean {
     return a.key.curve === b.key.curve && a.key.x === b.key.x && a.key.y === b.key.y;
   if (a.type === 'ed25519' && b.type === 'ed25519')
     return a.key.length === b.key.length && a.key.every((v, i) => v === b.key[i]);
+  if (a.type === 'ml-dsa' && b.type === 'ml-dsa')
+    return (
+      a.key.level === b.key.level &&
+      a.key.key.length === b.key.key.length &&
+      a.key.key.every((v, i) => v === b.key.key[i])
+    );
   return false;
 }

@@ -7,8 +7,9 @@
  * {@link AsymmetricBackend} over the DER `CertificationRequestInfo` (the TBS).
  * Algorithms are the ones Go picks for the key: ECDSA with SHA-256 / SHA-384 /
  * SHA-512 for P-256 / P-384 / P-521 (DER signature, no parameters), RSA
- * PKCS#1 v1.5 with SHA-256 (NULL parameters) for every modulus size, and pure
- * Ed25519.
+ * PKCS#1 v1.5 with SHA-256 (NULL parameters) for every modulus size, pure
+ * Ed25519, and pure ML-DSA-44/65/87 (RFC 9881 OIDs, empty context; not in
+ * Go's x509, so Vault cannot do it).
  *
  * Template handling (where it differs from Go, we are the more faithful one):
  * - the subject is copied byte for byte (Go uses `RawSubject`);
@@ -35,7 +36,9 @@ import {
 import { invalidRequest, isTransitError } from '../../errors.js';
 import type { AsymmetricBackend, EcCurve } from '../asymmetric-backend.js';
 import type { HashName } from '../backend.js';
+import { mlDsaPublicKey, mlDsaSign } from '../ml-dsa.js';
 import { bufferOf, matchSchema, OID, parseDer, toDer } from './der.js';
+import { ML_DSA_OID } from './ml-dsa.js';
 import { pemDecode } from './pem.js';
 import { algorithm, type PrivateKeyMaterial } from './pkcs8.js';
 import { encodeSpki, type PublicKeyMaterial } from './spki.js';
@@ -153,6 +156,9 @@ export async function publicKeySpki(
     case 'ed25519':
       material = { type: 'ed25519', key: await backend.ed25519PublicKey(key.key) };
       break;
+    case 'ml-dsa':
+      material = { type: 'ml-dsa', key: mlDsaPublicKey(key.key) };
+      break;
     default:
       throw new TypeError('unsupported key type for a certificate request');
   }
@@ -183,6 +189,12 @@ async function signTbs(
       return {
         signatureAlgorithm: algorithm(OID.ed25519),
         signature: await backend.ed25519Sign(key.key, tbs),
+      };
+    case 'ml-dsa':
+      // RFC 9881 §3: pure ML-DSA, empty context; hedged as every transit signature.
+      return {
+        signatureAlgorithm: algorithm(ML_DSA_OID[key.key.level]),
+        signature: mlDsaSign(key.key, tbs),
       };
     default:
       throw new TypeError('unsupported key type for a certificate request');

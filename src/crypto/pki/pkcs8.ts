@@ -1,5 +1,6 @@
 /**
- * PKCS#8 `PrivateKeyInfo` (RFC 5208/5958) for RSA, EC and Ed25519 through
+ * PKCS#8 `PrivateKeyInfo` (RFC 5208/5958) for RSA, EC, Ed25519 and ML-DSA
+ * (RFC 9881, `./ml-dsa.ts`) through
  * `pkijs`/`asn1js`. Encoding matches Go's `x509.MarshalPKCS8PrivateKey` (what
  * Vault BYOK-wraps and OpenBao exports as `der`/`pem`) and OpenSSL byte for
  * byte.
@@ -18,6 +19,7 @@ import * as asn1js from 'asn1js';
 import { AlgorithmIdentifier, PrivateKeyInfo } from 'pkijs';
 import { invalidRequest } from '../../errors.js';
 import type { EcPrivateKey, Ed25519PrivateKey, RsaPrivateKey } from '../asymmetric-backend.js';
+import { type MlDsaPrivateKey, mlDsaExpandedMatches } from '../ml-dsa.js';
 import {
   CURVE_OID,
   curveFromOid,
@@ -30,13 +32,20 @@ import {
   toDer,
 } from './der.js';
 import { decodeSec1PrivateKey, encodeSec1PrivateKey, readEcPrivateKey } from './ec.js';
+import {
+  decodeMlDsaPrivateInner,
+  encodeMlDsaSeedInner,
+  ML_DSA_OID,
+  mlDsaLevelOfOid,
+} from './ml-dsa.js';
 import { decodePkcs1PrivateKey, encodePkcs1PrivateKey } from './rsa.js';
 
 /** A private key of any asymmetric type, tagged. @public */
 export type PrivateKeyMaterial =
   | { readonly type: 'rsa'; readonly key: RsaPrivateKey }
   | { readonly type: 'ec'; readonly key: EcPrivateKey }
-  | { readonly type: 'ed25519'; readonly key: Ed25519PrivateKey };
+  | { readonly type: 'ed25519'; readonly key: Ed25519PrivateKey }
+  | { readonly type: 'ml-dsa'; readonly key: MlDsaPrivateKey };
 
 const ED25519_SIZE = 32;
 
@@ -72,6 +81,10 @@ export function encodePkcs8PrivateKey(material: PrivateKeyMaterial): Uint8Array 
     case 'ed25519':
       alg = algorithm(OID.ed25519);
       inner = toDer(new asn1js.OctetString({ valueHex: material.key.seed }));
+      break;
+    case 'ml-dsa':
+      alg = algorithm(ML_DSA_OID[material.key.level]);
+      inner = encodeMlDsaSeedInner(material.key.seed);
       break;
   }
   const info = new PrivateKeyInfo({
@@ -154,6 +167,35 @@ export function decodePkcs8PrivateKey(der: Uint8Array): PrivateKeyMaterial {
       return { type: 'ed25519', key: { seed } };
     }
     default:
-      throw invalidRequest(`${what}: unsupported key algorithm`);
+      return decodeMlDsaPkcs8(oidOf(r.alg), params, inner, what);
   }
+}
+
+/**
+ * RFC 9881 ML-DSA: the seed form, or the `both` form whose expanded key must
+ * be the seed's. The expanded-only form is refused: the seed is the private
+ * key transit stores and exports, and it cannot be recovered from the
+ * expanded key.
+ */
+function decodeMlDsaPkcs8(
+  oid: string | undefined,
+  params: asn1js.AsnType | undefined,
+  inner: Uint8Array,
+  what: string,
+): PrivateKeyMaterial {
+  const level = mlDsaLevelOfOid(oid);
+  if (level === undefined) throw invalidRequest(`${what}: unsupported key algorithm`);
+  if (params !== undefined)
+    throw invalidRequest(`${what}: ML-DSA must not have algorithm parameters`);
+  const forms = decodeMlDsaPrivateInner(level, inner, what);
+  if (!forms.seed) {
+    throw invalidRequest(
+      `${what}: ML-DSA expanded-only private keys are not supported (the 32-byte seed is the private key; use the seed or both form)`,
+    );
+  }
+  const key: MlDsaPrivateKey = { level, seed: forms.seed };
+  if (forms.expanded && !mlDsaExpandedMatches(key, forms.expanded)) {
+    throw invalidRequest(`${what}: ML-DSA seed and expanded key do not match`);
+  }
+  return { type: 'ml-dsa', key };
 }

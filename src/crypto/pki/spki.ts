@@ -1,6 +1,6 @@
 /**
- * X.509 `SubjectPublicKeyInfo` (RFC 5280 §4.1, RFC 5480, RFC 8410) for RSA,
- * EC and Ed25519 through `pkijs`/`asn1js`. Encoding matches Go's
+ * X.509 `SubjectPublicKeyInfo` (RFC 5280 §4.1, RFC 5480, RFC 8410, RFC 9881)
+ * for RSA, EC, Ed25519 and ML-DSA through `pkijs`/`asn1js`. Encoding matches Go's
  * `x509.MarshalPKIXPublicKey` (Vault's `PUBLIC KEY` exports) and OpenSSL byte
  * for byte. Parsing accepts rsaEncryption (and the id-RSASSA-PSS OID),
  * uncompressed P-256/384/521 points validated on the curve, and Ed25519.
@@ -12,6 +12,7 @@ import { type AlgorithmIdentifier, PublicKeyInfo } from 'pkijs';
 import { invalidRequest } from '../../errors.js';
 import type { EcPublicKey, RsaPublicKey } from '../asymmetric-backend.js';
 import { ecPointBytes } from '../asymmetric-checks.js';
+import type { MlDsaPublicKey } from '../ml-dsa.js';
 import {
   bitStringBytes,
   CURVE_OID,
@@ -22,6 +23,7 @@ import {
   toDer,
 } from './der.js';
 import { decodeEcPoint } from './ec.js';
+import { checkMlDsaPublic, ML_DSA_OID, mlDsaLevelOfOid } from './ml-dsa.js';
 import { algorithm } from './pkcs8.js';
 import { decodePkcs1PublicKey, encodePkcs1PublicKey } from './rsa.js';
 
@@ -29,7 +31,8 @@ import { decodePkcs1PublicKey, encodePkcs1PublicKey } from './rsa.js';
 export type PublicKeyMaterial =
   | { readonly type: 'rsa'; readonly key: RsaPublicKey }
   | { readonly type: 'ec'; readonly key: EcPublicKey }
-  | { readonly type: 'ed25519'; readonly key: Uint8Array };
+  | { readonly type: 'ed25519'; readonly key: Uint8Array }
+  | { readonly type: 'ml-dsa'; readonly key: MlDsaPublicKey };
 
 const ED25519_SIZE = 32;
 
@@ -58,6 +61,10 @@ export function encodeSpki(material: PublicKeyMaterial): Uint8Array {
         throw new RangeError('Ed25519 public key must be 32 bytes');
       alg = algorithm(OID.ed25519);
       bits = material.key;
+      break;
+    case 'ml-dsa':
+      alg = algorithm(ML_DSA_OID[material.key.level]);
+      bits = checkMlDsaPublicBits(material.key);
       break;
   }
   const spki = new PublicKeyInfo({
@@ -102,7 +109,21 @@ export function decodeSpki(der: Uint8Array): PublicKeyMaterial {
       if (bits.length !== ED25519_SIZE)
         throw invalidRequest(`${what}: Ed25519 public key must be 32 bytes`);
       return { type: 'ed25519', key: bits };
-    default:
-      throw invalidRequest(`${what}: unsupported key algorithm`);
+    default: {
+      const level = mlDsaLevelOfOid(oidOf(r.alg));
+      if (level === undefined) throw invalidRequest(`${what}: unsupported key algorithm`);
+      if (r.params !== undefined)
+        throw invalidRequest(`${what}: ML-DSA must not have algorithm parameters`);
+      return { type: 'ml-dsa', key: { level, key: checkMlDsaPublic(level, bits, what) } };
+    }
+  }
+}
+
+/** An ML-DSA public key's bytes, size-checked (a `RangeError`: our own key). */
+function checkMlDsaPublicBits(k: MlDsaPublicKey): Uint8Array {
+  try {
+    return checkMlDsaPublic(k.level, k.key, 'ML-DSA public key');
+  } catch {
+    throw new RangeError(`ML-DSA-${k.level} public key has the wrong size`);
   }
 }

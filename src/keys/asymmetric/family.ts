@@ -36,6 +36,10 @@ export interface SignOptions {
   readonly saltLength: number;
   /** ECDSA encoding (`asn1` = DER, `jws` = fixed-width r ‖ s). */
   readonly marshaling: 'asn1' | 'jws';
+  /** ML-DSA: the FIPS 204 context string (`signature_context`; ≤ 255 bytes). */
+  readonly mlDsaContext?: Uint8Array;
+  /** ML-DSA: deterministic signing (`rnd` = 0) instead of hedged (`deterministic`). */
+  readonly deterministic?: boolean;
 }
 
 /** One asymmetric family. @internal */

@@ -24,6 +24,7 @@ import type {
   RsaPrivateKey,
   RsaPublicKey,
 } from '../../crypto/asymmetric-backend.js';
+import type { MlDsaPrivateKey, MlDsaPublicKey } from '../../crypto/ml-dsa.js';
 import { internal } from '../../errors.js';
 
 /** ECDSA material; `private` (when present) is also a valid public key object. @internal */
@@ -49,8 +50,18 @@ export interface Ed25519Material {
   readonly private?: Ed25519PrivateKey;
 }
 
+/**
+ * ML-DSA material (`./ml-dsa.ts`): the public key and, unless public-only,
+ * the 32-byte seed (also the version's `key`). @internal
+ */
+export interface MlDsaMaterial {
+  readonly kind: 'ml-dsa';
+  readonly public: MlDsaPublicKey;
+  readonly private?: MlDsaPrivateKey;
+}
+
 /** A version's asymmetric material. @internal */
-export type AsymmetricMaterial = EcMaterial | RsaMaterial | Ed25519Material;
+export type AsymmetricMaterial = EcMaterial | RsaMaterial | Ed25519Material | MlDsaMaterial;
 
 /** Stored JSON of the asymmetric fields of a version (absent fields omitted). @internal */
 export interface AsymmetricJson {
@@ -59,7 +70,7 @@ export interface AsymmetricJson {
   ec_d?: string;
   rsa_key?: Record<'n' | 'e' | 'd' | 'p' | 'q' | 'dp' | 'dq' | 'qi', string>;
   rsa_public_key?: Record<'n' | 'e', string>;
-  /** ECDSA: PKIX PEM; Ed25519: base64 of the 32-byte public key. */
+  /** ECDSA: PKIX PEM; Ed25519 and ML-DSA: base64 of the raw public key. */
   public_key?: string;
 }
 
