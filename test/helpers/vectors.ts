@@ -18,6 +18,8 @@ import { hexToBytes } from '@noble/hashes/utils.js';
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Folder of the Wycheproof files (`NAME.json.gz`, gzip of upstream's `NAME.json`). */
 export const WYCHEPROOF_DIR = path.join(REPO_ROOT, 'test', 'vectors', 'wycheproof');
+/** Folder of the Wycheproof ML-DSA files (`NAME.json.gz`, same layout). */
+export const WYCHEPROOF_MLDSA_DIR = path.join(REPO_ROOT, 'test', 'vectors', 'wycheproof-mldsa');
 /** Folder of the transit reference fixtures (plain JSON). */
 export const FIXTURES_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'vault');
 

@@ -15,9 +15,11 @@ import { describe, expect, it } from 'vitest';
 import { BACKENDS } from '../helpers/backends.js';
 import {
   REPO_ROOT,
+  readVectorFile,
   readWycheproofJson,
   vectorFileNames,
   WYCHEPROOF_DIR,
+  WYCHEPROOF_MLDSA_DIR,
 } from '../helpers/vectors.js';
 
 /** Runner (relative to the repo) of each file run on every backend. */
@@ -58,17 +60,32 @@ const NOT_PER_BACKEND: Readonly<Record<string, { runner?: string; reason: string
   },
 };
 
+/** Runner of each ML-DSA file (`test/vectors/wycheproof-mldsa/`), all run on every backend. */
+const MLDSA_ON_EVERY_BACKEND: Readonly<Record<string, string>> = Object.fromEntries(
+  ['44', '65', '87'].flatMap((l) =>
+    ['sign_seed', 'verify'].map((k) => [
+      `mldsa_${l}_${k}_test.json`,
+      'test/crypto/wycheproof-mldsa.test.ts',
+    ]),
+  ),
+);
+
 interface Counts {
   valid: number;
   invalid: number;
   acceptable: number;
 }
 
-function countCases(file: string): Counts & { declared: number } {
-  const data = readWycheproofJson<{
-    numberOfTests: number;
-    testGroups: { tests: { result: string }[] }[];
-  }>(file);
+interface WycheproofFile {
+  numberOfTests: number;
+  testGroups: { tests: { result: string }[] }[];
+}
+
+function countCases(file: string, dir = WYCHEPROOF_DIR): Counts & { declared: number } {
+  const data =
+    dir === WYCHEPROOF_DIR
+      ? readWycheproofJson<WycheproofFile>(file)
+      : (JSON.parse(readVectorFile(dir, file)) as WycheproofFile);
   const c = { valid: 0, invalid: 0, acceptable: 0, declared: data.numberOfTests };
   for (const g of data.testGroups) {
     for (const t of g.tests) {
@@ -144,5 +161,36 @@ describe('Wycheproof: every file has a runner on every backend, or a stated reas
       rows.push(`  ${file}: ${reason}`);
     console.log(`Wycheproof cases asserted per backend\n${rows.join('\n')}`);
     expect(BACKENDS.map(([n]) => n)).toEqual(['node', 'noble']);
+  });
+});
+
+describe('Wycheproof ML-DSA: every file has a runner on every backend', () => {
+  const files = vectorFileNames(readdirSync(WYCHEPROOF_MLDSA_DIR));
+
+  it('the folder holds the six files, each run by a runner that loops over every backend', () => {
+    expect([...files].sort()).toEqual(Object.keys(MLDSA_ON_EVERY_BACKEND).sort());
+    for (const runner of new Set(Object.values(MLDSA_ON_EVERY_BACKEND))) {
+      const src = readFileSync(path.join(REPO_ROOT, runner), 'utf8');
+      expect(src, runner).toMatch(/for \(const \[\w+, \w+\] of BACKENDS\)/);
+      for (const file of files)
+        expect(src, `${runner} runs ${file}`).toContain(`'${file.replace(/\.json$/, '')}`);
+    }
+  });
+
+  it('prints the totals per backend', () => {
+    const t = { valid: 0, invalid: 0, acceptable: 0 };
+    for (const file of files) {
+      const c = countCases(file, WYCHEPROOF_MLDSA_DIR);
+      expect(c.valid + c.invalid + c.acceptable, file).toBe(c.declared);
+      t.valid += c.valid;
+      t.invalid += c.invalid;
+      t.acceptable += c.acceptable;
+    }
+    const rows = BACKENDS.map(
+      ([name]) =>
+        `${name.padEnd(10)}${String(files.length).padEnd(7)}${String(t.valid).padEnd(8)}${String(t.invalid).padEnd(9)}${String(t.acceptable).padEnd(9)}${t.valid + t.invalid + t.acceptable}`,
+    );
+    console.log(`Wycheproof ML-DSA cases asserted per backend\n${rows.join('\n')}`);
+    expect(t.valid + t.invalid).toBe(918);
   });
 });
