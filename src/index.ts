@@ -74,6 +74,7 @@ export type {
   TickResult,
   TidyResult,
 } from './leases/types.js';
+export { warningsOf } from './result-meta.js';
 // Seal and barrier (issue 7)
 export { ROOT_KEY_BYTES } from './seal/keyring.js';
 export { TransitNode } from './seal/node.js';
@@ -156,4 +157,3 @@ export type {
   VerifyItem,
   VerifyRequest,
 } from './transit/types.js';
-export { warningsOf } from './transit/warnings.js';

@@ -21,6 +21,7 @@
  */
 import type { AclOperation } from 'transitkit';
 import { TransitError } from '../../src/errors.js';
+import { GO_TRUE } from '../../src/request.js';
 import { aclTail, authenticate, authorize, type HeaderLookup } from './auth.js';
 import { type HealthState, healthReply } from './health.js';
 import type { ResolvedJsonLimits } from './json-limits.js';
@@ -138,7 +139,6 @@ function decodeUrl(url: string): Decoded {
 const EMPTY_QUERY = /* @__PURE__ */ new URLSearchParams();
 const segsOf = (p: string): string[] => p.split('/').filter((s) => s !== '');
 const startsWith = (a: readonly string[], b: readonly string[]) => b.every((s, i) => a[i] === s);
-const LIST_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 
 /**
  * Build the dispatcher for a set of services.
@@ -178,7 +178,7 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     if (fallthrough && !ours(segs)) return { reply: undefined };
     const verb = req.method.toUpperCase();
     let method = verb === 'PUT' ? 'POST' : verb === 'HEAD' ? 'GET' : verb;
-    if (method === 'GET' && LIST_TRUE.has(query.get('list') ?? '')) method = 'LIST';
+    if (method === 'GET' && GO_TRUE.has(query.get('list') ?? '')) method = 'LIST';
     seen.read = method === 'GET' || method === 'LIST';
     const found = router.match(method as RouteMethod, segs);
     const route = found.kind === 'match' ? found.match.route : undefined;

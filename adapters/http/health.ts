@@ -17,6 +17,7 @@
  * Runtime-neutral.
  * @module
  */
+import { GO_FALSE, GO_TRUE } from '../../src/request.js';
 
 /**
  * The state of a node, as a {@link HealthSource} reports it.
@@ -60,14 +61,11 @@ export const ACTIVE: HealthSource = {
   health: () => ({ initialized: true, sealed: false, standby: false }),
 };
 
-const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
-const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
-
 /** Go's strconv.ParseBool; `null` when invalid, `false` when absent. */
 function goBool(v: string | null): boolean | null {
   if (v === null || v === '') return false;
-  if (TRUE.has(v)) return true;
-  if (FALSE.has(v)) return false;
+  if (GO_TRUE.has(v)) return true;
+  if (GO_FALSE.has(v)) return false;
   return null;
 }
 

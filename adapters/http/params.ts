@@ -16,11 +16,10 @@
  * @module
  */
 import { invalidRequest } from '../../src/errors.js';
+import { GO_FALSE, GO_TRUE } from '../../src/request.js';
 import { checkJsonLimits, DEFAULT_JSON_LIMITS, type ResolvedJsonLimits } from './json-limits.js';
 import type { Fields, FieldType, Route } from './route.js';
 
-const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
-const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
 const INT = /^[+-]?[0-9]+$/;
 
 /** How undeclared fields are treated. @public */
@@ -65,8 +64,8 @@ export function coerce(field: string, type: FieldType, value: unknown): unknown 
     case 'bool':
       if (typeof value === 'boolean') return value;
       if (value === 1 || value === 0) return value === 1;
-      if (typeof value === 'string' && TRUE.has(value)) return true;
-      if (typeof value === 'string' && FALSE.has(value)) return false;
+      if (typeof value === 'string' && GO_TRUE.has(value)) return true;
+      if (typeof value === 'string' && GO_FALSE.has(value)) return false;
       return refuse(field, value, type, 'expected a boolean');
     case 'duration':
       if (typeof value === 'number' && Number.isFinite(value)) return value;

@@ -8,7 +8,7 @@
  * Runtime-neutral.
  * @module
  */
-import { warningsOf } from '../../src/transit/warnings.js';
+import { warningsOf } from '../../src/result-meta.js';
 import type { ReplyKind } from './route.js';
 import { batchReplyStatus, errorsBody } from './status.js';
 

@@ -16,7 +16,7 @@
  */
 import type { ErrorCode } from 'transitkit';
 import { TransitError } from '../../src/errors.js';
-import { batchErrorCodes } from '../../src/transit/batch.js';
+import { batchErrorCodes } from '../../src/result-meta.js';
 
 /**
  * Error code → HTTP status. `unsupported_operation` is a key or mode that

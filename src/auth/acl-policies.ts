@@ -23,11 +23,11 @@
  *   can never be written (a comma, whitespace) grants nothing.
  * @module
  */
-// The public type comes through the package name (see token-store.ts).
-import type { Clock, StorageAdapter } from 'transitkit';
+import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import { fromUtf8, utf8 } from '../encoding.js';
 import { internal, invalidRequest, isTransitError } from '../errors.js';
+import type { StorageAdapter } from '../storage/adapter.js';
 import { hasWatch } from '../storage/adapter.js';
 import { Acl } from './acl.js';
 import { type ParsedPolicy, parsePolicy } from './policy-hcl.js';

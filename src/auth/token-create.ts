@@ -13,8 +13,7 @@
  * @module
  */
 import { invalidRequest } from '../errors.js';
-import { parseDurationSeconds } from '../keys/duration.js';
-import { optBool, optInt } from '../keys/policy.js';
+import { optBool, optInt, parseDurationSeconds } from '../request.js';
 import {
   denied,
   metaOf,

@@ -4,10 +4,13 @@
  * a create/renew response and the `data` of a lookup (hvac's field names).
  * @module
  */
-import type { Clock, CryptoBackend, LeaseManager, StorageAdapter } from 'transitkit';
+import type { Clock } from '../clock.js';
+import { rfc3339 } from '../clock.js';
+import type { CryptoBackend } from '../crypto/backend.js';
 import { fromUtf8 } from '../encoding.js';
 import { internal, invalidRequest, TransitError } from '../errors.js';
-import { rfc3339 } from '../transit/engine.js';
+import type { LeaseManager } from '../leases/lease-manager.js';
+import type { StorageAdapter } from '../storage/adapter.js';
 import { policyName } from './acl-policies.js';
 
 /** Where token entries live in storage. @internal */

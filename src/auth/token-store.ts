@@ -21,14 +21,15 @@
  */
 
 import { sha256 } from '@noble/hashes/sha2.js';
-// Public types come through the package name, so `transitkit/http` declarations refer to
-// `transitkit`'s own instead of inlining copies.
-import type { Clock, CryptoBackend, LeaseManager, StorageAdapter } from 'transitkit';
+import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
+import type { CryptoBackend } from '../crypto/backend.js';
 import { fromUtf8, utf8 } from '../encoding.js';
 import { internal, invalidRequest, isTransitError, TransitError } from '../errors.js';
-import { parseDurationSeconds } from '../keys/duration.js';
-import { withWarnings } from '../transit/warnings.js';
+import type { LeaseManager } from '../leases/lease-manager.js';
+import { parseDurationSeconds } from '../request.js';
+import { withWarnings } from '../result-meta.js';
+import type { StorageAdapter } from '../storage/adapter.js';
 import { planToken } from './token-create.js';
 import {
   authOf,

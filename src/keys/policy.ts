@@ -10,6 +10,7 @@
  * @module
  */
 import { invalidRequest } from '../errors.js';
+import { optBool, optInt } from '../request.js';
 import type { AsymmetricMaterial } from './asymmetric/material.js';
 import { type KeyType, type KeyTypeInfo, keyType } from './key-types.js';
 
@@ -115,25 +116,6 @@ export function assertVersionRoom(p: KeyPolicy, max: number): void {
 /** Refuse operations on a soft-deleted key. @internal */
 export function assertNotSoftDeleted(p: KeyPolicy): void {
   if (p.soft_deleted) throw invalidRequest('refusing to use soft-deleted key');
-}
-
-/** Read an optional integer field. @internal */
-export function optInt(value: unknown, field: string): number | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
-  const n = typeof value === 'string' && /^-?[0-9]+$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n)) {
-    throw invalidRequest(`'${field}' must be an integer`);
-  }
-  return n;
-}
-
-/** Read an optional boolean field (Vault's weak parsing of "true"/"false"/1/0). @internal */
-export function optBool(value: unknown, field: string): boolean | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value === 'boolean') return value;
-  if (value === 'true' || value === '1' || value === 1) return true;
-  if (value === 'false' || value === '0' || value === 0) return false;
-  throw invalidRequest(`'${field}' must be a boolean`);
 }
 
 /**

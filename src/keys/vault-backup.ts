@@ -14,7 +14,7 @@
  */
 import { encodeBase64, tryDecodeBase64, utf8 } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
-import { MAX_DURATION_SECONDS } from './duration.js';
+import { MAX_DURATION_SECONDS } from '../request.js';
 import { type Ed25519Public, INVALID_BACKUP } from './families/family.js';
 import {
   boolField,

@@ -11,8 +11,7 @@
  * @module
  */
 import { conflict, internal, invalidRequest } from '../errors.js';
-import { parseDurationSeconds } from '../keys/duration.js';
-import { asRequest } from '../transit/request.js';
+import { asRequest, parseDurationSeconds } from '../request.js';
 import {
   cappedWarning,
   checkPath,

@@ -8,8 +8,8 @@
  */
 import { type Clock, systemClock } from '../clock.js';
 import { invalidRequest } from '../errors.js';
+import { asRequest } from '../request.js';
 import type { StorageAdapter } from '../storage/adapter.js';
-import { asRequest } from '../transit/request.js';
 import { countLeases, listIrrevocable } from './irrevocable.js';
 import { issueLease, renewLease } from './issue-renew.js';
 import { checkPrefix, platformRandom, plausibleLeaseId, requireLeaseId } from './lease.js';

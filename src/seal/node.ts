@@ -40,10 +40,10 @@ import type { CryptoBackend } from '../crypto/backend.js';
 import { encodeBase64, encodeHex } from '../encoding.js';
 import { invalidRequest, sealed } from '../errors.js';
 import { LeaseManager } from '../leases/lease-manager.js';
+import { asRequest } from '../request.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { Barrier } from '../storage/barrier.js';
 import { resolveBackend } from '../transit/options.js';
-import { asRequest } from '../transit/request.js';
 import { Transit } from '../transit/transit.js';
 import {
   KEYRING_PATH,

@@ -15,13 +15,15 @@
  * (`not_found` for a missing key) here, with Vault's texts.
  * @module
  */
+
+import { rfc3339 } from '../clock.js';
 import { invalidRequest, notFound } from '../errors.js';
 import { checkKeyName } from '../keys/names.js';
 import type { KeyVersion } from '../keys/policy.js';
-import { oldestVersion, optBool, typeInfo } from '../keys/policy.js';
+import { oldestVersion, typeInfo } from '../keys/policy.js';
 import { decodeVaultBackup, encodeVaultBackup, restoreName } from '../keys/vault-backup.js';
-import { type Engine, rfc3339 } from './engine.js';
-import { asRequest } from './request.js';
+import { asRequest, optBool } from '../request.js';
+import type { Engine } from './engine.js';
 import type { RestoreRequest } from './types.js';
 
 /** @internal */

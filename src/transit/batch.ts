@@ -1,17 +1,13 @@
 /**
  * The shared batch runner: every item runs independently, in input order; a
  * failing item yields `{ error, reference }` and the rest still run. The codes
- * of failed items are recorded beside the result (not in it) so that the HTTP
- * adapter can apply Vault's batch status rule without the engine knowing HTTP.
+ * of failed items are recorded beside the result (not in it, through
+ * `src/result-meta.ts`) so that the HTTP adapter can apply Vault's batch status
+ * rule without the engine knowing HTTP.
  * @module
  */
 import { type ErrorCode, invalidRequest, TransitError } from '../errors.js';
-
-const ITEM_CODES = new WeakMap<object, ErrorCode[]>();
-
-/** Error codes of the failed items of a batch result, in order (empty when all succeeded). @internal */
-export const batchErrorCodes = (result: object): readonly ErrorCode[] =>
-  ITEM_CODES.get(result) ?? [];
+import { withItemCodes } from '../result-meta.js';
 
 /** The number of items in a batch result. @internal */
 export const batchSize = (result: { batch_results?: unknown[] }): number =>
@@ -94,7 +90,5 @@ export async function runBatch<R extends { reference: string }>(
       out.push({ ...onError(message), reference } as R);
     }
   }
-  const result = { batch_results: out };
-  ITEM_CODES.set(result, codes);
-  return result;
+  return withItemCodes({ batch_results: out }, codes);
 }

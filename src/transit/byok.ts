@@ -20,11 +20,11 @@ import { asymmetricFamilyOf } from '../keys/asymmetric/family.js';
 import { requireMaterial } from '../keys/asymmetric/material.js';
 import { checkKeyName } from '../keys/names.js';
 import { assertNotSoftDeleted, typeInfo } from '../keys/policy.js';
+import { asRequest } from '../request.js';
 import type { Engine } from './engine.js';
 import { versionsOf } from './export.js';
 import { exportMaterial } from './import-material.js';
 import type { ByokExportOptions, ByokExportResult } from './mobility-types.js';
-import { asRequest } from './request.js';
 
 /** @internal */
 export async function byokExport(

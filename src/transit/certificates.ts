@@ -21,8 +21,8 @@ import { requireMaterial } from '../keys/asymmetric/material.js';
 import { checkKeyName } from '../keys/names.js';
 import { assertNotSoftDeleted, type KeyPolicy, oldestVersion, typeInfo } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
+import { asRequest, optString } from '../request.js';
 import { type Engine, requireKey } from './engine.js';
-import { asRequest, optString } from './request.js';
 import type {
   SetCertificateRequest,
   SetCertificateResult,

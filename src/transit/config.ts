@@ -8,10 +8,9 @@
  */
 import { fromUtf8, utf8 } from '../encoding.js';
 import { internal, invalidRequest } from '../errors.js';
-import { optBool, optInt } from '../keys/policy.js';
+import { asRequest, optBool, optInt } from '../request.js';
 import { keyspace } from '../storage/keyspace.js';
 import type { Engine } from './engine.js';
-import { asRequest } from './request.js';
 import type { CacheConfig, KeysConfig } from './types.js';
 
 /** Smallest non-zero cache size. @internal */

@@ -8,10 +8,9 @@
 import { encodeBase64 } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { checkKeyName } from '../keys/names.js';
-import { optInt } from '../keys/policy.js';
+import { asRequest, optInt } from '../request.js';
 import { sealWith } from './encrypt.js';
 import { type Engine, requireKey } from './engine.js';
-import { asRequest } from './request.js';
 import type { DataKeyRequest, DataKeyResult } from './types.js';
 
 const BITS = new Set([128, 256, 512]);

@@ -27,16 +27,15 @@ import {
   convergentVersionOf,
   decryptionVersion,
   encryptionVersion,
-  optBool,
-  optInt,
   typeInfo,
 } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
-import { batchErrorCodes, optionalBatch, runBatch } from './batch.js';
+import { asRequest, optBool, optInt, optString } from '../request.js';
+import { batchErrorCodes } from '../result-meta.js';
+import { optionalBatch, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
 import { buildPolicy } from './keys.js';
 import { newVersion } from './material.js';
-import { asRequest, optString } from './request.js';
 import type {
   BatchResult,
   CiphertextBatchItem,

@@ -32,9 +32,3 @@ export async function requireKey(e: Engine, name: string, missing: string): Prom
   if (!key) throw invalidRequest(missing);
   return key;
 }
-
-/** An RFC 3339 timestamp with fraction, UTC (Go's RFC3339Nano with trailing zeros trimmed). @internal */
-export function rfc3339(ms: number): string {
-  const iso = new Date(ms).toISOString(); // 2024-05-01T10:11:12.123Z
-  return iso.replace(/\.?0+Z$/, 'Z');
-}

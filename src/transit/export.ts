@@ -25,8 +25,8 @@ import {
   oldestVersion,
   typeInfo,
 } from '../keys/policy.js';
+import { asRequest, optString } from '../request.js';
 import type { Engine } from './engine.js';
-import { asRequest, optString } from './request.js';
 import type { ExportKeyOptions, ExportKeyResult, ExportKeyType } from './types.js';
 
 const TYPES: ReadonlySet<string> = new Set<ExportKeyType>([

@@ -7,10 +7,9 @@
 import { vaultHash } from '../crypto/hash.js';
 import { encodeBase64, encodeHex } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
-import { optInt } from '../keys/policy.js';
+import { asRequest, optInt, optString } from '../request.js';
 import type { Engine } from './engine.js';
 import { inputBytes } from './hmac.js';
-import { asRequest, optString } from './request.js';
 import type { HashRequest, RandomRequest } from './types.js';
 
 /** Largest `random` request, as Vault (128 KiB). @internal */

@@ -16,11 +16,11 @@ import { base64ErrorPosition, tryDecodeBase64 } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { formatVersioned, parseVersioned } from '../keys/ciphertext.js';
 import { checkKeyName } from '../keys/names.js';
-import { assertNotSoftDeleted, oldestVersion, optInt } from '../keys/policy.js';
+import { assertNotSoftDeleted, oldestVersion } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
+import { asRequest, optInt, optString } from '../request.js';
 import { optionalBatch, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
-import { asRequest, optString } from './request.js';
 import type { BatchResult, HmacBatchItem, HmacRequest, VerifyBatchItem } from './types.js';
 
 const HMAC_PREFIX = 'vault';

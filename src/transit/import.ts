@@ -17,6 +17,8 @@
  * Vault answers most of these with HTTP 500; here they are `invalid_request`.
  * @module
  */
+
+import { rfc3339 } from '../clock.js';
 import { toBytes } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { MISSING_CONTEXT } from '../keys/derive.js';
@@ -29,11 +31,10 @@ import {
   type KeyPolicy,
   type KeyVersion,
   oldestVersion,
-  optBool,
-  optInt,
   typeInfo,
 } from '../keys/policy.js';
-import { type Engine, rfc3339 } from './engine.js';
+import { asRequest, optBool, optInt, optString } from '../request.js';
+import type { Engine } from './engine.js';
 import {
   type ImportedMaterial,
   isPublicOnly,
@@ -43,7 +44,6 @@ import {
 } from './import-material.js';
 import { buildPolicy } from './keys.js';
 import type { ImportKeyRequest, ImportKeyVersionRequest } from './mobility-types.js';
-import { asRequest, optString } from './request.js';
 import { unwrapImport } from './wrapping-key.js';
 
 const EXISTS =

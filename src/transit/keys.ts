@@ -11,12 +11,12 @@ import { invalidRequest, notFound } from '../errors.js';
 import { parseAutoRotatePeriod } from '../keys/duration.js';
 import { DEFAULT_KEY_TYPE, keyType } from '../keys/key-types.js';
 import { checkKeyName } from '../keys/names.js';
-import { type KeyPolicy, optBool, optInt } from '../keys/policy.js';
+import type { KeyPolicy } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
+import { asRequest, optBool, optInt, optString } from '../request.js';
 import type { Engine } from './engine.js';
 import { newVersion } from './material.js';
 import { keyInfo } from './read-body.js';
-import { asRequest, optString } from './request.js';
 import type { CreateKeyRequest, KeyInfo, ListKeysRequest, ReadKeyRequest } from './types.js';
 
 /** Validate a create request into a new policy (no I/O). @internal */

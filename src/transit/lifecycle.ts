@@ -5,11 +5,12 @@
  * the auto-rotation timer, and `close()`.
  * @module
  */
+
+import { asRequest } from '../request.js';
 import { loadSettings } from './config.js';
 import type { Engine } from './engine.js';
 import { watchForChanges } from './invalidation.js';
 import { engineFromOptions, type TransitOptions } from './options.js';
-import { asRequest } from './request.js';
 
 /** A started engine. @internal */
 export interface Lifecycle {

@@ -5,9 +5,11 @@
  * §4) unless the family fixes it (hmac: the key). All from the backend CSPRNG.
  * @module
  */
+
+import { rfc3339 } from '../clock.js';
 import type { KeyTypeInfo } from '../keys/key-types.js';
 import { CURRENT_CONVERGENT_VERSION, type KeyPolicy, type KeyVersion } from '../keys/policy.js';
-import { type Engine, rfc3339 } from './engine.js';
+import type { Engine } from './engine.js';
 
 /** A fresh version for `policy`. @internal */
 export async function newVersion(

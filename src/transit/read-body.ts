@@ -10,11 +10,12 @@
  * @module
  */
 
+import { rfc3339 } from '../clock.js';
 import { chainToPem } from '../crypto/pki/chain.js';
 import type { KeyTypeInfo } from '../keys/key-types.js';
 import { type KeyVersion, oldestVersion, typeInfo } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
-import { type Engine, rfc3339 } from './engine.js';
+import type { Engine } from './engine.js';
 import type { AsymmetricKeyVersionInfo, KeyInfo } from './types.js';
 
 /** One asymmetric version as the read body shows it. */

@@ -16,10 +16,10 @@ import {
   typeInfo,
 } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
+import { asRequest } from '../request.js';
 import type { Engine } from './engine.js';
 import { newVersion } from './material.js';
 import { keyInfo } from './read-body.js';
-import { asRequest } from './request.js';
 import type { KeyConfigRequest, KeyInfo } from './types.js';
 
 /** @internal */

@@ -16,9 +16,9 @@ import { encodeBase64, encodeBase64Url, tryDecodeBase64, tryDecodeBase64Url } fr
 import { invalidRequest } from '../errors.js';
 import type { SignOptions } from '../keys/asymmetric/family.js';
 import { parseVersioned } from '../keys/ciphertext.js';
-import { type KeyPolicy, oldestVersion, optBool } from '../keys/policy.js';
+import { type KeyPolicy, oldestVersion } from '../keys/policy.js';
+import { optBool, optString } from '../request.js';
 import { verifyHashName } from './hmac.js';
-import { optString } from './request.js';
 
 const TOO_OLD = 'ciphertext or signature version is disallowed by policy (too old)';
 

@@ -21,8 +21,9 @@ import { invalidRequest, isTransitError } from '../errors.js';
 import { type AsymmetricFamily, familyOf, type SignOptions } from '../keys/asymmetric/family.js';
 import { type AsymmetricMaterial, requireMaterial } from '../keys/asymmetric/material.js';
 import { checkKeyName } from '../keys/names.js';
-import { assertNotSoftDeleted, type KeyVersion, optInt, typeInfo } from '../keys/policy.js';
+import { assertNotSoftDeleted, type KeyVersion, typeInfo } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
+import { asRequest, optInt } from '../request.js';
 import { optionalBatch, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
 import {
@@ -32,7 +33,6 @@ import {
   verifyHmacValue,
   verifyKind,
 } from './hmac.js';
-import { asRequest } from './request.js';
 import {
   checkHashNone,
   formatSignature,

@@ -4,6 +4,8 @@
  * (style.md convention 2); the route each method serves is named in its doc.
  * @module
  */
+
+import { withWarnings } from '../result-meta.js';
 import { type AutoRotateResult, autoRotateTick } from './auto-rotate.js';
 import { backupKey, restoreKey } from './backup.js';
 import { byokExport } from './byok.js';
@@ -22,7 +24,6 @@ import type { TransitOptions } from './options.js';
 import { rotateKey, trimKey, updateKeyConfig } from './rotate-config.js';
 import { sign, verify } from './sign.js';
 import type * as T from './types.js';
-import { withWarnings } from './warnings.js';
 import { getWrappingKey } from './wrapping-key.js';
 
 export type { TransitOptions } from './options.js';

@@ -9,8 +9,8 @@ import type { TokenContext } from '../../src/auth/token-entry.js';
 import { TokenStore } from '../../src/auth/token-store.js';
 import { isTransitError } from '../../src/errors.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
+import { warningsOf } from '../../src/result-meta.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
-import { warningsOf } from '../../src/transit/warnings.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
 async function setup() {
