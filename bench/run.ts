@@ -4,9 +4,10 @@
  * CI that keeps every section working (its numbers mean little).
  *
  * Sections: encrypt/decrypt (transit.bench.ts), batch (batch.bench.ts),
- * HMAC and sign/verify (sign.bench.ts), HTTP (http.bench.ts), scale and
- * memory (scale.bench.ts), cold start (cold-start.bench.ts). `--only=a,b`
- * runs some of them (names: encrypt, batch, sign, http, scale, cold).
+ * HMAC and sign/verify (sign.bench.ts), ML-DSA sign/verify (ml-dsa.bench.ts),
+ * HTTP (http.bench.ts), scale and memory (scale.bench.ts), cold start
+ * (cold-start.bench.ts). `--only=a,b` runs some of them (names: encrypt,
+ * batch, sign, mldsa, http, scale, cold).
  *
  * The lease manager's 1,000,000-lease run (issue 6) has its own script,
  * `npm run bench:leases` (about a minute, ~1 GB of heap); `--quick` runs its
@@ -19,6 +20,7 @@ import { coldStartBench } from './cold-start.bench.js';
 import { printTable, quick, type Row } from './harness.js';
 import { httpBench } from './http.bench.js';
 import { leaseBench, printLeaseRows } from './leases.bench.js';
+import { mlDsaBench } from './ml-dsa.bench.js';
 import { scaleBench } from './scale.bench.js';
 import { signBench } from './sign.bench.js';
 import { encryptBench } from './transit.bench.js';
@@ -27,6 +29,7 @@ const sections: [string, () => Promise<Row[]>][] = [
   ['encrypt', () => encryptBench([64, 4096, 1024 * 1024])],
   ['batch', batchBench],
   ['sign', signBench],
+  ['mldsa', mlDsaBench],
   ['http', () => httpBench({ quick })],
   ['scale', scaleBench],
   ['cold', coldStartBench],
