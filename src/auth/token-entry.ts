@@ -11,6 +11,7 @@ import { fromUtf8 } from '../encoding.js';
 import { internal, invalidRequest, TransitError } from '../errors.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
 import type { StorageAdapter } from '../storage/adapter.js';
+import { constantTimeEqual } from '../util/constant-time.js';
 import { policyName } from './acl-policies.js';
 
 /** Where token entries live in storage. @internal */
@@ -92,10 +93,10 @@ export function hex(bytes: Uint8Array): string {
 /** Constant-time comparison of two hashes in hex (the length is not secret). @internal */
 export function sameHash(a: unknown, b: string): boolean {
   if (typeof a !== 'string' || a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < b.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
+  return constantTimeEqual(HEX_BYTES.encode(a), HEX_BYTES.encode(b));
 }
+
+const HEX_BYTES = /* @__PURE__ */ new TextEncoder();
 
 /** The stored form of a token. @internal */
 export interface StoredToken {

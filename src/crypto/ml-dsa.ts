@@ -23,6 +23,7 @@
  * @module
  */
 import { ml_dsa44, ml_dsa65, ml_dsa87 } from '@noble/post-quantum/ml-dsa.js';
+import { constantTimeEqual } from '../util/constant-time.js';
 
 /** An ML-DSA parameter set (FIPS 204 Table 1). @public */
 export type MlDsaLevel = 44 | 65 | 87;
@@ -180,9 +181,5 @@ export function mlDsaVerify(
  * @internal
  */
 export function mlDsaExpandedMatches(priv: MlDsaPrivateKey, expanded: Uint8Array): boolean {
-  const mine = mlDsaExpand(priv).secretKey;
-  if (mine.length !== expanded.length) return false;
-  let diff = 0;
-  for (let i = 0; i < mine.length; i++) diff |= (mine[i] ?? 0) ^ (expanded[i] ?? 0);
-  return diff === 0;
+  return constantTimeEqual(mlDsaExpand(priv).secretKey, expanded);
 }

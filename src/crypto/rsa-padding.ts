@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { constantTimeEqual } from '../util/constant-time.js';
 import type { SignatureHash } from './asymmetric-backend.js';
 import { HASH_SIZE, hashOf } from './asymmetric-checks.js';
 import type { HashName } from './backend.js';
@@ -99,10 +100,7 @@ export function emsaPkcs1Verify(
   } catch {
     return false;
   }
-  if (block.length !== expected.length) return false;
-  let diff = 0;
-  for (let i = 0; i < block.length; i++) diff |= (block[i] ?? 0) ^ (expected[i] ?? 0);
-  return diff === 0;
+  return constantTimeEqual(block, expected);
 }
 
 /**

@@ -304,22 +304,32 @@ describe('constant-time comparisons of MACs, tags and tokens', () => {
     );
   });
 
-  it('token lookups compare hashes with sameHash (no early exit)', () => {
-    const store = read('auth/token-store.ts');
-    expect(store.match(/sameHash\(/g)?.length).toBeGreaterThanOrEqual(2);
-    const body = /export function sameHash[\s\S]*?\n}/.exec(read('auth/token-entry.ts'))?.[0] ?? '';
+  it('one constant-time compare (util/constant-time.ts): no early exit, the only XOR loop in src/', () => {
+    const body =
+      /export function constantTimeEqual[\s\S]*?\n}/.exec(read('util/constant-time.ts'))?.[0] ?? '';
     const loop = /for \([^)]*\) ([^\n]*)/.exec(body)?.[1] ?? '';
     expect(loop).toMatch(/diff \|= /);
     expect(loop).not.toMatch(/return|break/);
+    const loops = files(SRC)
+      .filter((f) => /diff \|= /.test(readFileSync(f, 'utf8')))
+      .map((f) => path.relative(SRC, f).split(path.sep).join('/'));
+    expect(loops).toEqual(['util/constant-time.ts']);
+  });
+
+  it('token lookups compare hashes with sameHash (through constantTimeEqual)', () => {
+    const store = read('auth/token-store.ts');
+    expect(store.match(/sameHash\(/g)?.length).toBeGreaterThanOrEqual(2);
+    const body = /export function sameHash[\s\S]*?\n}/.exec(read('auth/token-entry.ts'))?.[0] ?? '';
+    expect(body).toMatch(/return constantTimeEqual\(/);
     expect(sameHash('ab12', 'ab12')).toBe(true);
     expect(sameHash('ab12', 'ab13')).toBe(false);
     expect(sameHash('ab1', 'ab12')).toBe(false);
     expect(sameHash(undefined, 'ab12')).toBe(false);
   });
 
-  it('the backends timingSafeEqual: node:crypto and noble equalBytes', () => {
+  it('the backends timingSafeEqual: node:crypto and the core constantTimeEqual', () => {
     expect(read('crypto/node/index.ts')).toMatch(/nodeTimingSafeEqual\(/);
-    expect(read('crypto/noble/index.ts')).toMatch(/return equalBytes\(a, b\)/);
+    expect(read('crypto/noble/index.ts')).toMatch(/return constantTimeEqual\(a, b\)/);
     for (const b of [nodeBackend, nobleBackend]) {
       expect(b.timingSafeEqual(Uint8Array.of(1, 2, 3), Uint8Array.of(1, 2, 3))).toBe(true);
       expect(b.timingSafeEqual(Uint8Array.of(1, 2, 3), Uint8Array.of(1, 2, 4))).toBe(false);

@@ -9,8 +9,8 @@
  *
  * @module
  */
-import { equalBytes } from '@noble/ciphers/utils.js';
 import { randomBytes as nobleRandomBytes } from '@noble/hashes/utils.js';
+import { constantTimeEqual } from '../../util/constant-time.js';
 import type { CryptoBackend } from '../backend.js';
 import { nobleAeadOpen, nobleAeadSeal } from './aead.js';
 import { nobleAsymmetric } from './asymmetric.js';
@@ -35,7 +35,7 @@ function randomBytes(n: number): Uint8Array {
 function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
   assertBytes(a, 'timingSafeEqual: a');
   assertBytes(b, 'timingSafeEqual: b');
-  return equalBytes(a, b);
+  return constantTimeEqual(a, b);
 }
 
 /**
