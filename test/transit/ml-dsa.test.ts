@@ -10,6 +10,7 @@
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
 import * as asn1js from 'asn1js';
 import { CertificationRequest } from 'pkijs';
+import type { Transit } from 'transitkit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodePkcs8PrivateKey, decodeSpki, pemDecode } from '../../src/crypto/pki/keys.js';
 import { ML_DSA_OID } from '../../src/crypto/pki/ml-dsa.js';
@@ -35,6 +36,8 @@ function pkcs8With(inner: asn1js.AsnType): Uint8Array {
 }
 
 let pair: MobilityPair;
+/** The node (0) or noble (1) engine. */
+const engine = (i: 0 | 1): Transit => pair.engines[i]?.[1] as Transit;
 beforeAll(async () => {
   pair = await mobilityPair();
 });
@@ -104,7 +107,7 @@ describe('ML-DSA keys in the engine', () => {
   }
 
   it('prehashed=true signs a 64-byte external mu; other sizes are refused', async () => {
-    const t = pair.engines[0][1];
+    const t = engine(0);
     await t.createKey('mu', { type: 'mldsa-65', exportable: true });
     const mu = Buffer.alloc(64, 7).toString('base64');
     const { signature } = await t.sign('mu', { input: mu, prehashed: true });
@@ -124,7 +127,7 @@ describe('ML-DSA keys in the engine', () => {
   });
 
   it('refuses derivation, convergence and the encryption operations', async () => {
-    const t = pair.engines[0][1];
+    const t = engine(0);
     await expectError(
       t.createKey('d', { type: 'mldsa-44', derived: true }),
       'invalid_request',
@@ -141,7 +144,7 @@ describe('ML-DSA keys in the engine', () => {
   });
 
   it('exports the seed (raw), PKCS#8 seed form (pem, der) and SPKI (public-key)', async () => {
-    const t = pair.engines[1][1];
+    const t = engine(1);
     await t.createKey('exp', { type: 'mldsa-65', exportable: true });
     const raw = Buffer.from(
       (await t.exportKey('signing-key', 'exp', 1, { format: 'raw' })).keys['1'] as string,
@@ -168,7 +171,7 @@ describe('ML-DSA keys in the engine', () => {
   });
 
   it('imports the seed and both forms (which must agree), refuses expanded-only and a wrong set', async () => {
-    const t = pair.engines[0][1];
+    const t = engine(0);
     const seed = new Uint8Array(32).fill(3);
     const { secretKey, publicKey } = ml_dsa65.keygen(seed);
     const seedForm = new asn1js.Primitive({
@@ -229,8 +232,8 @@ describe('ML-DSA keys in the engine', () => {
   });
 
   it('public-key import, import_version filling it, and byok-export round-trip', async () => {
-    const [, node] = pair.engines[0];
-    const [, noble] = pair.engines[1];
+    const node = engine(0);
+    const noble = engine(1);
     await node.createKey('src', { type: 'mldsa-87', exportable: true });
     const pem = ((await node.readKey('src')).keys['1'] as { public_key: string }).public_key;
     await noble.importKey('pub-only', { type: 'mldsa-87', public_key: pem });
@@ -258,7 +261,7 @@ describe('ML-DSA keys in the engine', () => {
   });
 
   it('backup and restore keep the seed and the public key (and refuse a tampered pair)', async () => {
-    const [, node] = pair.engines[0];
+    const node = engine(0);
     await node.createKey('bk', {
       type: 'mldsa-44',
       exportable: true,
@@ -288,7 +291,7 @@ describe('ML-DSA keys in the engine', () => {
   });
 
   it('signs a CSR with the RFC 9881 algorithm; the signature verifies with noble', async () => {
-    const [, t] = pair.engines[1];
+    const t = engine(1);
     await t.createKey('csr', { type: 'mldsa-65' });
     const { csr } = await t.signCsr('csr');
     const der = pemDecode(csr, ['CERTIFICATE REQUEST'] as const).der;
