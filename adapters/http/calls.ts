@@ -1,8 +1,9 @@
 /**
  * The few named helpers route rows call besides the library itself: the
  * encrypt existence check, the authenticated token of a self-service route,
- * and the two shapes of a policy read (`sys/policy` says `rules`,
- * `sys/policies/acl` says `policy`). Kept here so rows stay one call each.
+ * the two shapes of a policy read (`sys/policy` says `rules`,
+ * `sys/policies/acl` says `policy`), and `sys/init`'s refusal of PGP
+ * options. Kept here so rows stay one call each.
  *
  * Runtime-neutral.
  * @module
@@ -135,4 +136,23 @@ export function listIrrevocable(s: ServedBy, body: Readonly<Record<string, unkno
 /** The node state for `sys/health`. @internal */
 export function health(s: Services): HealthState | Promise<HealthState> {
   return (s.health ?? ACTIVE).health();
+}
+
+/** Vault's init options this node does not offer: refused when set, not ignored. */
+function refuseUnsupported(body: Readonly<Record<string, unknown>>): void {
+  for (const f of ['pgp_keys', 'root_token_pgp_key', 'recovery_pgp_keys'] as const) {
+    const v = body[f];
+    if (v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0)) {
+      throw invalidRequest(`${f} is not supported`);
+    }
+  }
+}
+
+/** `POST sys/init`: the shares and threshold, after refusing the PGP options. @internal */
+export function initNode(s: ServedBy, body: Readonly<Record<string, unknown>>) {
+  refuseUnsupported(body);
+  return s.node.init({
+    secret_shares: body.secret_shares as number,
+    secret_threshold: body.secret_threshold as number,
+  });
 }

@@ -20,13 +20,12 @@
  * @module
  */
 import type { AclOperation } from 'transitkit';
+import type { Clock } from '../../src/clock.js';
 import { TransitError } from '../../src/errors.js';
 import { GO_TRUE } from '../../src/request.js';
 import { aclTail, authenticate, authorize, type HeaderLookup } from './auth.js';
-import { type HealthState, healthReply } from './health.js';
 import type { ResolvedJsonLimits } from './json-limits.js';
 import {
-  parseFields,
   parseJsonBody,
   queryFields,
   type UnknownFields,
@@ -34,10 +33,9 @@ import {
 } from './params.js';
 import { authorizeSomeCompletion } from './preauth.js';
 import { type HttpReply, jsonReply, successReply } from './reply.js';
-import type { ReplyKind, Route, RouteMethod } from './route.js';
+import type { Route, RouteMethod } from './route.js';
 import { Router } from './router.js';
-import { ROUTES } from './routes.js';
-import { SEAL_ROUTES } from './seal-routes.js';
+import { ROUTES, SEAL_ROUTES } from './routes.js';
 import { type HandlerServices, serviceSource } from './source.js';
 import {
   errorReply,
@@ -82,6 +80,8 @@ export interface DispatchOptions {
   version: string;
   clusterName: string;
   clusterId: string;
+  /** The time source of health's `server_time_utc`. */
+  clock: Clock;
 }
 
 /** The dispatcher: `undefined` only with `fallthrough`, for a path outside the mount. @public */
@@ -220,16 +220,6 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     if (req.headers('x-vault-wrap-ttl')) {
       throw new TransitError('invalid_request', 'response wrapping is not supported');
     }
-    if (route.reply === 'health') {
-      const state = (await route.call(
-        served,
-        { path: params, body: {} },
-        { operation, token },
-      )) as HealthState;
-      const { status, body } = healthReply(state, query, Date.now(), o);
-      if (!body) return jsonReply(400, errorsBody([]));
-      return jsonReply(status, verb === 'HEAD' ? undefined : JSON.stringify(body));
-    }
     let raw: Record<string, unknown>;
     if (method === 'POST') {
       const got = req.body ? await req.body(o.maxRequestBytes) : undefined;
@@ -238,7 +228,8 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     } else {
       raw = queryFields(query);
     }
-    const { body, unknown } = parseFields(route, params, raw, o.unknownFields);
+    const mode = route.ignoreUnknown ? 'warn' : o.unknownFields;
+    const { body, unknown } = route.parse(params, raw, mode);
     route.fillBody?.(body);
     if (deferAcl) {
       const aclPath = [aclPathOf(route, segs), ...aclTail(route, params, body)].join('/');
@@ -253,8 +244,11 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
         new Error(details.join('; ')),
       );
     }
-    const kind = route.reply as Exclude<ReplyKind, 'health'>;
-    return successReply(kind, route.batchStatus, requestId, result, warnings, body);
+    return successReply(route.reply, route.batchStatus, requestId, result, warnings, body, {
+      head: verb === 'HEAD',
+      clock: o.clock,
+      server: o,
+    });
   };
 
   return async (req, options = {}) => {

@@ -79,24 +79,30 @@ function code(v: string | null, dflt: number): number | null {
 
 /**
  * The status and body of a health request; `status: 400, body: undefined`
- * means Vault's 400 `{"errors":[]}`.
+ * means Vault's 400 `{"errors":[]}`. `fields` are the request's query
+ * parameters as the row's schema parsed them (sys-fields.ts `HEALTH_FIELDS`);
+ * `nowMs` comes from the handler's clock.
  * @internal
  */
 export function healthReply(
   state: HealthState,
-  query: URLSearchParams,
+  fields: Readonly<Record<string, unknown>>,
   nowMs: number,
   defaults: { version: string; clusterName: string; clusterId: string },
 ): { status: number; body: HealthBody | undefined } {
-  const standbyOk = goBool(query.get('standbyok'));
-  const perfOk = goBool(query.get('perfstandbyok'));
+  const q = (name: string): string | null => {
+    const v = fields[name];
+    return typeof v === 'string' ? v : null;
+  };
+  const standbyOk = goBool(q('standbyok'));
+  const perfOk = goBool(q('perfstandbyok'));
   const codes = {
-    active: code(query.get('activecode'), 200),
-    standby: code(query.get('standbycode'), 429),
-    dr: code(query.get('drsecondarycode'), 472),
-    perf: code(query.get('performancestandbycode'), 473),
-    sealed: code(query.get('sealedcode'), 503),
-    uninit: code(query.get('uninitcode'), 501),
+    active: code(q('activecode'), 200),
+    standby: code(q('standbycode'), 429),
+    dr: code(q('drsecondarycode'), 472),
+    perf: code(q('performancestandbycode'), 473),
+    sealed: code(q('sealedcode'), 503),
+    uninit: code(q('uninitcode'), 501),
   };
   if (standbyOk === null || perfOk === null || Object.values(codes).some((c) => c === null)) {
     return { status: 400, body: undefined };

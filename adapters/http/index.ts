@@ -13,7 +13,8 @@
  * `transitkit/http/node`.
  * @packageDocumentation
  */
-import type { Transit } from 'transitkit';
+import type { Clock, Transit } from 'transitkit';
+import { systemClock } from '../../src/clock.js';
 import { invalidRequest } from '../../src/errors.js';
 import { createDispatch, type Dispatch, type Logger } from './dispatch.js';
 import { type FetchHandler, toFetchHandler } from './fetch.js';
@@ -88,6 +89,8 @@ export interface HandlerOptions {
   clusterName?: string;
   /** `cluster_id` of the health body. Default: a random UUID per handler. */
   clusterId?: string;
+  /** Time source of the health body's `server_time_utc`. Default: the wall clock. */
+  clock?: Clock;
 }
 
 /**
@@ -177,6 +180,7 @@ export function createHandler(
     version: options.version ?? 'transitkit',
     clusterName: options.clusterName ?? 'transitkit',
     clusterId: options.clusterId ?? globalThis.crypto.randomUUID(),
+    clock: options.clock ?? systemClock,
   });
   return {
     dispatch,

@@ -1,7 +1,9 @@
 /**
  * A request's fields: path parameters, query (GET, LIST, DELETE) or JSON body
- * (POST, PUT), merged, checked against the row's schema and converted the way
- * Vault's framework converts JSON (`FieldData` with weak decoding).
+ * (POST, PUT), merged, checked against the row's endpoint schema
+ * (src/schema.ts, compiled once per row by {@link compileFields}) and
+ * converted the way Vault's framework converts JSON (`FieldData` with weak
+ * decoding).
  *
  * - Path parameters win over query and body values of the same name (Vault's
  *   captures override the raw data).
@@ -17,8 +19,9 @@
  */
 import { invalidRequest } from '../../src/errors.js';
 import { GO_FALSE, GO_TRUE } from '../../src/request.js';
+import type { EndpointSchema, FieldSpec, FieldType } from '../../src/schema.js';
 import { checkJsonLimits, DEFAULT_JSON_LIMITS, type ResolvedJsonLimits } from './json-limits.js';
-import type { Fields, FieldType, Route } from './route.js';
+import type { Route } from './route.js';
 
 const INT = /^[+-]?[0-9]+$/;
 
@@ -47,47 +50,62 @@ function refuse(field: string, value: unknown, type: FieldType, why: string): ne
 const isMap = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Convert one value to a field type (Vault's weak decoding). @internal */
-export function coerce(field: string, type: FieldType, value: unknown): unknown {
+type Convert = (value: unknown) => unknown;
+
+/** The converter of one field (Vault's weak decoding), chosen once per field. */
+function converterOf(field: string, type: FieldType): Convert {
+  const no = (value: unknown, why: string) => refuse(field, value, type, why);
   switch (type) {
     case 'string':
-      if (typeof value === 'string') return value;
-      if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-      return refuse(field, value, type, 'expected a string');
+      return (v) =>
+        typeof v === 'string'
+          ? v
+          : typeof v === 'number' || typeof v === 'boolean'
+            ? String(v)
+            : no(v, 'expected a string');
     case 'int':
-      if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
-      if (typeof value === 'string' && INT.test(value.trim())) {
-        const n = Number(value.trim());
-        if (Number.isSafeInteger(n)) return n;
-      }
-      return refuse(field, value, type, 'expected an integer');
+      return (v) => {
+        if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+        if (typeof v === 'string' && INT.test(v.trim())) {
+          const n = Number(v.trim());
+          if (Number.isSafeInteger(n)) return n;
+        }
+        return no(v, 'expected an integer');
+      };
     case 'bool':
-      if (typeof value === 'boolean') return value;
-      if (value === 1 || value === 0) return value === 1;
-      if (typeof value === 'string' && GO_TRUE.has(value)) return true;
-      if (typeof value === 'string' && GO_FALSE.has(value)) return false;
-      return refuse(field, value, type, 'expected a boolean');
+      return (v) => {
+        if (typeof v === 'boolean') return v;
+        if (v === 1 || v === 0) return v === 1;
+        if (typeof v === 'string' && GO_TRUE.has(v)) return true;
+        if (typeof v === 'string' && GO_FALSE.has(v)) return false;
+        return no(v, 'expected a boolean');
+      };
     case 'duration':
-      if (typeof value === 'number' && Number.isFinite(value)) return value;
-      if (typeof value === 'string') return value;
-      return refuse(field, value, type, 'expected seconds or a duration string');
+      return (v) =>
+        (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string'
+          ? v
+          : no(v, 'expected seconds or a duration string');
     case 'array':
-      if (Array.isArray(value)) return value;
-      return refuse(field, value, type, 'expected a list');
+      return (v) => (Array.isArray(v) ? v : no(v, 'expected a list'));
     case 'map':
-      if (isMap(value)) return value;
-      return refuse(field, value, type, 'expected a map');
+      return (v) => (isMap(v) ? v : no(v, 'expected a map'));
     case 'strings':
-      if (typeof value === 'string') {
-        return value
-          .split(',')
-          .map((s) => s.trim())
-          .filter((s) => s !== '');
-      }
-      if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value;
-      return refuse(field, value, type, 'expected a list of strings');
+      return (v) => {
+        if (typeof v === 'string') {
+          return v
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== '');
+        }
+        if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
+        return no(v, 'expected a list of strings');
+      };
   }
 }
+
+/** Convert one value to a field type (Vault's weak decoding). @internal */
+export const coerce = (field: string, type: FieldType, value: unknown): unknown =>
+  converterOf(field, type)(value);
 
 /** The converted fields of a request and the names it ignored. @internal */
 export interface Parsed {
@@ -96,41 +114,64 @@ export interface Parsed {
 }
 
 /**
- * Merge and convert a request's fields for a row.
- * @param raw - the query (as an object of first values) or the parsed JSON body
+ * A row's field parser: merges and converts a request's fields.
+ * `raw` is the query (as an object of first values) or the parsed JSON body.
  * @throws TransitError `invalid_request` for a field that does not convert, or an
  * undeclared field in `reject` mode.
  * @internal
  */
-export function parseFields(
+export type FieldParser = (
+  pathParams: Readonly<Record<string, string>>,
+  raw: Readonly<Record<string, unknown>>,
+  mode: UnknownFields,
+) => Parsed;
+
+/**
+ * Compile an endpoint schema into its field parser, once (at load): one
+ * converter per declared field, looked up by name; no walk of the schema per
+ * request.
+ * @internal
+ */
+export function compileFields(schema: EndpointSchema): FieldParser {
+  const convert = new Map<string, Convert>();
+  for (const name of schema.names) {
+    convert.set(name, converterOf(name, (schema.fields[name] as FieldSpec).type));
+  }
+  return (pathParams, raw, mode) => {
+    const body: Record<string, unknown> = {};
+    const unknown: string[] = [];
+    for (const key of Object.keys(raw)) {
+      const to = convert.get(key);
+      if (to === undefined) {
+        if (!Object.hasOwn(pathParams, key)) unknown.push(key);
+        continue;
+      }
+      const value = raw[key];
+      if (value === null || value === undefined) continue;
+      body[key] = to(value);
+    }
+    for (const key of Object.keys(pathParams)) {
+      const to = convert.get(key);
+      if (to !== undefined) body[key] = to(pathParams[key]);
+    }
+    unknown.sort();
+    if (unknown.length > 0 && mode === 'reject') {
+      throw invalidRequest(`unrecognized parameters: [${unknown.join(' ')}]`);
+    }
+    return { body, unknown };
+  };
+}
+
+/**
+ * Merge and convert a request's fields for a row (its compiled parser).
+ * @internal
+ */
+export const parseFields = (
   route: Route,
   pathParams: Readonly<Record<string, string>>,
   raw: Readonly<Record<string, unknown>>,
   mode: UnknownFields,
-): Parsed {
-  const fields: Fields = route.fields;
-  const body: Record<string, unknown> = {};
-  const unknown: string[] = [];
-  for (const key of Object.keys(raw)) {
-    const type = Object.hasOwn(fields, key) ? fields[key] : undefined;
-    if (type === undefined) {
-      if (!Object.hasOwn(pathParams, key)) unknown.push(key);
-      continue;
-    }
-    const value = raw[key];
-    if (value === null || value === undefined) continue;
-    body[key] = coerce(key, type, value);
-  }
-  for (const [key, value] of Object.entries(pathParams)) {
-    const type = Object.hasOwn(fields, key) ? fields[key] : undefined;
-    if (type !== undefined) body[key] = coerce(key, type, value);
-  }
-  unknown.sort();
-  if (unknown.length > 0 && mode === 'reject') {
-    throw invalidRequest(`unrecognized parameters: [${unknown.join(' ')}]`);
-  }
-  return { body, unknown };
-}
+): Parsed => route.parse(pathParams, raw, mode);
 
 /** Vault's warning for ignored fields. @internal */
 export const unknownFieldsWarning = (names: readonly string[]): string =>

@@ -8,7 +8,9 @@
  * Runtime-neutral.
  * @module
  */
+import type { Clock } from '../../src/clock.js';
 import { warningsOf } from '../../src/result-meta.js';
+import { type HealthState, healthReply } from './health.js';
 import type { ReplyKind } from './route.js';
 import { batchReplyStatus, errorsBody } from './status.js';
 
@@ -83,19 +85,30 @@ function withoutWarnings(result: unknown): unknown {
   return rest;
 }
 
+/** What a reply needs from the request and the handler besides the result. @internal */
+export interface ReplyContext {
+  /** The request was a HEAD: the reply has no body. */
+  head: boolean;
+  /** The handler's clock (health's `server_time_utc`). */
+  clock: Clock;
+  /** Health's defaults for `version`, `cluster_name`, `cluster_id`. */
+  server: { version: string; clusterName: string; clusterId: string };
+}
+
 /**
  * The response for a row's result.
  * @param warnings - the request's own warnings (ignored fields)
- * @param body - the request's fields (`partial_failure_response_code`, `sync`)
+ * @param body - the request's fields (`partial_failure_response_code`, `sync`, health's codes)
  * @internal
  */
 export function successReply(
-  kind: Exclude<ReplyKind, 'health'>,
+  kind: ReplyKind,
   batchStatus: boolean,
   requestId: string,
   rawResult: unknown,
   warnings: readonly string[],
   body: Readonly<Record<string, unknown>>,
+  ctx: ReplyContext,
 ): HttpReply {
   const all = [...warnings, ...warningsIn(rawResult)];
   const result = withoutWarnings(rawResult);
@@ -129,6 +142,12 @@ export function successReply(
       return all.length === 0
         ? noContent()
         : jsonReply(200, envelope(requestId, { warnings: all }));
+    case 'health': {
+      // Vault's health body is bare; a bad code is 400 `{"errors":[]}` (HEAD too).
+      const h = healthReply(rawResult as HealthState, body, ctx.clock.now(), ctx.server);
+      if (!h.body) return jsonReply(400, errorsBody([]));
+      return jsonReply(h.status, ctx.head ? undefined : JSON.stringify(h.body));
+    }
     case 'raw':
       return jsonReply(200, JSON.stringify(result ?? {}));
     case 'accepted':

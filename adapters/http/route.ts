@@ -20,20 +20,16 @@ import type {
   Transit,
   TransitNode,
 } from 'transitkit';
+import { type EndpointSchema, type FieldType, NO_FIELDS } from '../../src/schema.js';
 import type { HealthSource } from './health.js';
+import { compileFields, type FieldParser } from './params.js';
 
 /** The methods rows are declared with (PUT is POST; HEAD is GET where a row allows it). */
 export type RouteMethod = 'GET' | 'POST' | 'DELETE' | 'LIST';
 
-/**
- * Field types, with Vault's weak JSON conversions (framework `FieldType`):
- * `bool` takes `"true"`/`"1"`, `int` takes `"3"`, `strings` a list or a
- * comma-separated string, `duration` seconds or a duration string.
- * @public
- */
-export type FieldType = 'string' | 'int' | 'bool' | 'duration' | 'array' | 'map' | 'strings';
+export type { FieldType } from '../../src/schema.js';
 
-/** A route's accepted fields: name → type. @public */
+/** A route's accepted fields: name → type (derived from its endpoint schema). @public */
 export type Fields = Readonly<Record<string, FieldType>>;
 
 /**
@@ -125,7 +121,12 @@ export interface Route {
   sudo: boolean;
   /** Existence check for `create|update` rows. */
   exists: ((s: Services, path: Readonly<Record<string, string>>) => Promise<boolean>) | undefined;
+  /** The endpoint schema of the row (`src/transit/<endpoint>.ts`, or sys-fields.ts). */
+  schema: EndpointSchema;
+  /** The schema's field types by name (the router reads `int` path parameters from it). */
   fields: Fields;
+  /** The fields' parser, compiled from {@link Route.schema} once, when the row is built. */
+  parse: FieldParser;
   reply: ReplyKind;
   /** Vault's encrypt/decrypt batch status rule applies. */
   batchStatus: boolean;
@@ -141,6 +142,8 @@ export interface Route {
   whileSealed: boolean;
   /** A parameter that takes the rest of the path, `/` included (lease prefixes). */
   greedy: string | undefined;
+  /** Undeclared fields are ignored even in `reject` mode (health, as Vault's handler). */
+  ignoreUnknown: boolean;
   /**
    * Optional trailing path parameter → body fields that name it too; the ACL
    * path is completed from the body when the URL leaves it out.
@@ -159,7 +162,8 @@ export interface RowOptions {
   cap?: Route['cap'];
   sudo?: boolean;
   exists?: Route['exists'];
-  fields?: Fields;
+  /** The endpoint schema the row's fields come from. */
+  fields?: EndpointSchema;
   reply?: ReplyKind;
   batchStatus?: boolean;
   head?: boolean;
@@ -168,6 +172,7 @@ export interface RowOptions {
   needsNode?: boolean;
   whileSealed?: boolean;
   greedy?: string;
+  ignoreUnknown?: boolean;
   aclFromBody?: Readonly<Record<string, readonly string[]>>;
   fillBody?: Route['fillBody'];
 }
@@ -185,13 +190,16 @@ function row<P extends string>(
   o: RowOptions,
   call: (s: ServedBy, input: Input<P>, ctx: CallContext) => unknown,
 ): Route {
+  const schema: EndpointSchema = o.fields ?? NO_FIELDS;
   return {
     method,
     path,
     cap: o.cap === undefined ? DEFAULT_CAP[method] : o.cap,
     sudo: o.sudo ?? false,
     exists: o.exists,
-    fields: o.fields ?? {},
+    schema,
+    fields: Object.fromEntries(schema.names.map((n) => [n, schema.fields[n]?.type as FieldType])),
+    parse: compileFields(schema),
     reply: o.reply ?? (method === 'LIST' ? 'list' : 'data'),
     batchStatus: o.batchStatus ?? false,
     head: o.head ?? false,
@@ -200,6 +208,7 @@ function row<P extends string>(
     needsNode: o.needsNode ?? false,
     whileSealed: o.whileSealed ?? o.reply === 'health',
     greedy: o.greedy,
+    ignoreUnknown: o.ignoreUnknown ?? false,
     aclFromBody: o.aclFromBody ?? {},
     fillBody: o.fillBody,
     call: call as Route['call'],

@@ -1,10 +1,15 @@
 /**
  * THE route table: one row per route of spec/transit-service.md, in the
- * spec's order, then the token and policy routes Vault clients need.
+ * spec's order, then the token and policy routes Vault clients need
+ * ({@link ROUTES}), and the seal routes of a node ({@link SEAL_ROUTES}):
+ * every route the HTTP adapter serves is listed here.
  *
  * Paths are relative to `/v1`; `/transit` stands for the mount (configurable).
  * Capabilities default by method (GET read, POST update, DELETE delete, LIST
  * list); a row says otherwise where it differs. Each row is one library call.
+ * A row's fields are an endpoint schema: the transit endpoint module's own
+ * (`src/transit/<endpoint>.ts`, the schema the library checks its requests
+ * with), or sys-fields.ts for the lease, token and policy rows.
  * A spec route whose library method has not landed yet is listed in
  * {@link PENDING} with its issue; adding it is one row here.
  *
@@ -20,8 +25,22 @@ import type {
   SetCertificateRequest,
   SignCsrRequest,
 } from 'transitkit';
+import { RESTORE_FIELDS } from '../../src/transit/backup.js';
+import { BYOK_EXPORT_FIELDS } from '../../src/transit/byok.js';
+import { SET_CERTIFICATE_FIELDS, SIGN_CSR_FIELDS } from '../../src/transit/certificates.js';
+import { CACHE_CONFIG_FIELDS, KEYS_CONFIG_FIELDS } from '../../src/transit/config.js';
+import { DATAKEY_FIELDS } from '../../src/transit/datakey.js';
+import { DECRYPT_FIELDS, ENCRYPT_FIELDS, REWRAP_FIELDS } from '../../src/transit/encrypt.js';
+import { EXPORT_KEY_FIELDS } from '../../src/transit/export.js';
+import { HASH_FIELDS, RANDOM_FIELDS } from '../../src/transit/hash-random.js';
+import { HMAC_FIELDS } from '../../src/transit/hmac.js';
+import { IMPORT_KEY_FIELDS, IMPORT_KEY_VERSION_FIELDS } from '../../src/transit/import.js';
+import { CREATE_KEY_FIELDS, LIST_KEYS_FIELDS, READ_KEY_FIELDS } from '../../src/transit/keys.js';
+import { KEY_CONFIG_FIELDS, TRIM_FIELDS } from '../../src/transit/rotate-config.js';
+import { SIGN_FIELDS, VERIFY_FIELDS } from '../../src/transit/sign.js';
 import {
   health,
+  initNode,
   keyExists,
   leaseIdOf,
   listIrrevocable,
@@ -31,101 +50,25 @@ import {
   self,
   writePolicy,
 } from './calls.js';
-import { del, type Fields, get, list, post, type Route } from './route.js';
+import { del, get, list, post, type Route } from './route.js';
+import {
+  HEALTH_FIELDS,
+  INIT_FIELDS,
+  LEASE_COUNT_FIELDS,
+  LEASE_LIST_FIELDS,
+  LEASE_LOOKUP_FIELDS,
+  LEASE_RENEW_FIELDS,
+  LEASE_REVOKE_FIELDS,
+  LEASE_REVOKE_PREFIX_FIELDS,
+  POLICY_FIELDS,
+  TOKEN_CREATE_FIELDS,
+  TOKEN_RENEW_FIELDS,
+  TOKEN_REVOKE_FIELDS,
+  UNSEAL_FIELDS,
+} from './sys-fields.js';
 
-const S = 'string';
-const CREATE: Fields = {
-  type: S,
-  derived: 'bool',
-  convergent_encryption: 'bool',
-  exportable: 'bool',
-  allow_plaintext_backup: 'bool',
-  key_size: 'int',
-  auto_rotate_period: 'duration',
-};
-const CONFIG: Fields = {
-  min_decryption_version: 'int',
-  min_encryption_version: 'int',
-  deletion_allowed: 'bool',
-  exportable: 'bool',
-  allow_plaintext_backup: 'bool',
-  auto_rotate_period: 'duration',
-};
-const MATERIAL: Fields = { ciphertext: S, hash_function: S, public_key: S };
-const IMPORT_VERSION: Fields = { ...MATERIAL, version: 'int' };
-const IMPORT: Fields = {
-  ...MATERIAL,
-  type: S,
-  allow_rotation: 'bool',
-  derived: 'bool',
-  context: S,
-  exportable: 'bool',
-  allow_plaintext_backup: 'bool',
-  auto_rotate_period: 'duration',
-  convergent_encryption: 'bool',
-};
-const ITEM: Fields = {
-  context: S,
-  associated_data: S,
-  nonce: S,
-  reference: S,
-  batch_input: 'array',
-};
-const ENCRYPT: Fields = {
-  ...ITEM,
-  plaintext: S,
-  key_version: 'int',
-  type: S,
-  convergent_encryption: 'bool',
-  partial_failure_response_code: 'int',
-};
-const DECRYPT: Fields = { ...ITEM, ciphertext: S, partial_failure_response_code: 'int' };
-const REWRAP: Fields = { ...ITEM, ciphertext: S, key_version: 'int' };
-const DATAKEY: Fields = {
-  context: S,
-  associated_data: S,
-  nonce: S,
-  bits: 'int',
-  key_version: 'int',
-};
-const HMAC: Fields = {
-  input: S,
-  algorithm: S,
-  key_version: 'int',
-  reference: S,
-  batch_input: 'array',
-};
-const SIGNATURE: Fields = {
-  input: S,
-  hash_algorithm: S,
-  algorithm: S,
-  context: S,
-  reference: S,
-  batch_input: 'array',
-  prehashed: 'bool',
-  signature_algorithm: S,
-  marshaling_algorithm: S,
-  salt_length: S,
-};
-const SIGN: Fields = { ...SIGNATURE, key_version: 'int' };
-const VERIFY: Fields = { ...SIGNATURE, signature: S, hmac: S };
-const TOKEN_CREATE: Fields = {
-  policies: 'strings',
-  ttl: 'duration',
-  explicit_max_ttl: 'duration',
-  renewable: 'bool',
-  num_uses: 'int',
-  display_name: S,
-  meta: 'map',
-  no_default_policy: 'bool',
-  no_parent: 'bool',
-};
-const POLICY: Fields = { policy: S, rules: S };
 const AUTH = { needsAuth: true } as const;
 const LEASES = { needsLeases: true } as const;
-const RENEW: Fields = { lease_id: S, increment: 'duration' };
-const REVOKE: Fields = { lease_id: S, sync: 'bool' };
-const COUNT: Fields = { type: S, include_child_namespaces: 'bool' };
 /** The ACL path names the algorithm even when the body gives it (see auth.ts `aclTail`). */
 const ALGORITHM = { algorithm: ['algorithm'] };
 const HASH_ALGORITHM = { hash_algorithm: ['hash_algorithm', 'algorithm'] };
@@ -133,26 +76,26 @@ const HASH_ALGORITHM = { hash_algorithm: ['hash_algorithm', 'algorithm'] };
 /** Every served route. @internal */
 export const ROUTES: readonly Route[] = [
   // --- Key management ------------------------------------------------------------------
-  post('/transit/keys/:name', { fields: CREATE }, (s, { path, body }) =>
+  post('/transit/keys/:name', { fields: CREATE_KEY_FIELDS }, (s, { path, body }) =>
     s.transit.createKey(path.name, body),
   ),
-  post('/transit/keys/:name/import', { fields: IMPORT, reply: 'none' }, (s, { path, body }) =>
-    s.transit.importKey(path.name, body as unknown as ImportKeyRequest),
+  post(
+    '/transit/keys/:name/import',
+    { fields: IMPORT_KEY_FIELDS, reply: 'none' },
+    (s, { path, body }) => s.transit.importKey(path.name, body as unknown as ImportKeyRequest),
   ),
   post(
     '/transit/keys/:name/import_version',
-    { fields: IMPORT_VERSION, reply: 'none' },
+    { fields: IMPORT_KEY_VERSION_FIELDS, reply: 'none' },
     (s, { path, body }) => s.transit.importKeyVersion(path.name, body),
   ),
   get('/transit/wrapping_key', {}, (s) => s.transit.getWrappingKey()),
-  get('/transit/keys/:name', { fields: { context: S } }, (s, { path, body }) =>
+  get('/transit/keys/:name', { fields: READ_KEY_FIELDS }, (s, { path, body }) =>
     s.transit.readKey(path.name, body),
   ),
-  list('/transit/keys', { fields: { after: S, limit: 'int' } }, (s, { body }) =>
-    s.transit.listKeys(body),
-  ),
+  list('/transit/keys', { fields: LIST_KEYS_FIELDS }, (s, { body }) => s.transit.listKeys(body)),
   del('/transit/keys/:name', { reply: 'none' }, (s, { path }) => s.transit.deleteKey(path.name)),
-  post('/transit/keys/:name/config', { fields: CONFIG }, (s, { path, body }) =>
+  post('/transit/keys/:name/config', { fields: KEY_CONFIG_FIELDS }, (s, { path, body }) =>
     s.transit.updateKeyConfig(path.name, body),
   ),
   post('/transit/keys/:name/rotate', {}, (s, { path }) => s.transit.rotateKey(path.name)),
@@ -160,20 +103,18 @@ export const ROUTES: readonly Route[] = [
   post('/transit/keys/:name/soft-delete-restore', {}, (s, { path }) =>
     s.transit.restoreSoftDeletedKey(path.name),
   ),
-  post(
-    '/transit/keys/:name/trim',
-    { fields: { min_available_version: 'int' } },
-    (s, { path, body }) => s.transit.trimKey(path.name, body),
+  post('/transit/keys/:name/trim', { fields: TRIM_FIELDS }, (s, { path, body }) =>
+    s.transit.trimKey(path.name, body),
   ),
   get(
     '/transit/byok-export/:destination/:source(/:version)',
-    { fields: { hash: S } },
+    { fields: BYOK_EXPORT_FIELDS },
     (s, { path, body }) =>
       s.transit.byokExport(path.destination, path.source, { ...body, version: path.version }),
   ),
   get(
     '/transit/export/:key_type/:name(/:version)',
-    { fields: { format: S } },
+    { fields: EXPORT_KEY_FIELDS },
     (s, { path, body }) =>
       s.transit.exportKey(path.key_type as ExportKeyType, path.name, path.version, body),
   ),
@@ -181,88 +122,94 @@ export const ROUTES: readonly Route[] = [
   post(
     '/transit/restore(/:name)',
     {
-      fields: { backup: S, name: S, force: 'bool' },
+      fields: RESTORE_FIELDS,
       reply: 'none',
       aclFromBody: { name: ['name'] },
       fillBody: restoreTarget,
     },
     (s, { body }) => s.transit.restoreKey(body as unknown as RestoreRequest),
   ),
-  post('/transit/keys/:name/csr', { fields: { version: S, csr: S } }, (s, { path, body }) =>
+  post('/transit/keys/:name/csr', { fields: SIGN_CSR_FIELDS }, (s, { path, body }) =>
     s.transit.signCsr(path.name, body as SignCsrRequest),
   ),
   post(
     '/transit/keys/:name/set-certificate',
-    { fields: { version: S, certificate_chain: S } },
+    { fields: SET_CERTIFICATE_FIELDS },
     (s, { path, body }) =>
       s.transit.setCertificate(path.name, body as unknown as SetCertificateRequest),
   ),
   // --- Global configuration ------------------------------------------------------------
-  post('/transit/config/keys', { fields: { disable_upsert: 'bool' } }, (s, { body }) =>
+  post('/transit/config/keys', { fields: KEYS_CONFIG_FIELDS }, (s, { body }) =>
     s.transit.writeKeysConfig(body),
   ),
   get('/transit/config/keys', {}, (s) => s.transit.readKeysConfig()),
-  post('/transit/cache-config', { fields: { size: 'int' } }, (s, { body }) =>
+  post('/transit/cache-config', { fields: CACHE_CONFIG_FIELDS }, (s, { body }) =>
     s.transit.writeCacheConfig(body),
   ),
   get('/transit/cache-config', {}, (s) => s.transit.readCacheConfig()),
   // --- Data operations -----------------------------------------------------------------
   post(
     '/transit/encrypt/:name',
-    { cap: 'create|update', exists: keyExists, fields: ENCRYPT, batchStatus: true },
+    { cap: 'create|update', exists: keyExists, fields: ENCRYPT_FIELDS, batchStatus: true },
     (s, { path, body }, ctx) =>
       s.transit.encrypt(path.name, body, { upsert: ctx.operation === 'create' }),
   ),
-  post('/transit/decrypt/:name', { fields: DECRYPT, batchStatus: true }, (s, { path, body }) =>
-    s.transit.decrypt(path.name, body),
+  post(
+    '/transit/decrypt/:name',
+    { fields: DECRYPT_FIELDS, batchStatus: true },
+    (s, { path, body }) => s.transit.decrypt(path.name, body),
   ),
-  post('/transit/rewrap/:name', { fields: REWRAP }, (s, { path, body }) =>
+  post('/transit/rewrap/:name', { fields: REWRAP_FIELDS }, (s, { path, body }) =>
     s.transit.rewrap(path.name, body),
   ),
-  post('/transit/datakey/:type/:name', { fields: DATAKEY }, (s, { path, body }) =>
+  post('/transit/datakey/:type/:name', { fields: DATAKEY_FIELDS }, (s, { path, body }) =>
     s.transit.generateDataKey(
       path.name,
       path.type as 'plaintext' | 'wrapped',
       body as DataKeyRequest,
     ),
   ),
-  post(
-    '/transit/random(/:source)(/:bytes)',
-    { fields: { bytes: 'int', format: S, source: S } },
-    (s, { body }) => s.transit.randomBytes(body),
+  post('/transit/random(/:source)(/:bytes)', { fields: RANDOM_FIELDS }, (s, { body }) =>
+    s.transit.randomBytes(body),
   ),
   post(
     '/transit/hash(/:algorithm)',
-    { fields: { input: S, algorithm: S, format: S }, aclFromBody: ALGORITHM },
+    { fields: HASH_FIELDS, aclFromBody: ALGORITHM },
     (s, { body }) => s.transit.hash(body),
   ),
   post(
     '/transit/hmac/:name(/:algorithm)',
-    { fields: HMAC, aclFromBody: ALGORITHM },
+    { fields: HMAC_FIELDS, aclFromBody: ALGORITHM },
     (s, { path, body }) => s.transit.hmac(path.name, body),
   ),
   post(
     '/transit/sign/:name(/:hash_algorithm)',
-    { fields: SIGN, aclFromBody: HASH_ALGORITHM },
+    { fields: SIGN_FIELDS, aclFromBody: HASH_ALGORITHM },
     (s, { path, body }) => s.transit.sign(path.name, body),
   ),
   post(
     '/transit/verify/:name(/:hash_algorithm)',
-    { fields: VERIFY, aclFromBody: HASH_ALGORITHM },
+    { fields: VERIFY_FIELDS, aclFromBody: HASH_ALGORITHM },
     (s, { path, body }) => s.transit.verify(path.name, body),
   ),
   // --- Lease management ----------------------------------------------------------------
-  post('/sys/leases/lookup', { ...LEASES, fields: { lease_id: S } }, (s, { body }) =>
+  post('/sys/leases/lookup', { ...LEASES, fields: LEASE_LOOKUP_FIELDS }, (s, { body }) =>
     s.leases.lookup(body.lease_id as string),
   ),
   list('/sys/leases/lookup/:prefix', { ...LEASES, sudo: true, greedy: 'prefix' }, (s, { path }) =>
     s.leases.list(path.prefix),
   ),
-  post('/sys/leases/renew', { ...LEASES, fields: RENEW, reply: 'lease' }, (s, { path, body }) =>
-    s.leases.renew(leaseIdOf(path, body), body.increment as LeaseDuration | undefined),
+  post(
+    '/sys/leases/renew',
+    { ...LEASES, fields: LEASE_RENEW_FIELDS, reply: 'lease' },
+    (s, { path, body }) =>
+      s.leases.renew(leaseIdOf(path, body), body.increment as LeaseDuration | undefined),
   ),
-  post('/sys/leases/revoke', { ...LEASES, fields: REVOKE, reply: 'revoke' }, (s, { path, body }) =>
-    s.leases.revoke(leaseIdOf(path, body), { sync: body.sync as boolean | undefined }),
+  post(
+    '/sys/leases/revoke',
+    { ...LEASES, fields: LEASE_REVOKE_FIELDS, reply: 'revoke' },
+    (s, { path, body }) =>
+      s.leases.revoke(leaseIdOf(path, body), { sync: body.sync as boolean | undefined }),
   ),
   post(
     '/sys/leases/revoke-force/:prefix',
@@ -271,48 +218,62 @@ export const ROUTES: readonly Route[] = [
   ),
   post(
     '/sys/leases/revoke-prefix/:prefix',
-    { ...LEASES, sudo: true, greedy: 'prefix', fields: { sync: 'bool' }, reply: 'revoke' },
+    {
+      ...LEASES,
+      sudo: true,
+      greedy: 'prefix',
+      fields: LEASE_REVOKE_PREFIX_FIELDS,
+      reply: 'revoke',
+    },
     (s, { path, body }) =>
       s.leases.revokePrefix(path.prefix, { sync: body.sync as boolean | undefined }),
   ),
   post('/sys/leases/tidy', { ...LEASES, reply: 'accepted' }, (s) => s.leases.tidy()),
-  get('/sys/leases/count', { ...LEASES, fields: COUNT }, (s, { body }) =>
+  get('/sys/leases/count', { ...LEASES, fields: LEASE_COUNT_FIELDS }, (s, { body }) =>
     s.leases.count({ type: body.type as 'irrevocable' }),
   ),
-  get('/sys/leases', { ...LEASES, sudo: true, fields: { ...COUNT, limit: S } }, (s, { body }) =>
+  get('/sys/leases', { ...LEASES, sudo: true, fields: LEASE_LIST_FIELDS }, (s, { body }) =>
     listIrrevocable(s, body),
   ),
   // Vault's path forms of renew and revoke: the lease id as trailing segments (body wins).
   post(
     '/sys/leases/renew/:url_lease_id',
-    { ...LEASES, fields: RENEW, reply: 'lease', greedy: 'url_lease_id' },
+    { ...LEASES, fields: LEASE_RENEW_FIELDS, reply: 'lease', greedy: 'url_lease_id' },
     (s, { path, body }) =>
       s.leases.renew(leaseIdOf(path, body), body.increment as LeaseDuration | undefined),
   ),
   post(
     '/sys/leases/revoke/:url_lease_id',
-    { ...LEASES, fields: REVOKE, reply: 'revoke', greedy: 'url_lease_id' },
+    { ...LEASES, fields: LEASE_REVOKE_FIELDS, reply: 'revoke', greedy: 'url_lease_id' },
     (s, { path, body }) =>
       s.leases.revoke(leaseIdOf(path, body), { sync: body.sync as boolean | undefined }),
   ),
   // --- Health --------------------------------------------------------------------------
-  get('/sys/health', { cap: null, head: true, reply: 'health' }, (s) => health(s)),
+  get(
+    '/sys/health',
+    { cap: null, head: true, reply: 'health', fields: HEALTH_FIELDS, ignoreUnknown: true },
+    (s) => health(s),
+  ),
   // --- Tokens (Vault's token store) ----------------------------------------------------
-  post('/auth/token/create', { ...AUTH, fields: TOKEN_CREATE, reply: 'auth' }, (s, { body }, ctx) =>
-    s.tokens.create(self(ctx), body),
+  post(
+    '/auth/token/create',
+    { ...AUTH, fields: TOKEN_CREATE_FIELDS, reply: 'auth' },
+    (s, { body }, ctx) => s.tokens.create(self(ctx), body),
   ),
   get('/auth/token/lookup-self', AUTH, (s, _, ctx) => s.tokens.lookupSelf(self(ctx))),
   post(
     '/auth/token/renew-self',
-    { ...AUTH, fields: { increment: 'duration' }, reply: 'auth' },
+    { ...AUTH, fields: TOKEN_RENEW_FIELDS, reply: 'auth' },
     (s, { body }, ctx) =>
       s.tokens.renewSelf(self(ctx), body.increment as number | string | undefined),
   ),
   post('/auth/token/revoke-self', { ...AUTH, reply: 'none' }, (s, _, ctx) =>
     s.tokens.revokeSelf(self(ctx)),
   ),
-  post('/auth/token/revoke', { ...AUTH, fields: { token: S }, reply: 'none' }, (s, { body }) =>
-    s.tokens.revoke(body.token as string),
+  post(
+    '/auth/token/revoke',
+    { ...AUTH, fields: TOKEN_REVOKE_FIELDS, reply: 'none' },
+    (s, { body }) => s.tokens.revoke(body.token as string),
   ),
   // --- ACL policies (legacy sys/policy, and sys/policies/acl) --------------------------
   get('/sys/policy', { ...AUTH, reply: 'legacy' }, (s) => listPolicies(s)),
@@ -320,19 +281,53 @@ export const ROUTES: readonly Route[] = [
   get('/sys/policy/:name', { ...AUTH, reply: 'legacy' }, (s, { path }) =>
     readPolicy(s, path.name, 'rules'),
   ),
-  post('/sys/policy/:name', { ...AUTH, fields: POLICY, reply: 'none' }, (s, { path, body }) =>
-    writePolicy(s, path.name, body),
+  post(
+    '/sys/policy/:name',
+    { ...AUTH, fields: POLICY_FIELDS, reply: 'none' },
+    (s, { path, body }) => writePolicy(s, path.name, body),
   ),
   del('/sys/policy/:name', { ...AUTH, reply: 'none' }, (s, { path }) =>
     s.policies.delete(path.name),
   ),
   list('/sys/policies/acl', AUTH, (s) => s.policies.list().then((keys) => ({ keys }))),
   get('/sys/policies/acl/:name', AUTH, (s, { path }) => readPolicy(s, path.name, 'policy')),
-  post('/sys/policies/acl/:name', { ...AUTH, fields: POLICY, reply: 'none' }, (s, { path, body }) =>
-    writePolicy(s, path.name, body),
+  post(
+    '/sys/policies/acl/:name',
+    { ...AUTH, fields: POLICY_FIELDS, reply: 'none' },
+    (s, { path, body }) => writePolicy(s, path.name, body),
   ),
   del('/sys/policies/acl/:name', { ...AUTH, reply: 'none' }, (s, { path }) =>
     s.policies.delete(path.name),
+  ),
+];
+
+const SEALED = { needsNode: true, whileSealed: true, cap: null, reply: 'raw' } as const;
+const SUDO_NODE = { needsNode: true, needsAuth: true, sudo: true, reply: 'none' } as const;
+
+/**
+ * The seal routes of a {@link TransitNode} (Vault's `sys/init`, `sys/unseal`,
+ * `sys/seal`, `sys/seal-status`, `sys/rotate`, `sys/key-status`), with
+ * Vault's request and response shapes, so hvac's `sys.initialize`,
+ * `sys.is_initialized`, `sys.submit_unseal_key`, `sys.read_seal_status` and
+ * `sys.seal` work unchanged.
+ *
+ * `init`, `unseal` and `seal-status` take no token and answer while sealed,
+ * with bare JSON bodies (no envelope), as Vault. `seal` and `rotate` need
+ * `sudo` on their path (the root token has it). Served only when the handler
+ * is given a node (else 404, as an unknown path).
+ * @internal
+ */
+export const SEAL_ROUTES: readonly Route[] = [
+  get('/sys/init', SEALED, (s) => s.node.initStatus()),
+  post('/sys/init', { ...SEALED, fields: INIT_FIELDS }, (s, { body }) => initNode(s, body)),
+  post('/sys/unseal', { ...SEALED, fields: UNSEAL_FIELDS }, (s, { body }) =>
+    s.node.unseal({ key: body.key as string | undefined, reset: body.reset as boolean }),
+  ),
+  get('/sys/seal-status', SEALED, (s) => s.node.sealStatus()),
+  post('/sys/seal', SUDO_NODE, (s) => s.node.seal()),
+  post('/sys/rotate', SUDO_NODE, (s) => s.node.rotateKeyring().then(() => undefined)),
+  get('/sys/key-status', { needsNode: true, needsAuth: true, reply: 'legacy' }, (s) =>
+    s.node.keyStatus(),
   ),
 ];
 

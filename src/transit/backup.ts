@@ -22,9 +22,17 @@ import { checkKeyName } from '../keys/names.js';
 import type { KeyVersion } from '../keys/policy.js';
 import { oldestVersion, typeInfo } from '../keys/policy.js';
 import { decodeVaultBackup, encodeVaultBackup, restoreName } from '../keys/vault-backup.js';
-import { asRequest, optBool } from '../request.js';
+import { optBool } from '../request.js';
+import { schemaFor } from '../schema.js';
 import type { Engine } from './engine.js';
 import type { RestoreRequest } from './types.js';
+
+/** Fields of `POST /transit/restore(/:name)`. @public */
+export const RESTORE_FIELDS = schemaFor<RestoreRequest>()({
+  backup: { type: 'string', description: 'The backup blob (base64), as backup returns it.' },
+  name: { type: 'string', description: 'Restore under this name instead of the one in the blob.' },
+  force: { type: 'bool', description: 'Replace an existing key of the same name.' },
+});
 
 /** @internal */
 export async function backupKey(e: Engine, name: string): Promise<{ backup: string }> {
@@ -49,7 +57,7 @@ export async function backupKey(e: Engine, name: string): Promise<{ backup: stri
 
 /** @internal */
 export async function restoreKey(e: Engine, req: RestoreRequest): Promise<void> {
-  const r = asRequest(req);
+  const r = RESTORE_FIELDS.request(req);
   const force = optBool(r.force, 'force') ?? false;
   const { policy, versions } = await decodeVaultBackup(r.backup, {
     random: (n) => e.backend.randomBytes(n),

@@ -20,11 +20,21 @@ import { asymmetricFamilyOf } from '../keys/asymmetric/family.js';
 import { requireMaterial } from '../keys/asymmetric/material.js';
 import { checkKeyName } from '../keys/names.js';
 import { assertNotSoftDeleted, typeInfo } from '../keys/policy.js';
-import { asRequest } from '../request.js';
+import { schemaFor } from '../schema.js';
 import type { Engine } from './engine.js';
 import { versionsOf } from './export.js';
+import * as F from './fields.js';
 import { exportMaterial } from './import-material.js';
 import type { ByokExportOptions, ByokExportResult } from './mobility-types.js';
+
+/**
+ * Fields of `GET /transit/byok-export/:destination/:source(/:version)`
+ * (`version` is a path parameter).
+ * @public
+ */
+export const BYOK_EXPORT_FIELDS = schemaFor<Omit<ByokExportOptions, 'version'>>()({
+  hash: { ...F.IMPORT_HASH_FUNCTION, description: 'The RSA-OAEP hash; default SHA256.' },
+});
 
 /** @internal */
 export async function byokExport(
@@ -35,7 +45,7 @@ export async function byokExport(
 ): Promise<ByokExportResult> {
   checkKeyName(destination);
   checkKeyName(source);
-  const o = asRequest(options, 'options');
+  const o = BYOK_EXPORT_FIELDS.request(options, 'options');
   const hash = importHash(o.hash);
   const dest = await e.store.get(destination);
   if (!dest) throw notFound('no such destination key to export to');

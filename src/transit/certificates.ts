@@ -21,7 +21,8 @@ import { requireMaterial } from '../keys/asymmetric/material.js';
 import { checkKeyName } from '../keys/names.js';
 import { assertNotSoftDeleted, type KeyPolicy, oldestVersion, typeInfo } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
-import { asRequest, optString } from '../request.js';
+import { optString } from '../request.js';
+import { schemaFor } from '../schema.js';
 import { type Engine, requireKey } from './engine.js';
 import type {
   SetCertificateRequest,
@@ -29,6 +30,24 @@ import type {
   SignCsrRequest,
   SignCsrResult,
 } from './types.js';
+
+/** Fields of `POST /transit/keys/:name/csr`. @public */
+export const SIGN_CSR_FIELDS = schemaFor<SignCsrRequest>()({
+  version: {
+    type: 'string',
+    description: 'Key version to sign with: a number or latest (default).',
+  },
+  csr: { type: 'string', description: 'PEM CSR template; its subject and attributes are kept.' },
+});
+
+/** Fields of `POST /transit/keys/:name/set-certificate`. @public */
+export const SET_CERTIFICATE_FIELDS = schemaFor<SetCertificateRequest>()({
+  version: {
+    type: 'string',
+    description: 'Key version of the chain: a number or latest (default).',
+  },
+  certificate_chain: { type: 'string', description: 'PEM certificates, end entity first.' },
+});
 
 /** The requested version: a number, `latest`, or omitted (latest). Vault's "no such key version" otherwise. */
 function versionOf(p: KeyPolicy, value: unknown, prefix: string): number {
@@ -70,7 +89,7 @@ export async function signCsr(
   name: string,
   request: SignCsrRequest = {},
 ): Promise<SignCsrResult> {
-  const r = asRequest(request);
+  const r = SIGN_CSR_FIELDS.request(request);
   const template = optString(r.csr, 'csr');
   const { key, family } = await certifiableKey(e, name);
   const p = key.doc.policy;
@@ -98,7 +117,7 @@ export async function setCertificate(
   name: string,
   request: SetCertificateRequest,
 ): Promise<SetCertificateResult> {
-  const r = asRequest(request);
+  const r = SET_CERTIFICATE_FIELDS.request(request);
   const pem = r.certificate_chain;
   if (pem === undefined || pem === null) throw invalidRequest("missing 'certificate_chain'");
   if (typeof pem !== 'string') throw invalidRequest("'certificate_chain' must be a PEM string");

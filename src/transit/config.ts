@@ -8,10 +8,21 @@
  */
 import { fromUtf8, utf8 } from '../encoding.js';
 import { internal, invalidRequest } from '../errors.js';
-import { asRequest, optBool, optInt } from '../request.js';
+import { optBool, optInt } from '../request.js';
+import { schemaFor } from '../schema.js';
 import { keyspace } from '../storage/keyspace.js';
 import type { Engine } from './engine.js';
 import type { CacheConfig, KeysConfig } from './types.js';
+
+/** Fields of `POST /transit/config/keys`. @public */
+export const KEYS_CONFIG_FIELDS = schemaFor<Partial<KeysConfig>>()({
+  disable_upsert: { type: 'bool', description: 'Refuse to create missing keys on encrypt.' },
+});
+
+/** Fields of `POST /transit/cache-config`. @public */
+export const CACHE_CONFIG_FIELDS = schemaFor<Partial<CacheConfig>>()({
+  size: { type: 'int', description: 'Parsed-key cache size: 0 = unbounded, else at least 10.' },
+});
 
 /** Smallest non-zero cache size. @internal */
 export const MIN_CACHE_SIZE = 10;
@@ -69,7 +80,7 @@ export function readKeysConfig(e: Engine): KeysConfig {
 
 /** @internal */
 export async function writeKeysConfig(e: Engine, req: Partial<KeysConfig>): Promise<KeysConfig> {
-  const v = optBool(asRequest(req).disable_upsert, 'disable_upsert') ?? false;
+  const v = optBool(KEYS_CONFIG_FIELDS.request(req).disable_upsert, 'disable_upsert') ?? false;
   await e.storage.put(keyspace.keysConfig, utf8(JSON.stringify({ disable_upsert: v })));
   supersedeLoads(e);
   e.settings.disable_upsert = v;
@@ -83,7 +94,7 @@ export function readCacheConfig(e: Engine): CacheConfig {
 
 /** @internal */
 export async function writeCacheConfig(e: Engine, req: Partial<CacheConfig>): Promise<CacheConfig> {
-  const size = optInt(asRequest(req).size, 'size') ?? 0;
+  const size = optInt(CACHE_CONFIG_FIELDS.request(req).size, 'size') ?? 0;
   if (size !== 0 && size < MIN_CACHE_SIZE) {
     throw invalidRequest('size must be 0 or a value greater or equal to 10');
   }

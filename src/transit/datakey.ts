@@ -8,10 +8,21 @@
 import { encodeBase64 } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { checkKeyName } from '../keys/names.js';
-import { asRequest, optInt } from '../request.js';
+import { optInt } from '../request.js';
+import { schemaFor } from '../schema.js';
 import { sealWith } from './encrypt.js';
 import { type Engine, requireKey } from './engine.js';
+import * as F from './fields.js';
 import type { DataKeyRequest, DataKeyResult } from './types.js';
+
+/** Fields of `POST /transit/datakey/:type/:name`. @public */
+export const DATAKEY_FIELDS = schemaFor<DataKeyRequest>()({
+  context: F.CONTEXT,
+  associated_data: F.ASSOCIATED_DATA,
+  nonce: F.NONCE,
+  bits: { type: 'int', description: 'Data key size in bits: 128, 256 (default) or 512.' },
+  key_version: F.KEY_VERSION,
+});
 
 const BITS = new Set([128, 256, 512]);
 
@@ -26,7 +37,7 @@ export async function generateDataKey(
   if (kind !== 'plaintext' && kind !== 'wrapped') {
     throw invalidRequest("Invalid path, must be 'plaintext' or 'wrapped'");
   }
-  const r = asRequest(req);
+  const r = DATAKEY_FIELDS.request(req);
   const bits = optInt(r.bits, 'bits') ?? 256;
   if (!BITS.has(bits)) throw invalidRequest('invalid bit length');
   const key = await requireKey(e, name, 'encryption key not found');

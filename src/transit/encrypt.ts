@@ -32,8 +32,10 @@ import {
 import type { LoadedKey } from '../keys/policy-store.js';
 import { asRequest, optBool, optInt, optString } from '../request.js';
 import { batchErrorCodes } from '../result-meta.js';
+import { schemaFor } from '../schema.js';
 import { optionalBatch, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
+import * as F from './fields.js';
 import { buildPolicy } from './keys.js';
 import { newVersion } from './material.js';
 import type {
@@ -46,6 +48,49 @@ import type {
   EncryptRequest,
   RewrapRequest,
 } from './types.js';
+
+/** Fields of `POST /transit/encrypt/:name`. @public */
+export const ENCRYPT_FIELDS = schemaFor<EncryptRequest>()({
+  plaintext: { type: 'string', binary: true, description: 'Base64 plaintext to encrypt.' },
+  context: F.CONTEXT,
+  associated_data: F.ASSOCIATED_DATA,
+  nonce: F.NONCE,
+  reference: F.REFERENCE,
+  batch_input: F.BATCH_INPUT,
+  key_version: F.KEY_VERSION,
+  type: { ...F.KEY_TYPE, description: 'Type of a key created by upsert.' },
+  convergent_encryption: {
+    ...F.CONVERGENT_ENCRYPTION,
+    description: 'Convergent encryption for a key created by upsert (needs a context).',
+  },
+  partial_failure_response_code: F.PARTIAL_FAILURE_RESPONSE_CODE,
+});
+
+/** Fields of `POST /transit/decrypt/:name`. @public */
+export const DECRYPT_FIELDS = schemaFor<DecryptRequest>()({
+  ciphertext: { type: 'string', description: 'The ciphertext, `vault:v<N>:…`.' },
+  context: F.CONTEXT,
+  associated_data: F.ASSOCIATED_DATA,
+  nonce: F.NONCE,
+  reference: F.REFERENCE,
+  batch_input: F.BATCH_INPUT,
+  partial_failure_response_code: F.PARTIAL_FAILURE_RESPONSE_CODE,
+});
+
+/**
+ * Fields of `POST /transit/rewrap/:name`. The library type also declares
+ * `partial_failure_response_code`, which Vault's rewrap route does not take.
+ * @public
+ */
+export const REWRAP_FIELDS = schemaFor<Omit<RewrapRequest, 'partial_failure_response_code'>>()({
+  ciphertext: { type: 'string', description: 'The ciphertext to re-encrypt, `vault:v<N>:…`.' },
+  context: F.CONTEXT,
+  associated_data: F.ASSOCIATED_DATA,
+  nonce: F.NONCE,
+  reference: F.REFERENCE,
+  batch_input: F.BATCH_INPUT,
+  key_version: { ...F.KEY_VERSION, description: 'The key version to re-encrypt with; 0 = latest.' },
+});
 
 const NOT_FOUND = 'encryption key not found';
 
@@ -234,7 +279,7 @@ export async function encrypt(
   options: EncryptOptions = {},
 ): Promise<EncryptResult> {
   checkKeyName(name);
-  const r = asRequest(req);
+  const r = ENCRYPT_FIELDS.request(req);
   const upsertAllowed = optBool(asRequest(options, 'options').upsert, 'upsert') ?? true;
   const batch = optionalBatch(r, e.maxBatch);
   if (batch) {
@@ -277,7 +322,7 @@ export async function decrypt(
   req: DecryptRequest,
 ): Promise<{ plaintext: string } | BatchResult<DecryptBatchItem>> {
   checkKeyName(name);
-  const r = asRequest(req);
+  const r = DECRYPT_FIELDS.request(req);
   const batch = optionalBatch(r, e.maxBatch);
   const key = await requireKey(e, name, NOT_FOUND);
   if (!batch) return { plaintext: encodeBase64(await openWith(e, key, r)) };
@@ -295,7 +340,7 @@ export async function rewrap(
   req: RewrapRequest,
 ): Promise<CiphertextResult | BatchResult<CiphertextBatchItem>> {
   checkKeyName(name);
-  const r = asRequest(req);
+  const r = REWRAP_FIELDS.request(req);
   const batch = optionalBatch(r, e.maxBatch);
   const key = await requireKey(e, name, NOT_FOUND);
   const one = async (item: Record<string, unknown>): Promise<CiphertextResult> => {

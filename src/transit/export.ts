@@ -25,9 +25,15 @@ import {
   oldestVersion,
   typeInfo,
 } from '../keys/policy.js';
-import { asRequest, optString } from '../request.js';
+import { optString } from '../request.js';
+import { schemaFor } from '../schema.js';
 import type { Engine } from './engine.js';
 import type { ExportKeyOptions, ExportKeyResult, ExportKeyType } from './types.js';
+
+/** Fields of `GET /transit/export/:key_type/:name(/:version)`. @public */
+export const EXPORT_KEY_FIELDS = schemaFor<ExportKeyOptions>()({
+  format: { type: 'string', description: "'' (Vault's native strings, default), raw, der or pem." },
+});
 
 const TYPES: ReadonlySet<string> = new Set<ExportKeyType>([
   'encryption-key',
@@ -115,7 +121,7 @@ export async function exportKey(
     throw invalidRequest(`invalid export type: ${String(exportType)}`);
   }
   const type = exportType as ExportKeyType;
-  const format = optString(asRequest(options, 'options').format, 'format') ?? '';
+  const format = optString(EXPORT_KEY_FIELDS.request(options, 'options').format, 'format') ?? '';
   if (!FORMATS.has(format)) throw invalidRequest(`invalid format: ${format}`);
   checkKeyName(name);
   const key = await e.store.get(name);

@@ -7,10 +7,26 @@
 import { vaultHash } from '../crypto/hash.js';
 import { encodeBase64, encodeHex } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
-import { asRequest, optInt, optString } from '../request.js';
+import { optInt, optString } from '../request.js';
+import { schemaFor } from '../schema.js';
 import type { Engine } from './engine.js';
+import * as F from './fields.js';
 import { inputBytes } from './hmac.js';
 import type { HashRequest, RandomRequest } from './types.js';
+
+/** Fields of `POST /transit/hash(/:algorithm)`. @public */
+export const HASH_FIELDS = schemaFor<HashRequest>()({
+  input: F.INPUT,
+  algorithm: { ...F.HASH_ALGORITHM, description: 'sha2-256 (default), sha2-224/384/512, sha3-*.' },
+  format: F.HEX_OR_BASE64,
+});
+
+/** Fields of `POST /transit/random(/:source)(/:bytes)`. @public */
+export const RANDOM_FIELDS = schemaFor<RandomRequest>()({
+  bytes: { type: 'int', description: 'Number of bytes; default 32.' },
+  format: { ...F.HEX_OR_BASE64, description: 'Output encoding: base64 (default) or hex.' },
+  source: { type: 'string', description: 'platform (default) or all.' },
+});
 
 /** Largest `random` request, as Vault (128 KiB). @internal */
 export const MAX_RANDOM_BYTES = 128 * 1024;
@@ -24,7 +40,7 @@ function format(value: unknown, dflt: 'hex' | 'base64'): 'hex' | 'base64' {
 
 /** @internal */
 export function hash(e: Engine, req: HashRequest): { sum: string } {
-  const r = asRequest(req);
+  const r = HASH_FIELDS.request(req);
   const input = inputBytes(r.input, 'missing input to hash');
   const fmt = format(r.format, 'hex');
   const alg = optString(r.algorithm, 'algorithm') ?? 'sha2-256';
@@ -36,7 +52,7 @@ export function hash(e: Engine, req: HashRequest): { sum: string } {
 
 /** @internal */
 export function randomBytes(e: Engine, req: RandomRequest): { random_bytes: string } {
-  const r = asRequest(req);
+  const r = RANDOM_FIELDS.request(req);
   const n = optInt(r.bytes, 'bytes') ?? 32;
   if (n < 1) throw invalidRequest('the number of bytes must be greater than 0');
   if (n > MAX_RANDOM_BYTES)

@@ -18,10 +18,21 @@ import { formatVersioned, parseVersioned } from '../keys/ciphertext.js';
 import { checkKeyName } from '../keys/names.js';
 import { assertNotSoftDeleted, oldestVersion } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
-import { asRequest, optInt, optString } from '../request.js';
+import { optInt, optString } from '../request.js';
+import { schemaFor } from '../schema.js';
 import { optionalBatch, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
+import * as F from './fields.js';
 import type { BatchResult, HmacBatchItem, HmacRequest, VerifyBatchItem } from './types.js';
+
+/** Fields of `POST /transit/hmac/:name(/:algorithm)`. @public */
+export const HMAC_FIELDS = schemaFor<HmacRequest>()({
+  input: F.INPUT,
+  algorithm: { ...F.HASH_ALGORITHM, description: 'The HMAC hash; default sha2-256.' },
+  key_version: F.KEY_VERSION,
+  reference: F.REFERENCE,
+  batch_input: F.BATCH_INPUT,
+});
 
 const HMAC_PREFIX = 'vault';
 
@@ -61,7 +72,7 @@ export async function hmac(
   req: HmacRequest,
 ): Promise<{ hmac: string; key_version: number } | BatchResult<HmacBatchItem>> {
   checkKeyName(name);
-  const r = asRequest(req);
+  const r = HMAC_FIELDS.request(req);
   const hash = vaultHash(optString(r.algorithm, 'algorithm') ?? 'sha2-256');
   const batch = optionalBatch(r, e.maxBatch);
   // A single input is checked before the key is looked up (Vault's order), and decoded once.

@@ -13,16 +13,46 @@ import { DEFAULT_KEY_TYPE, keyType } from '../keys/key-types.js';
 import { checkKeyName } from '../keys/names.js';
 import type { KeyPolicy } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
-import { asRequest, optBool, optInt, optString } from '../request.js';
+import { optBool, optInt, optString } from '../request.js';
+import { schemaFor } from '../schema.js';
 import type { Engine } from './engine.js';
+import * as F from './fields.js';
 import { newVersion } from './material.js';
 import { keyInfo } from './read-body.js';
 import type { CreateKeyRequest, KeyInfo, ListKeysRequest, ReadKeyRequest } from './types.js';
 
+/** Fields of `POST /transit/keys/:name`. @public */
+export const CREATE_KEY_FIELDS = schemaFor<CreateKeyRequest>()({
+  type: F.KEY_TYPE,
+  derived: F.DERIVED,
+  convergent_encryption: F.CONVERGENT_ENCRYPTION,
+  exportable: F.EXPORTABLE,
+  allow_plaintext_backup: F.ALLOW_PLAINTEXT_BACKUP,
+  key_size: {
+    type: 'int',
+    description: 'HMAC key size in bytes, 32..512 (type hmac; default 32).',
+  },
+  auto_rotate_period: F.AUTO_ROTATE_PERIOD,
+});
+
+/** Fields of `GET /transit/keys/:name`. @public */
+export const READ_KEY_FIELDS = schemaFor<ReadKeyRequest>()({
+  context: {
+    ...F.CONTEXT,
+    description: "Shows a derived Ed25519 key's public key for this context.",
+  },
+});
+
+/** Fields of `LIST /transit/keys`. @public */
+export const LIST_KEYS_FIELDS = schemaFor<ListKeysRequest>()({
+  after: { type: 'string', description: 'List names strictly after this one.' },
+  limit: { type: 'int', description: 'At most this many names; 0 = all.' },
+});
+
 /** Validate a create request into a new policy (no I/O). @internal */
 export function buildPolicy(name: string, request: CreateKeyRequest): KeyPolicy {
   checkKeyName(name);
-  const req = asRequest(request);
+  const req = CREATE_KEY_FIELDS.request(request);
   const info = keyType(optString(req.type, 'type') ?? DEFAULT_KEY_TYPE);
   const derived = optBool(req.derived, 'derived') ?? false;
   const convergent = optBool(req.convergent_encryption, 'convergent_encryption') ?? false;
@@ -93,7 +123,7 @@ export async function readKey(
   request: ReadKeyRequest = {},
 ): Promise<KeyInfo> {
   checkKeyName(name);
-  const context = toBytes(asRequest(request).context, 'context');
+  const context = toBytes(READ_KEY_FIELDS.request(request).context, 'context');
   const key = await e.store.get(name);
   if (!key) throw notFound(`no key named ${name}`);
   return keyInfo(e, key, context);
@@ -104,7 +134,7 @@ export async function listKeys(
   e: Engine,
   request: ListKeysRequest = {},
 ): Promise<{ keys: string[] }> {
-  const req = asRequest(request);
+  const req = LIST_KEYS_FIELDS.request(request);
   const after = optString(req.after, 'after') ?? '';
   const limit = optInt(req.limit, 'limit') ?? 0;
   if (limit < 0) throw invalidRequest("'limit' must not be negative");

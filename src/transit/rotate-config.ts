@@ -16,11 +16,30 @@ import {
   typeInfo,
 } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
-import { asRequest } from '../request.js';
+import { schemaFor } from '../schema.js';
 import type { Engine } from './engine.js';
+import * as F from './fields.js';
 import { newVersion } from './material.js';
 import { keyInfo } from './read-body.js';
 import type { KeyConfigRequest, KeyInfo } from './types.js';
+
+/** Fields of `POST /transit/keys/:name/config`. @public */
+export const KEY_CONFIG_FIELDS = schemaFor<KeyConfigRequest>()({
+  min_decryption_version: { type: 'int', description: 'Oldest version that may decrypt.' },
+  min_encryption_version: {
+    type: 'int',
+    description: 'Oldest version that may encrypt; 0 = latest.',
+  },
+  deletion_allowed: { type: 'bool', description: 'Allow the key to be deleted.' },
+  exportable: F.EXPORTABLE,
+  allow_plaintext_backup: F.ALLOW_PLAINTEXT_BACKUP,
+  auto_rotate_period: F.AUTO_ROTATE_PERIOD,
+});
+
+/** Fields of `POST /transit/keys/:name/trim`. @public */
+export const TRIM_FIELDS = schemaFor<{ min_available_version?: number }>()({
+  min_available_version: { type: 'int', description: 'Delete every version below this one.' },
+});
 
 /** @internal */
 export async function updateKeyConfig(
@@ -29,7 +48,7 @@ export async function updateKeyConfig(
   req: KeyConfigRequest = {},
 ): Promise<{ info: KeyInfo; warnings: string[] }> {
   checkKeyName(name);
-  const request = asRequest(req);
+  const request = KEY_CONFIG_FIELDS.request(req);
   let warnings: string[] = [];
   const key = await e.store.mutate(name, ({ doc }) => {
     const r = applyConfig(doc.policy, request, parseAutoRotatePeriod);
@@ -95,7 +114,7 @@ export async function trimKey(
   req: { min_available_version?: number } = {},
 ): Promise<KeyInfo> {
   checkKeyName(name);
-  const request = asRequest(req);
+  const request = TRIM_FIELDS.request(req);
   const key = await e.store.mutate(name, ({ doc }) => {
     const v = checkTrim(doc.policy, request.min_available_version);
     return { policy: { ...doc.policy, min_available_version: v } };

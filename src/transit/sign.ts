@@ -23,9 +23,11 @@ import { type AsymmetricMaterial, requireMaterial } from '../keys/asymmetric/mat
 import { checkKeyName } from '../keys/names.js';
 import { assertNotSoftDeleted, type KeyVersion, typeInfo } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
-import { asRequest, optInt } from '../request.js';
+import { optInt } from '../request.js';
+import { type FieldSpecs, schemaFor } from '../schema.js';
 import { optionalBatch, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
+import * as F from './fields.js';
 import {
   inputBytes,
   verifyHashName,
@@ -48,6 +50,33 @@ import type {
   VerifyBatchItem,
   VerifyRequest,
 } from './types.js';
+
+/** Signing fields shared by sign and verify. */
+const SIGNATURE_FIELDS = {
+  input: F.INPUT,
+  hash_algorithm: F.HASH_ALGORITHM,
+  algorithm: { ...F.HASH_ALGORITHM, description: 'Deprecated alias of hash_algorithm.' },
+  context: F.CONTEXT,
+  reference: F.REFERENCE,
+  batch_input: F.BATCH_INPUT,
+  prehashed: { type: 'bool', description: 'The input is already a digest.' },
+  signature_algorithm: { type: 'string', description: 'RSA: pss (default) or pkcs1v15.' },
+  marshaling_algorithm: { type: 'string', description: 'ECDSA: asn1 (default) or jws.' },
+  salt_length: { type: 'string', description: 'RSA-PSS: auto (default), hash, or a byte count.' },
+} as const satisfies FieldSpecs;
+
+/** Fields of `POST /transit/sign/:name(/:hash_algorithm)`. @public */
+export const SIGN_FIELDS = schemaFor<SignRequest>()({
+  ...SIGNATURE_FIELDS,
+  key_version: F.KEY_VERSION,
+});
+
+/** Fields of `POST /transit/verify/:name(/:hash_algorithm)`. @public */
+export const VERIFY_FIELDS = schemaFor<VerifyRequest>()({
+  ...SIGNATURE_FIELDS,
+  signature: { type: 'string', description: 'The signature to verify, `vault:v<N>:…`.' },
+  hmac: { type: 'string', description: 'The HMAC to verify, `vault:v<N>:…`.' },
+});
 
 /** Run a crypto call; the backends' argument errors are the caller's mistakes. */
 async function cryptoCall<T>(fn: () => Promise<T>): Promise<T> {
@@ -107,7 +136,7 @@ export async function sign(
   req: SignRequest,
 ): Promise<SignResult | BatchResult<SignBatchItem>> {
   checkKeyName(name);
-  const r = asRequest(req);
+  const r = SIGN_FIELDS.request(req);
   const o = signOptions(r);
   const batch = optionalBatch(r, e.maxBatch);
   const { key, family } = await signingKey(
@@ -197,7 +226,7 @@ export async function verify(
   req: VerifyRequest,
 ): Promise<{ valid: boolean } | BatchResult<VerifyBatchItem>> {
   checkKeyName(name);
-  const r = asRequest(req);
+  const r = VERIFY_FIELDS.request(req);
   const batch = optionalBatch(r, e.maxBatch);
   const kind = verifyKind(r, batch);
   if (kind === 'signature') return verifySignatures(e, name, r, batch);

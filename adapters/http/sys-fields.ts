@@ -1,0 +1,112 @@
+/**
+ * Field schemas of the non-transit rows (leases, tokens, ACL policies,
+ * health, seal), with their descriptions, as src/transit/<endpoint>.ts
+ * exports them for the transit rows: every row of routes.ts takes its fields
+ * from a schema.
+ *
+ * Runtime-neutral.
+ * @module
+ */
+import { defineSchema, type FieldSpec } from '../../src/schema.js';
+
+const LEASE_ID = { type: 'string', description: 'The lease id.' } as const satisfies FieldSpec;
+const SYNC = {
+  type: 'bool',
+  description: 'Wait for the revocation (default true); false answers 202 at once.',
+} as const satisfies FieldSpec;
+const INCREMENT = {
+  type: 'duration',
+  description: 'Requested extension (seconds or a duration string).',
+} as const satisfies FieldSpec;
+const TYPE = {
+  type: 'string',
+  description: 'Lease kind: irrevocable.',
+} as const satisfies FieldSpec;
+const CHILD_NAMESPACES = {
+  type: 'bool',
+  description: 'Accepted for Vault compatibility (there are no namespaces).',
+} as const satisfies FieldSpec;
+
+/** `POST /sys/leases/lookup`. @internal */
+export const LEASE_LOOKUP_FIELDS = defineSchema({ lease_id: LEASE_ID });
+/** `POST /sys/leases/renew(/:url_lease_id)`. @internal */
+export const LEASE_RENEW_FIELDS = defineSchema({ lease_id: LEASE_ID, increment: INCREMENT });
+/** `POST /sys/leases/revoke(/:url_lease_id)`. @internal */
+export const LEASE_REVOKE_FIELDS = defineSchema({ lease_id: LEASE_ID, sync: SYNC });
+/** `POST /sys/leases/revoke-prefix/:prefix`. @internal */
+export const LEASE_REVOKE_PREFIX_FIELDS = defineSchema({ sync: SYNC });
+/** `GET /sys/leases/count`. @internal */
+export const LEASE_COUNT_FIELDS = defineSchema({
+  type: TYPE,
+  include_child_namespaces: CHILD_NAMESPACES,
+});
+/** `GET /sys/leases` (irrevocable leases). @internal */
+export const LEASE_LIST_FIELDS = defineSchema({
+  type: TYPE,
+  include_child_namespaces: CHILD_NAMESPACES,
+  limit: { type: 'string', description: 'At most this many leases, or none.' },
+});
+
+/** `POST /auth/token/create`. @internal */
+export const TOKEN_CREATE_FIELDS = defineSchema({
+  policies: { type: 'strings', description: 'Policies of the token (a subset of the parent’s).' },
+  ttl: { type: 'duration', description: 'Time to live.' },
+  explicit_max_ttl: {
+    type: 'duration',
+    description: 'Hard limit on the lifetime, renewals included.',
+  },
+  renewable: { type: 'bool', description: 'Whether the token can be renewed.' },
+  num_uses: { type: 'int', description: 'Number of uses; 0 = unlimited.' },
+  display_name: { type: 'string', description: 'A name shown in lookups.' },
+  meta: { type: 'map', description: 'String metadata.' },
+  no_default_policy: { type: 'bool', description: 'Do not attach the default policy.' },
+  no_parent: { type: 'bool', description: 'Create an orphan token (needs sudo).' },
+});
+/** `POST /auth/token/renew-self`. @internal */
+export const TOKEN_RENEW_FIELDS = defineSchema({ increment: INCREMENT });
+/** `POST /auth/token/revoke`. @internal */
+export const TOKEN_REVOKE_FIELDS = defineSchema({
+  token: { type: 'string', description: 'The token to revoke, with its children.' },
+});
+
+/** `POST /sys/policy/:name`, `POST /sys/policies/acl/:name`. @internal */
+export const POLICY_FIELDS = defineSchema({
+  policy: { type: 'string', description: 'The policy document (HCL or JSON).' },
+  rules: { type: 'string', description: 'Legacy name of policy.' },
+});
+
+const CODE = (what: string, dflt: number): FieldSpec => ({
+  type: 'string',
+  description: `Status code when ${what} (default ${dflt}).`,
+});
+
+/** `GET|HEAD /sys/health` (query parameters, read as Go parses them, health.ts). @internal */
+export const HEALTH_FIELDS = defineSchema({
+  standbyok: { type: 'string', description: 'Answer activecode on a standby node.' },
+  perfstandbyok: { type: 'string', description: 'Answer activecode on a performance standby.' },
+  activecode: CODE('active', 200),
+  standbycode: CODE('standby', 429),
+  drsecondarycode: CODE('a DR secondary', 472),
+  performancestandbycode: CODE('a performance standby', 473),
+  sealedcode: CODE('sealed', 503),
+  uninitcode: CODE('not initialized', 501),
+});
+
+/** `POST /sys/init`. @internal */
+export const INIT_FIELDS = defineSchema({
+  secret_shares: { type: 'int', description: 'Number of unseal key shares.' },
+  secret_threshold: { type: 'int', description: 'Shares needed to unseal.' },
+  pgp_keys: { type: 'strings', description: 'Not supported (refused when set).' },
+  root_token_pgp_key: { type: 'string', description: 'Not supported (refused when set).' },
+  stored_shares: { type: 'int', description: 'Accepted for Vault compatibility.' },
+  recovery_shares: { type: 'int', description: 'Accepted for Vault compatibility.' },
+  recovery_threshold: { type: 'int', description: 'Accepted for Vault compatibility.' },
+  recovery_pgp_keys: { type: 'strings', description: 'Not supported (refused when set).' },
+});
+
+/** `POST /sys/unseal`. @internal */
+export const UNSEAL_FIELDS = defineSchema({
+  key: { type: 'string', description: 'One unseal key share (base64 or hex).' },
+  reset: { type: 'bool', description: 'Discard the shares given so far.' },
+  migrate: { type: 'bool', description: 'Accepted for Vault compatibility.' },
+});
