@@ -24,13 +24,8 @@ import type { Clock } from '../../src/clock.js';
 import { TransitError } from '../../src/errors.js';
 import { GO_TRUE } from '../../src/request.js';
 import { aclTail, authenticate, authorize, type HeaderLookup } from './auth.js';
-import type { ResolvedJsonLimits } from './json-limits.js';
-import {
-  parseJsonBody,
-  queryFields,
-  type UnknownFields,
-  unknownFieldsWarning,
-} from './params.js';
+import { checkValueLimits, type ResolvedJsonLimits } from './json-limits.js';
+import { parseJsonBody, queryFields, type UnknownFields, unknownFieldsWarning } from './params.js';
 import { authorizeSomeCompletion } from './preauth.js';
 import { type HttpReply, jsonReply, successReply } from './reply.js';
 import type { Route, RouteMethod } from './route.js';
@@ -224,7 +219,12 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     if (method === 'POST') {
       const got = req.body ? await req.body(o.maxRequestBytes) : undefined;
       const parsed = typeof got === 'object' && got !== null && !(got instanceof Uint8Array);
-      raw = parseJsonBody(parsed ? JSON.stringify(got) : got, o.jsonLimits);
+      // A body parser's object is used as is (checked against the same shape
+      // limits), not stringified and parsed again.
+      raw =
+        parsed && checkValueLimits(got, o.jsonLimits)
+          ? got
+          : parseJsonBody(parsed ? JSON.stringify(got) : got, o.jsonLimits);
     } else {
       raw = queryFields(query);
     }

@@ -146,3 +146,56 @@ export function checkJsonLimits(text: string, limits: ResolvedJsonLimits): void 
     }
   }
 }
+
+/** A value JSON.parse could have built: `null`, a boolean, a finite number, a string, a list, an object. */
+const isJsonScalar = (v: unknown): boolean =>
+  v === null ||
+  typeof v === 'boolean' ||
+  typeof v === 'string' ||
+  (typeof v === 'number' && Number.isFinite(v));
+
+/**
+ * Check an already-parsed body (a body parser such as `express.json()` ran
+ * first) against the same limits, in the order the text scan meets them:
+ * every value and object key counts as a value, a container opened at the
+ * limit depth is refused, and so is an item past the list or object limit.
+ * @returns `false` when the value holds something JSON cannot (`undefined`,
+ *   a function, a class instance, a non-finite number): the caller then
+ *   falls back to a JSON round trip.
+ * @throws TransitError `invalid_request` (400) naming the limit exceeded, as {@link checkJsonLimits}.
+ * @internal
+ */
+export function checkValueLimits(value: unknown, limits: ResolvedJsonLimits): boolean {
+  let values = 0;
+  const count = () => {
+    if (++values > limits.maxValues) refuse(`more than ${limits.maxValues} values`);
+  };
+  const walk = (v: unknown, depth: number): boolean => {
+    count();
+    if (isJsonScalar(v)) return true;
+    if (typeof v !== 'object' || v === null) return false;
+    if (depth >= limits.maxDepth) refuse(`nesting deeper than ${limits.maxDepth} levels`);
+    const tooMany = (i: number) => {
+      if (i + 1 > limits.maxListItems) {
+        refuse(`a list or object has more than ${limits.maxListItems} items`);
+      }
+    };
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) tooMany(i);
+        if (!walk(v[i], depth + 1)) return false;
+      }
+      return true;
+    }
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) return false;
+    const keys = Object.keys(v);
+    for (let i = 0; i < keys.length; i++) {
+      if (i > 0) tooMany(i);
+      count();
+      if (!walk((v as Record<string, unknown>)[keys[i] as string], depth + 1)) return false;
+    }
+    return true;
+  };
+  return walk(value, 0);
+}
