@@ -80,6 +80,12 @@ export interface KeyTypeInfo {
   readonly supportsDecryption: boolean;
   readonly supportsDerivation: boolean;
   readonly supportsSigning: boolean;
+  /**
+   * HMAC with the key's per-version HMAC secret (`hmac`, HMAC verify,
+   * `hmac-key` export). Every Vault type allows it; ML-DSA keys refuse it
+   * (a post-quantum signing key is not a MAC key; #16).
+   */
+  readonly supportsHmac: boolean;
   /** Accepts `associated_data`. */
   readonly supportsAssociatedData: boolean;
   /**
@@ -107,6 +113,7 @@ const aead = (
   supportsDecryption: true,
   supportsDerivation: true,
   supportsSigning: false,
+  supportsHmac: true,
   supportsAssociatedData: true,
   upsert: 'allowed',
 });
@@ -126,6 +133,7 @@ const ecdsa = (name: KeyType, vaultId: number, curve: EcCurve, publicKeyName: st
     supportsDecryption: false,
     supportsDerivation: false,
     supportsSigning: true,
+    supportsHmac: true,
     supportsAssociatedData: false,
     upsert: 'unsupported',
   }) satisfies KeyTypeInfo;
@@ -145,6 +153,7 @@ const rsa = (name: KeyType, vaultId: number, bits: RsaModulusBits) =>
     supportsDecryption: true,
     supportsDerivation: false,
     supportsSigning: true,
+    supportsHmac: true,
     supportsAssociatedData: false,
     upsert: 'unknown',
   }) satisfies KeyTypeInfo;
@@ -169,6 +178,7 @@ const mlDsa = (name: KeyType, vaultId: number, level: MlDsaLevel) =>
     supportsDecryption: false,
     supportsDerivation: false,
     supportsSigning: true,
+    supportsHmac: false,
     supportsAssociatedData: false,
     upsert: 'unknown',
   }) satisfies KeyTypeInfo;
@@ -191,6 +201,7 @@ const TABLE: ReadonlyMap<string, KeyTypeInfo> = /* @__PURE__ */ new Map<string, 
       supportsDecryption: false,
       supportsDerivation: false,
       supportsSigning: false,
+      supportsHmac: true,
       supportsAssociatedData: false,
       upsert: 'unknown',
     },
@@ -210,6 +221,7 @@ const TABLE: ReadonlyMap<string, KeyTypeInfo> = /* @__PURE__ */ new Map<string, 
       supportsDecryption: false,
       supportsDerivation: true,
       supportsSigning: true,
+      supportsHmac: true,
       supportsAssociatedData: false,
       upsert: 'unknown',
     },
@@ -240,6 +252,46 @@ export function keyType(name: unknown): KeyTypeInfo {
   if (typeof name !== 'string') throw invalidRequest('key type must be a string');
   const info = TABLE.get(name.toLowerCase());
   if (!info) throw invalidRequest(`unknown key type ${name}`);
+  return info;
+}
+
+/**
+ * Vault Enterprise's spelling of a parameterised type: `type` + `parameter_set`
+ * (`ml-dsa` + `44`/`65`/`87`) for the canonical row (`mldsa-44`…), which is
+ * what is stored. A key type that is not parameterised takes no parameter set.
+ */
+const PARAMETERISED: ReadonlyMap<string, Readonly<Record<string, KeyType>>> = new Map([
+  ['ml-dsa', { '44': 'mldsa-44', '65': 'mldsa-65', '87': 'mldsa-87' }],
+]);
+
+/**
+ * Resolve a create or import request's `type` and `parameter_set`: a
+ * registry name (with no `parameter_set`, or the row's own), or Vault
+ * Enterprise's `ml-dsa` with `parameter_set` `44` | `65` | `87`.
+ * @throws TransitError `invalid_request` for an unknown type or parameter set.
+ * @internal
+ */
+export function keyTypeWithParameterSet(name: unknown, parameterSet: unknown): KeyTypeInfo {
+  if (parameterSet !== undefined && parameterSet !== null && typeof parameterSet !== 'string') {
+    throw invalidRequest('parameter_set must be a string');
+  }
+  const set = parameterSet ?? '';
+  const sets = typeof name === 'string' ? PARAMETERISED.get(name.toLowerCase()) : undefined;
+  if (sets) {
+    const canonical = Object.hasOwn(sets, set) ? sets[set] : undefined;
+    if (!canonical) {
+      throw invalidRequest(
+        `unknown parameter set ${JSON.stringify(set)} for key type ${name as string}; expected one of ${Object.keys(sets).join(', ')}`,
+      );
+    }
+    return keyType(canonical);
+  }
+  const info = keyType(name);
+  if (set !== '' && !(info.mlDsaLevel !== undefined && String(info.mlDsaLevel) === set)) {
+    throw invalidRequest(
+      `parameter_set ${JSON.stringify(set)} is not valid for key type ${info.name}`,
+    );
+  }
   return info;
 }
 

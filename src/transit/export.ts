@@ -90,6 +90,9 @@ function exportString(
 ): string {
   switch (type) {
     case 'hmac-key':
+      if (!info.supportsHmac) {
+        throw invalidRequest(`HMAC is not supported for keys of type ${info.name}`);
+      }
       return exportSymmetric(v.hmac_key, format);
     case 'certificate-chain':
       if (!v.certificate_chain) {

@@ -51,6 +51,13 @@ export const PARTIAL_FAILURE_RESPONSE_CODE = {
   description: 'HTTP status when some (not all) batch items fail; default 400.',
 } as const satisfies FieldSpec;
 
+/** Vault Enterprise's parameter set of a parameterised type (`ml-dsa`). @internal */
+export const PARAMETER_SET = {
+  type: 'string',
+  description:
+    'With type ml-dsa (Vault Enterprise spelling): 44, 65 or 87, stored as mldsa-44/65/87.',
+} as const satisfies FieldSpec;
+
 /** A key type. @internal */
 export const KEY_TYPE = {
   type: 'string',

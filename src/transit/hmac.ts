@@ -16,7 +16,7 @@ import { base64ErrorPosition, tryDecodeBase64 } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { formatVersioned, parseVersioned } from '../keys/ciphertext.js';
 import { checkKeyName } from '../keys/names.js';
-import { assertNotSoftDeleted, oldestVersion } from '../keys/policy.js';
+import { assertNotSoftDeleted, type KeyPolicy, oldestVersion, typeInfo } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
 import { optInt, optString } from '../request.js';
 import { schemaFor } from '../schema.js';
@@ -65,6 +65,16 @@ function hmacVersion(p: LoadedKey['doc']['policy'], requested: number | undefine
   return v;
 }
 
+/**
+ * Refuse HMAC with a key whose type does not allow it (ML-DSA).
+ * @throws TransitError `invalid_request`.
+ * @internal
+ */
+export function refuseHmac(p: KeyPolicy): void {
+  if (!typeInfo(p).supportsHmac)
+    throw invalidRequest(`HMAC is not supported for keys of type ${p.type}`);
+}
+
 /** @internal */
 export async function hmac(
   e: Engine,
@@ -80,6 +90,7 @@ export async function hmac(
   const key = await requireKey(e, name, 'encryption key not found');
   const p = key.doc.policy;
   assertNotSoftDeleted(p);
+  refuseHmac(p);
   const ver = hmacVersion(p, optInt(r.key_version, 'key_version'));
   const secret = (e.store.cachedVersion(key, ver) ?? (await e.store.version(key, ver))).hmac_key;
   const mac = (input: Uint8Array) =>
@@ -101,6 +112,7 @@ export async function verifyHmacValue(
   input: unknown,
 ): Promise<boolean> {
   const p = key.doc.policy;
+  refuseHmac(p);
   const hash = vaultHash(hashName);
   const parsed = parseVersioned(value, HMAC_PREFIX, 'HMAC');
   const ver = parsed.version === 0 ? 1 : parsed.version;

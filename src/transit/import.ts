@@ -23,7 +23,7 @@ import { toBytes } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { MISSING_CONTEXT } from '../keys/derive.js';
 import type { KeyTypeInfo } from '../keys/key-types.js';
-import { keyType } from '../keys/key-types.js';
+import { keyTypeWithParameterSet } from '../keys/key-types.js';
 import { checkKeyName } from '../keys/names.js';
 import {
   assertNotSoftDeleted,
@@ -64,6 +64,7 @@ export const IMPORT_KEY_FIELDS = schemaFor<
 >()({
   ...MATERIAL_FIELDS,
   type: F.KEY_TYPE,
+  parameter_set: F.PARAMETER_SET,
   allow_rotation: { type: 'bool', description: 'Allow rotating the imported key.' },
   derived: F.DERIVED,
   context: F.CONTEXT,
@@ -133,7 +134,7 @@ export async function importKey(e: Engine, name: string, request: ImportKeyReque
   }
   const typeName = optString(r.type, 'type');
   if (typeName === undefined) throw invalidRequest("missing 'type' of the imported key");
-  const info = keyType(typeName);
+  const info = keyTypeWithParameterSet(typeName, r.parameter_set);
   if (!info.family.importable) {
     throw invalidRequest(`keys of type ${info.name} cannot be imported`);
   }

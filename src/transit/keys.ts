@@ -9,7 +9,7 @@
 import { toBytes } from '../encoding.js';
 import { invalidRequest, notFound } from '../errors.js';
 import { parseAutoRotatePeriod } from '../keys/duration.js';
-import { DEFAULT_KEY_TYPE, keyType } from '../keys/key-types.js';
+import { DEFAULT_KEY_TYPE, keyType, keyTypeWithParameterSet } from '../keys/key-types.js';
 import { checkKeyName } from '../keys/names.js';
 import type { KeyPolicy } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
@@ -24,6 +24,7 @@ import type { CreateKeyRequest, KeyInfo, ListKeysRequest, ReadKeyRequest } from 
 /** Fields of `POST /transit/keys/:name`. @public */
 export const CREATE_KEY_FIELDS = schemaFor<CreateKeyRequest>()({
   type: F.KEY_TYPE,
+  parameter_set: F.PARAMETER_SET,
   derived: F.DERIVED,
   convergent_encryption: F.CONVERGENT_ENCRYPTION,
   exportable: F.EXPORTABLE,
@@ -53,7 +54,10 @@ export const LIST_KEYS_FIELDS = schemaFor<ListKeysRequest>()({
 export function buildPolicy(name: string, request: CreateKeyRequest): KeyPolicy {
   checkKeyName(name);
   const req = CREATE_KEY_FIELDS.request(request);
-  const info = keyType(optString(req.type, 'type') ?? DEFAULT_KEY_TYPE);
+  const info = keyTypeWithParameterSet(
+    optString(req.type, 'type') ?? DEFAULT_KEY_TYPE,
+    req.parameter_set,
+  );
   const derived = optBool(req.derived, 'derived') ?? false;
   const convergent = optBool(req.convergent_encryption, 'convergent_encryption') ?? false;
   if (convergent && !derived) {

@@ -25,6 +25,8 @@ export type ImportHashFunction = 'SHA1' | 'SHA224' | 'SHA256' | 'SHA384' | 'SHA5
 export interface ImportKeyRequest {
   /** Key type (required); any type but `hmac`. */
   type: KeyType | (string & {});
+  /** With `type: 'ml-dsa'` (Vault Enterprise's spelling): `44`, `65` or `87`. */
+  parameter_set?: '44' | '65' | '87' | (string & {});
   /**
    * Import blob: RSA-OAEP(`hash_function`) of a fresh AES-256 key under the
    * wrapping key (512 bytes) ‖ AES-KWP of the material (raw symmetric key, or

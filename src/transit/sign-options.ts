@@ -5,14 +5,21 @@
  * default `sha2-256`; `none` is a signing-only pseudo-hash), then
  * `marshaling_algorithm` (`asn1` | `jws`), `prehashed`, `salt_length`
  * (`auto` | `hash` | an integer ≥ −1, Go's numbering), and
- * `signature_algorithm` (`pss` | `pkcs1v15`).
+ * `signature_algorithm` (`pss` | `pkcs1v15`); for ML-DSA keys also
+ * `signature_context` (FIPS 204 context string) and `deterministic`.
  *
  * Also the signature value format: `<prefix>:v<N>:` + standard base64
  * (`asn1`) or URL-safe base64 without padding (`jws`), for every key type.
  * @module
  */
 import { vaultHash } from '../crypto/hash.js';
-import { encodeBase64, encodeBase64Url, tryDecodeBase64, tryDecodeBase64Url } from '../encoding.js';
+import {
+  encodeBase64,
+  encodeBase64Url,
+  toBytes,
+  tryDecodeBase64,
+  tryDecodeBase64Url,
+} from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import type { SignOptions } from '../keys/asymmetric/family.js';
 import { parseVersioned } from '../keys/ciphertext.js';
@@ -62,7 +69,35 @@ export function signOptions(r: Record<string, unknown>): SignOptions {
   if (sigAlg !== 'pss' && sigAlg !== 'pkcs1v15') {
     throw invalidRequest(`unsupported rsa signature algorithm ${sigAlg}`);
   }
-  return { hash, prehashed, signatureAlgorithm: sigAlg, saltLength: salt, marshaling };
+  const o: SignOptions = {
+    hash,
+    prehashed,
+    signatureAlgorithm: sigAlg,
+    saltLength: salt,
+    marshaling,
+  };
+  return { ...o, ...mlDsaOptions(r) };
+}
+
+/**
+ * The ML-DSA options (`signature_context`: the FIPS 204 context string,
+ * base64, at most 255 bytes; `deterministic`), absent when not given; the
+ * signing key's family refuses them unless it takes them.
+ * @throws TransitError `invalid_request`.
+ */
+function mlDsaOptions(
+  r: Record<string, unknown>,
+): Pick<SignOptions, 'mlDsaContext' | 'deterministic'> {
+  const out: { mlDsaContext?: Uint8Array; deterministic?: boolean } = {};
+  const ctx = r.signature_context;
+  if (ctx !== undefined && ctx !== null && ctx !== '') {
+    out.mlDsaContext = toBytes(ctx, 'signature_context');
+    if (out.mlDsaContext.length > 255) {
+      throw invalidRequest('signature_context must be at most 255 bytes');
+    }
+  }
+  if (optBool(r.deterministic, 'deterministic')) out.deterministic = true;
+  return out;
 }
 
 /**

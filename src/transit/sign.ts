@@ -63,6 +63,12 @@ const SIGNATURE_FIELDS = {
   signature_algorithm: { type: 'string', description: 'RSA: pss (default) or pkcs1v15.' },
   marshaling_algorithm: { type: 'string', description: 'ECDSA: asn1 (default) or jws.' },
   salt_length: { type: 'string', description: 'RSA-PSS: auto (default), hash, or a byte count.' },
+  signature_context: {
+    type: 'string',
+    binary: true,
+    description: 'ML-DSA: the FIPS 204 context string (base64, at most 255 bytes).',
+  },
+  deterministic: { type: 'bool', description: 'ML-DSA: deterministic instead of hedged signing.' },
 } as const satisfies FieldSpecs;
 
 /** Fields of `POST /transit/sign/:name(/:hash_algorithm)`. @public */
@@ -105,7 +111,13 @@ async function signingKey(
   const info = typeInfo(p);
   if (!info.supportsSigning) throw invalidRequest(`key type ${p.type} ${refused}`);
   checkHashNone(o);
-  return { key, family: familyOf(info) };
+  const family = familyOf(info);
+  if ((o.mlDsaContext !== undefined || o.deterministic) && !family.signatureContext) {
+    throw invalidRequest(
+      `signature_context and deterministic are not supported for keys of type ${p.type}`,
+    );
+  }
+  return { key, family };
 }
 
 /** The material to use for `item`: the version's, or the per-context key of a derived key. */

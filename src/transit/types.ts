@@ -16,6 +16,8 @@ export type Duration = number | string;
 export interface CreateKeyRequest {
   /** Key type; default `aes256-gcm96`. */
   type?: KeyType | (string & {});
+  /** With `type: 'ml-dsa'` (Vault Enterprise's spelling): `44`, `65` or `87`. */
+  parameter_set?: '44' | '65' | '87' | (string & {});
   /** Require a `context` on every operation and derive a key from it. */
   derived?: boolean;
   /** Deterministic encryption per context and plaintext; requires `derived`. */
@@ -246,6 +248,13 @@ export interface SignatureOptions {
   marshaling_algorithm?: 'asn1' | 'jws' | (string & {});
   /** RSA-PSS: `auto` (default; largest on sign), `hash`, or an integer byte count. */
   salt_length?: string | number;
+  /**
+   * ML-DSA only: the FIPS 204 context string (base64, at most 255 bytes;
+   * default empty). Not transit's `context`, which is key derivation.
+   */
+  signature_context?: BinaryInput;
+  /** ML-DSA only: deterministic signing (FIPS 204 `rnd` = 0) instead of hedged (default). */
+  deterministic?: boolean;
 }
 
 /** One sign item. @public */

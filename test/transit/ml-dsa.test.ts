@@ -126,6 +126,104 @@ describe('ML-DSA keys in the engine', () => {
     );
   });
 
+  it("accepts Vault Enterprise's type: ml-dsa + parameter_set, stores the canonical type", async () => {
+    const t = engine(0);
+    for (const set of ['44', '65', '87'] as const) {
+      const info = await t.createKey(`ent-${set}`, { type: 'ml-dsa', parameter_set: set });
+      expect(info.type).toBe(`mldsa-${set}`);
+    }
+    const same = await t.createKey('ent-canonical', { type: 'mldsa-65', parameter_set: '65' });
+    expect(same.type).toBe('mldsa-65');
+    await expectError(
+      t.createKey('ent-bad', { type: 'ml-dsa', parameter_set: '66' }),
+      'invalid_request',
+      'unknown parameter set "66" for key type ml-dsa; expected one of 44, 65, 87',
+    );
+    await expectError(
+      t.createKey('ent-none', { type: 'ml-dsa' }),
+      'invalid_request',
+      /parameter set ""/,
+    );
+    await expectError(
+      t.createKey('ent-mismatch', { type: 'mldsa-44', parameter_set: '87' }),
+      'invalid_request',
+      /not valid for key type mldsa-44/,
+    );
+    await expectError(
+      t.createKey('ent-ec', { type: 'ecdsa-p256', parameter_set: '65' }),
+      'invalid_request',
+      /not valid for key type ecdsa-p256/,
+    );
+    const seed = new Uint8Array(32).fill(5);
+    const inner = new asn1js.Primitive({ idBlock: { tagClass: 3, tagNumber: 0 }, valueHex: seed });
+    await t.importKey('ent-import', {
+      type: 'ml-dsa',
+      parameter_set: '65',
+      ciphertext: wrapForImport(pair.wrap, pkcs8With(inner)),
+    });
+    expect((await t.readKey('ent-import')).type).toBe('mldsa-65');
+  });
+
+  it('signature_context (FIPS 204) and deterministic; refused for other key types', async () => {
+    const t = engine(1);
+    await t.createKey('ctx', { type: 'mldsa-44' });
+    const signature_context = Buffer.from('app-v1').toString('base64');
+    const a = await t.sign('ctx', { input: MSG, signature_context, deterministic: true });
+    const b = await t.sign('ctx', { input: MSG, signature_context, deterministic: true });
+    expect(a.signature).toBe(b.signature);
+    const c = await t.sign('ctx', { input: MSG, deterministic: true });
+    expect(c.signature).not.toBe(a.signature);
+    const ok = await t.verify('ctx', { input: MSG, signature: a.signature, signature_context });
+    expect(ok.valid).toBe(true);
+    expect((await t.verify('ctx', { input: MSG, signature: a.signature })).valid).toBe(false);
+    await expectError(
+      t.sign('ctx', { input: MSG, signature_context: Buffer.alloc(256).toString('base64') }),
+      'invalid_request',
+      'signature_context must be at most 255 bytes',
+    );
+    await expectError(
+      t.sign('ctx', {
+        input: Buffer.alloc(64).toString('base64'),
+        prehashed: true,
+        signature_context,
+      }),
+      'invalid_request',
+      /context string cannot be used with an external mu/,
+    );
+    await t.createKey('ctx-ed', { type: 'ed25519' });
+    await expectError(
+      t.sign('ctx-ed', { input: MSG, signature_context }),
+      'invalid_request',
+      'signature_context and deterministic are not supported for keys of type ed25519',
+    );
+    await expectError(
+      t.sign('ctx-ed', { input: MSG, deterministic: true }),
+      'invalid_request',
+      /not supported for keys of type ed25519/,
+    );
+  });
+
+  it('refuses HMAC with an ML-DSA key', async () => {
+    const t = engine(0);
+    await t.createKey('no-hmac', { type: 'mldsa-65' });
+    await expectError(
+      t.hmac('no-hmac', { input: MSG }),
+      'invalid_request',
+      'HMAC is not supported for keys of type mldsa-65',
+    );
+    await expectError(
+      t.verify('no-hmac', { input: MSG, hmac: 'vault:v1:AAAA' }),
+      'invalid_request',
+      'HMAC is not supported for keys of type mldsa-65',
+    );
+    await t.createKey('no-hmac-x', { type: 'mldsa-44', exportable: true });
+    await expectError(
+      t.exportKey('hmac-key', 'no-hmac-x'),
+      'invalid_request',
+      'HMAC is not supported for keys of type mldsa-44',
+    );
+  });
+
   it('refuses derivation, convergence and the encryption operations', async () => {
     const t = engine(0);
     await expectError(

@@ -56,6 +56,11 @@ export interface AsymmetricFamily extends KeyFamily {
     key: Uint8Array,
     context: Uint8Array,
   ): Promise<AsymmetricMaterial>;
+  /**
+   * Takes the ML-DSA signing options (`signature_context`, `deterministic`);
+   * other families refuse a request that sets them.
+   */
+  readonly signatureContext?: boolean;
   /** The `public_key` of the read body (§9). */
   readPublicKey(m: AsymmetricMaterial): string;
   /** Sign `input` (hashed here unless `prehashed`); the raw signature bytes. */

@@ -81,6 +81,7 @@ export const mlDsaFamily = defineAsymmetricFamily({
   name: 'ml-dsa',
   materialKind: 'ml-dsa',
   pkixType: 'ml-dsa',
+  signatureContext: true,
 
   async generate(b, info) {
     const priv = mlDsaGenerate(levelOf(info), (n) => b.randomBytes(n));
