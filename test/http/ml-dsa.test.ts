@@ -70,6 +70,42 @@ describe('ML-DSA over HTTP', () => {
     expect(pubExport.json.data.keys['1']).toMatch(/^-----BEGIN PUBLIC KEY-----/);
   });
 
+  it("takes Vault Enterprise's ml-dsa + parameter_set, signature_context and deterministic", async () => {
+    const created = await post('/v1/transit/keys/h-ent', { type: 'ml-dsa', parameter_set: '44' });
+    expect(created.status).toBeLessThan(300);
+    expect((await call(server, 'GET', '/v1/transit/keys/h-ent')).json.data.type).toBe('mldsa-44');
+    const signature_context = b64('protocol-v1');
+    const a = await post('/v1/transit/sign/h-ent', {
+      input: INPUT,
+      signature_context,
+      deterministic: true,
+    });
+    const b = await post('/v1/transit/sign/h-ent', {
+      input: INPUT,
+      signature_context,
+      deterministic: true,
+    });
+    expect(a.status).toBe(200);
+    expect(a.json.data.signature).toBe(b.json.data.signature);
+    const signature = a.json.data.signature;
+    const ok = await post('/v1/transit/verify/h-ent', {
+      input: INPUT,
+      signature,
+      signature_context,
+    });
+    expect(ok.json.data.valid).toBe(true);
+    const noCtx = await post('/v1/transit/verify/h-ent', { input: INPUT, signature });
+    expect(noCtx.json.data.valid).toBe(false);
+    const badSet = await post('/v1/transit/keys/h-ent-bad', {
+      type: 'ml-dsa',
+      parameter_set: '128',
+    });
+    expect(badSet.status).toBe(400);
+    expect(badSet.json.errors[0]).toMatch(/unknown parameter set/);
+    const hmac = await post('/v1/transit/hmac/h-ent', { input: INPUT });
+    expect(hmac.status).toBe(400);
+  });
+
   it('answers 400 for what ML-DSA keys do not do', async () => {
     await post('/v1/transit/keys/h-mldsa-2', { type: 'mldsa-44' });
     const derived = await post('/v1/transit/keys/h-mldsa-d', { type: 'mldsa-44', derived: true });

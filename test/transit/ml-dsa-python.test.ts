@@ -106,6 +106,18 @@ describe.skipIf(SKIP)(
             py({ op: 'verify', level, pem, msg: hex(other), sig: hex(sigBytes(signature)) }).valid,
           ).toBe(false);
 
+          // With a FIPS 204 context string, both ways.
+          const ctx = Buffer.from('transitkit-ctx');
+          const withCtx = await t.sign(name, {
+            input: MSG.toString('base64'),
+            signature_context: ctx.toString('base64'),
+          });
+          const sig = hex(sigBytes(withCtx.signature));
+          expect(py({ op: 'verify', level, pem, msg: hex(MSG), ctx: hex(ctx), sig }).valid).toBe(
+            true,
+          );
+          expect(py({ op: 'verify', level, pem, msg: hex(MSG), sig }).valid).toBe(false);
+
           const exported = await t.exportKey('signing-key', name, 1, { format: 'pem' });
           const keyPem = exported.keys['1'] as string;
           expect(keyPem).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
@@ -118,6 +130,14 @@ describe.skipIf(SKIP)(
           expect(
             (await t.verify(name, { input: MSG.toString('base64'), signature: theirs })).valid,
           ).toBe(true);
+          const theirCtx = py({ op: 'load', level, pem: keyPem, msg: hex(MSG), ctx: hex(ctx) });
+          const theirsCtx = `vault:v1:${Buffer.from(theirCtx.sig as string, 'hex').toString('base64')}`;
+          const checked = await t.verify(name, {
+            input: MSG.toString('base64'),
+            signature: theirsCtx,
+            signature_context: ctx.toString('base64'),
+          });
+          expect(checked.valid).toBe(true);
         }
       });
 
