@@ -61,6 +61,14 @@ export type FieldValue<F extends FieldSpec> = F['binary'] extends true
 export type RequestOf<S extends FieldSpecs> = { -readonly [K in keyof S]?: FieldValue<S[K]> };
 
 /**
+ * A library request as the engine reads it after the schema's check: only
+ * the declared fields can be read (a misspelt field is a compile error);
+ * their values are still checked where the engine reads them.
+ * @public
+ */
+export type SchemaRequest<S extends FieldSpecs> = { [K in keyof S]?: unknown };
+
+/**
  * A compiled endpoint schema: the field specs, and the library's check built
  * from them.
  * @public
@@ -73,7 +81,7 @@ export interface EndpointSchema<S extends FieldSpecs = FieldSpecs> {
    * Check a library request: a plain object (`{}` when omitted).
    * @throws TransitError `invalid_request` `<what> must be an object` (`what`: `request`).
    */
-  request(value: unknown, what?: string): Record<string, unknown>;
+  request(value: unknown, what?: string): SchemaRequest<S>;
 }
 
 const SCHEMAS = new WeakSet<object>();
@@ -91,7 +99,7 @@ export function defineSchema<const S extends FieldSpecs>(fields: S): EndpointSch
   const schema: EndpointSchema<S> = {
     fields: Object.freeze(fields),
     names,
-    request: asRequest,
+    request: asRequest as EndpointSchema<S>['request'],
   };
   SCHEMAS.add(schema);
   return Object.freeze(schema);

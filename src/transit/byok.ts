@@ -64,7 +64,8 @@ export async function byokExport(
   const pub = destFamily.wrappingPublicKey(requireMaterial(dv.asymmetric));
   const info = typeInfo(sp);
   const keys: Record<string, string> = {};
-  for (const n of versionsOf(sp, o.version)) {
+  // `version` is the route's path parameter, not a field of the schema.
+  for (const n of versionsOf(sp, (o as { version?: unknown }).version)) {
     const material = exportMaterial(info, await e.store.version(src, n), n);
     keys[String(n)] = encodeBase64(await wrapImportBlob(e.backend, pub, hash, material));
   }
