@@ -8,8 +8,16 @@
  * `ml-dsa-python.test.ts` and `../crypto/wycheproof-mldsa.test.ts`.
  */
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
+import { PemConverter } from '@peculiar/x509';
 import * as asn1js from 'asn1js';
-import { CertificationRequest } from 'pkijs';
+import {
+  AttributeTypeAndValue,
+  BasicConstraints,
+  Certificate,
+  CertificationRequest,
+  Extension,
+  PublicKeyInfo,
+} from 'pkijs';
 import type { Transit } from 'transitkit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodePkcs8PrivateKey, decodeSpki, pemDecode } from '../../src/crypto/pki/keys.js';
@@ -406,5 +414,59 @@ describe('ML-DSA keys in the engine', () => {
     const tbs = new Uint8Array(first.valueBeforeDecodeView);
     const sig = new Uint8Array(req.signatureValue.valueBlock.valueHexView);
     expect(ml_dsa65.verify(sig, tbs, pub)).toBe(true);
+  });
+
+  it('stores a certificate chain whose leaf holds the ML-DSA key (and refuses another key)', async () => {
+    const t = engine(0);
+    await t.createKey('chain', { type: 'mldsa-87' });
+    await t.createKey('chain-other', { type: 'mldsa-87' });
+    const { subtle } = globalThis.crypto;
+    const ca = await subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
+      'sign',
+      'verify',
+    ]);
+    const name = (cn: string) => [
+      new AttributeTypeAndValue({ type: '2.5.4.3', value: new asn1js.Utf8String({ value: cn }) }),
+    ];
+    let serial = 1;
+    const issue = async (spki: PublicKeyInfo | CryptoKey, cn: string, isCa: boolean) => {
+      const c = new Certificate();
+      c.version = 2;
+      c.serialNumber = new asn1js.Integer({ value: serial++ });
+      c.issuer.typesAndValues.push(...name('test CA'));
+      c.subject.typesAndValues.push(...name(cn));
+      c.notBefore.value = new Date(Date.now() - 60_000);
+      c.notAfter.value = new Date(Date.now() + 86_400_000);
+      const bc = new BasicConstraints({ cA: isCa });
+      c.extensions = [
+        new Extension({
+          extnID: '2.5.29.19',
+          critical: true,
+          extnValue: bc.toSchema().toBER(false),
+          parsedValue: bc,
+        }),
+      ];
+      if (spki instanceof PublicKeyInfo) c.subjectPublicKeyInfo = spki;
+      else await c.subjectPublicKeyInfo.importKey(spki);
+      await c.sign(ca.privateKey, 'SHA-256');
+      return PemConverter.encode(c.toSchema().toBER(false), 'CERTIFICATE');
+    };
+    const spkiOf = async (key: string) => {
+      const pem = ((await t.readKey(key)).keys['1'] as { public_key: string }).public_key;
+      return PublicKeyInfo.fromBER(new Uint8Array(pemDecode(pem, ['PUBLIC KEY'] as const).der));
+    };
+    const caPem = await issue(ca.publicKey, 'test CA', true);
+    const leaf = await issue(await spkiOf('chain'), 'ml-dsa leaf', false);
+    const chain = `${leaf}\n${caPem}`;
+    const r = await t.setCertificate('chain', { certificate_chain: chain });
+    expect(r.type).toBe('mldsa-87');
+    const keys = (await t.readKey('chain')).keys as Record<string, { certificate_chain: string }>;
+    expect(keys['1']?.certificate_chain).toContain('-----BEGIN CERTIFICATE-----');
+    const other = await issue(await spkiOf('chain-other'), 'other leaf', false);
+    await expectError(
+      t.setCertificate('chain', { certificate_chain: `${other}\n${caPem}` }),
+      'invalid_request',
+      /does not match/,
+    );
   });
 });
