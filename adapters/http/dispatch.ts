@@ -157,9 +157,9 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     startsWith(segs, [...api, 'sys']) ||
     startsWith(segs, [...api, 'auth']);
 
-  const isHealth = (segs: readonly string[]) => {
+  const bareMethodError = (segs: readonly string[]) => {
     const get = router.match('GET', segs);
-    return get.kind === 'match' && get.match.route.reply === 'health';
+    return get.kind === 'match' && get.match.route.bareMethodError;
   };
 
   /** URL → row, or the reply when there is none (404, 405, bad path), or `undefined` to fall through. */
@@ -185,8 +185,7 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     }
     if (found.kind === 'method' || !route || (verb === 'HEAD' && !route.head)) {
       const { status, message } = ROUTE_STATUS.unsupportedOperation;
-      // Vault's health handler answers any other method with a bare 405 `{"errors":[]}`.
-      const r = jsonReply(status, errorsBody(isHealth(segs) ? [] : [message]));
+      const r = jsonReply(status, errorsBody(bareMethodError(segs) ? [] : [message]));
       r.headers.allow = allowHeader(found.kind === 'method' ? found.allowed : ['GET']);
       return { reply: r };
     }

@@ -145,6 +145,11 @@ export interface Route {
   /** Undeclared fields are ignored even in `reject` mode (health, as Vault's handler). */
   ignoreUnknown: boolean;
   /**
+   * Another method on this path is a bare 405 `{"errors":[]}` (Vault's health
+   * handler); default for `health` rows.
+   */
+  bareMethodError: boolean;
+  /**
    * Optional trailing path parameter → body fields that name it too; the ACL
    * path is completed from the body when the URL leaves it out.
    */
@@ -173,6 +178,7 @@ export interface RowOptions {
   whileSealed?: boolean;
   greedy?: string;
   ignoreUnknown?: boolean;
+  bareMethodError?: boolean;
   aclFromBody?: Readonly<Record<string, readonly string[]>>;
   fillBody?: Route['fillBody'];
 }
@@ -209,6 +215,7 @@ function row<P extends string>(
     whileSealed: o.whileSealed ?? o.reply === 'health',
     greedy: o.greedy,
     ignoreUnknown: o.ignoreUnknown ?? false,
+    bareMethodError: o.bareMethodError ?? o.reply === 'health',
     aclFromBody: o.aclFromBody ?? {},
     fillBody: o.fillBody,
     call: call as Route['call'],
