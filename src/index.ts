@@ -74,6 +74,9 @@ export type {
   TickResult,
   TidyResult,
 } from './leases/types.js';
+// The node: leadership shared by the background duties (issue #23)
+export type { LeadershipOptions } from './node/leadership.js';
+export { Leadership } from './node/leadership.js';
 export { warningsOf } from './result-meta.js';
 // Seal and barrier (issue 7)
 export { ROOT_KEY_BYTES } from './seal/keyring.js';

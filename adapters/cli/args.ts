@@ -22,6 +22,8 @@ export interface ServerArgs {
   leaderTtlMs?: number;
   /** How often the leader lock is refreshed or tried, ms (`--leader-refresh`). */
   leaderRefreshMs?: number;
+  /** How often the active node runs an auto-rotation pass, ms (`--auto-rotate-interval`). */
+  autoRotateIntervalMs?: number;
 }
 
 /** A parsed command line. */
@@ -52,7 +54,7 @@ Options:
   --initial-root-token TOKEN  with --root-key-file: the root token of a new store
                               (default: generated and printed once)
   --config FILE               JSON config: listen, storage, mount, max_request_bytes, policies,
-                              leader_ttl, leader_refresh
+                              leader_ttl, leader_refresh, auto_rotate_interval
   --mount PATH                transit mount path (default /v1/transit)
   --leader-ttl DURATION       time of the leader lock on shared storage: a standby takes
                               over within about this plus one refresh after the active
@@ -60,6 +62,10 @@ Options:
   --leader-refresh DURATION   how often the active node refreshes the leader lock and a
                               standby tries to take it; at most half the TTL
                               (default a quarter of the TTL)
+  --auto-rotate-interval DURATION
+                              how often the active node rotates the keys whose
+                              auto_rotate_period has elapsed (default 1m; standby nodes
+                              never rotate)
   --max-request-bytes N       largest request body (default 33554432)
   -h, --help                  show this help
   --version                   print the version
@@ -76,6 +82,7 @@ const VALUE_FLAGS = new Set([
   'initial-root-token',
   'leader-ttl',
   'leader-refresh',
+  'auto-rotate-interval',
 ]);
 
 /** Default `--leader-ttl`, as the lease manager's `leaderTtlMs`. */
@@ -169,6 +176,9 @@ export function parseArgs(argv: readonly string[]): Command {
         break;
       case 'leader-refresh':
         args.leaderRefreshMs = parseDurationMs(name, value);
+        break;
+      case 'auto-rotate-interval':
+        args.autoRotateIntervalMs = parseDurationMs(name, value);
         break;
       case 'max-request-bytes': {
         const n = Number(value);

@@ -23,6 +23,9 @@
  *   `--leader-ttl` (default 10 s) and `--leader-refresh` (default a quarter of
  *   it) set the lock's timing: a standby takes over within about their sum
  *   after the active node dies. Config keys `leader_ttl`, `leader_refresh`.
+ * - Auto-rotation runs on the same node (one leader lock for every background
+ *   duty), every `--auto-rotate-interval` (default 1 m; config key
+ *   `auto_rotate_interval`): a due key is rotated once, by the active node.
  * - Prints one line with `http://HOST:PORT` once listening. Never prints or
  *   logs the root key.
  * @module
@@ -49,6 +52,7 @@ interface ConfigFile {
   policies?: Record<string, unknown>;
   leader_ttl?: string;
   leader_refresh?: string;
+  auto_rotate_interval?: string;
 }
 
 const CONFIG_KEYS = new Set([
@@ -59,13 +63,14 @@ const CONFIG_KEYS = new Set([
   'policies',
   'leader_ttl',
   'leader_refresh',
+  'auto_rotate_interval',
 ]);
 
 /** A duration from the config file (a string as the flag's value, or a number of seconds). */
 function configDuration(flag: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' && typeof value !== 'number') {
-    throw new UsageError(`config: ${flag.replace('-', '_')} must be a duration string`);
+    throw new UsageError(`config: ${flag.replaceAll('-', '_')} must be a duration string`);
   }
   return parseDurationMs(flag, String(value));
 }
@@ -183,11 +188,25 @@ export async function startServer(
   const leaderRefreshMs =
     args.leaderRefreshMs ?? configDuration('leader-refresh', config.leader_refresh);
   checkLeaderTiming(leaderTtlMs, leaderRefreshMs);
+  const autoRotateIntervalMs =
+    args.autoRotateIntervalMs ??
+    configDuration('auto-rotate-interval', config.auto_rotate_interval);
   const { storage, label, type } = await openStorage(storageSpec);
   const node = new TransitNode({
     storage,
     ...(rootKey ? { rootKey } : {}),
     initialRootToken: args.dev ? args.devRootToken : args.initialRootToken,
+    transit: {
+      autoRotate: {
+        ...(autoRotateIntervalMs === undefined ? {} : { intervalMs: autoRotateIntervalMs }),
+        onResult({ rotated, errors }) {
+          for (const name of rotated) console.log(`transitkit: auto-rotated key ${name}`);
+          for (const { name, error } of errors) {
+            console.error(`transitkit: auto-rotation of ${name} failed: ${error}`);
+          }
+        },
+      },
+    },
     leases: {
       leaderTtlMs,
       leaderRefreshMs,

@@ -8,6 +8,7 @@
  */
 import { type Clock, systemClock } from '../clock.js';
 import { invalidRequest } from '../errors.js';
+import { Leadership } from '../node/leadership.js';
 import { asRequest } from '../request.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { countLeases, listIrrevocable } from './irrevocable.js';
@@ -110,6 +111,7 @@ function isStorage(s: unknown): s is StorageAdapter {
 export class LeaseManager {
   readonly #ctx: LeaseContext;
   readonly #scheduler: Scheduler;
+  readonly #leadership: Leadership;
 
   constructor(options: LeaseManagerOptions) {
     const o = asRequest(options, 'options') as Partial<LeaseManagerOptions>;
@@ -124,6 +126,9 @@ export class LeaseManager {
       if (o[fn] !== undefined && typeof o[fn] !== 'function') {
         throw invalidRequest(`'${fn}' must be a function`);
       }
+    }
+    if (o.leadership !== undefined && !(o.leadership instanceof Leadership)) {
+      throw invalidRequest("'leadership' must be a Leadership");
     }
     this.#ctx = {
       storage: o.storage,
@@ -150,7 +155,18 @@ export class LeaseManager {
       Math.max(1, Math.floor(leaderTtlMs / 4)),
       Math.max(1, Math.floor(leaderTtlMs / 2)),
     );
-    this.#scheduler = new Scheduler(this.#ctx, leaderTtlMs, leaderRefreshMs);
+    const shared = o.leadership;
+    const leadership =
+      shared ??
+      new Leadership({
+        storage: o.storage,
+        clock: this.#ctx.clock,
+        ttlMs: leaderTtlMs,
+        refreshMs: leaderRefreshMs,
+        onError: this.#ctx.onError,
+      });
+    this.#leadership = leadership;
+    this.#scheduler = new Scheduler(this.#ctx, leadership, shared === undefined);
   }
 
   /**
@@ -293,6 +309,15 @@ export class LeaseManager {
   /** Whether this instance held the leader lock at its last tick or lock refresh. */
   isLeader(): boolean {
     return this.#scheduler.isLeader();
+  }
+
+  /**
+   * The leadership expiry runs under (the `leadership` option, or this
+   * manager's own): give it to a `Transit` on the same storage so that
+   * auto-rotation runs on the same leader.
+   */
+  get leadership(): Leadership {
+    return this.#leadership;
   }
 
   /** Resolve once queued background revocations started so far are done. */

@@ -16,16 +16,15 @@
  * Losing the lock drops the heap (it would go stale); taking it again reloads.
  * So does a heap that is mostly stale pairs (renewed or revoked leases).
  *
- * Leadership upkeep: besides every tick, {@link Scheduler.start} refreshes the
- * lock (leader) or tries to take it (standby) every `refreshMs`, so a standby
- * takes over within about `ttlMs + refreshMs` of the leader's death, however
- * long the ticks. Lock operations run one at a time (a shared promise): two
- * concurrent takes would leak the first handle. A leader that cannot reach
- * the storage for a whole TTL counts itself a standby (another may lead by now).
+ * The lock itself is the node's {@link Leadership} (src/node/leadership.ts),
+ * shared with auto-rotation: besides every tick, {@link Scheduler.start} has it
+ * refresh the lock (leader) or try to take it (standby) every `refreshMs`, so a
+ * standby takes over within about `ttlMs + refreshMs` of the leader's death,
+ * however long the ticks. A scheduler that made its own leadership releases it
+ * on stop; a shared one is released by its owner (the node).
  * @module
  */
-import type { LockHandle, StorageLock } from '../storage/adapter.js';
-import { hasLock } from '../storage/adapter.js';
+import type { Leadership } from '../node/leadership.js';
 import { keyspace } from '../storage/keyspace.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import { yieldToLoop } from './lease.js';
@@ -51,25 +50,25 @@ function parseDueKey(suffix: string): [number, string] | undefined {
 /** @internal */
 export class Scheduler {
   readonly #ctx: LeaseContext;
-  readonly #leaderTtlMs: number;
-  readonly #refreshMs: number;
-  #handle: LockHandle | undefined;
-  #lastRefresh = 0;
-  #leader = false;
+  readonly #leadership: Leadership;
+  readonly #owned: boolean;
   #ticking: Promise<TickResult> | undefined;
-  #lockOp: Promise<boolean> | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
-  #upkeep: ReturnType<typeof setInterval> | undefined;
 
-  constructor(ctx: LeaseContext, leaderTtlMs: number, refreshMs: number) {
+  /** `owned`: this scheduler made `leadership` and releases it on {@link Scheduler.stop}. */
+  constructor(ctx: LeaseContext, leadership: Leadership, owned: boolean) {
     this.#ctx = ctx;
-    this.#leaderTtlMs = leaderTtlMs;
-    this.#refreshMs = refreshMs;
+    this.#leadership = leadership;
+    this.#owned = owned;
+    // A gained lock reloads the heap (others wrote while we followed); a lost one drops it.
+    leadership.onChange(() => {
+      ctx.queue = undefined;
+    });
   }
 
   /** Whether this instance held the leader lock at its last tick or lock refresh. */
   isLeader(): boolean {
-    return this.#leader;
+    return this.#leadership.isLeader();
   }
 
   /** One pass; concurrent calls share the pass in flight. */
@@ -88,38 +87,28 @@ export class Scheduler {
     };
     this.#timer = setInterval(run, intervalMs);
     (this.#timer as { unref?: () => void }).unref?.();
-    if (hasLock(this.#ctx.storage)) {
-      this.#upkeep = setInterval(() => {
-        this.#ensureLeader().catch((e: unknown) => this.#ctx.onError(e));
-      }, this.#refreshMs);
-      (this.#upkeep as { unref?: () => void }).unref?.();
-    }
+    this.#leadership.start();
     run();
   }
 
   /** Clear the timers (a tick or lock operation in flight finishes). */
   stopTimer(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
-    if (this.#upkeep !== undefined) clearInterval(this.#upkeep);
     this.#timer = undefined;
-    this.#upkeep = undefined;
+    if (this.#owned) this.#leadership.stopTimer();
   }
 
-  /** Stop ticking, wait for the tick in flight, give up leadership. */
+  /** Stop ticking, wait for the tick in flight, give up leadership (when it is ours). */
   async stop(): Promise<void> {
     this.stopTimer();
     await this.#ticking?.catch(() => undefined);
-    await this.#lockOp?.catch(() => undefined);
-    const handle = this.#handle;
-    this.#handle = undefined;
-    this.#leader = false;
     this.#ctx.queue = undefined;
-    await handle?.release();
+    if (this.#owned) await this.#leadership.stop();
   }
 
   async #tick(): Promise<TickResult> {
     const result: TickResult = { leader: false, revoked: 0, retried: 0, irrevocable: 0 };
-    if (!(await this.#ensureLeader())) return result;
+    if (!(await this.#leadership.ensure())) return result;
     result.leader = true;
     const ctx = this.#ctx;
     if (ctx.queue?.needsRebuild()) ctx.queue = undefined; // mostly stale pairs: reload
@@ -146,7 +135,7 @@ export class Scheduler {
       if (slice.length === 0) break;
       await runPool(slice, ctx.concurrency, pacer, process);
       await yieldToLoop();
-      if (!(await this.#stillLeader())) return result;
+      if (!(await this.#leadership.stillLeader())) return result;
     }
     // Then the head of the storage index: due keys written elsewhere.
     let after: string | undefined;
@@ -161,7 +150,7 @@ export class Scheduler {
       if (page.length < ctx.sliceSize || due.length < page.length) break;
       after = page[page.length - 1];
       await yieldToLoop();
-      if (!(await this.#stillLeader())) return result;
+      if (!(await this.#leadership.stillLeader())) return result;
     }
     return result;
   }
@@ -182,59 +171,7 @@ export class Scheduler {
       after = page[page.length - 1];
       await yieldToLoop();
       // A long load keeps the lock; if it was lost anyway, the heap is dropped.
-      if (!(await this.#stillLeader()) || ctx.queue !== queue) return;
+      if (!(await this.#leadership.stillLeader()) || ctx.queue !== queue) return;
     }
-  }
-
-  /** Take or refresh the leader lock; one operation at a time (see header). */
-  #ensureLeader(): Promise<boolean> {
-    const s = this.#ctx.storage;
-    if (!hasLock(s)) {
-      this.#leader = true;
-      return Promise.resolve(true);
-    }
-    this.#lockOp ??= this.#takeOrRefresh(s).finally(() => {
-      this.#lockOp = undefined;
-    });
-    return this.#lockOp;
-  }
-
-  async #takeOrRefresh(s: StorageLock): Promise<boolean> {
-    if (this.#handle !== undefined) return this.#refresh(this.#handle);
-    this.#handle = await s.lock(keyspace.leaseLeaderLock, this.#leaderTtlMs);
-    this.#lastRefresh = this.#ctx.clock.now();
-    this.#leader = this.#handle !== undefined;
-    if (this.#leader) this.#ctx.queue = undefined; // reload: others wrote while we followed
-    return this.#leader;
-  }
-
-  async #refresh(handle: LockHandle): Promise<boolean> {
-    let kept: boolean;
-    try {
-      kept = await handle.refresh(this.#leaderTtlMs);
-    } catch (e) {
-      // Unreachable storage: after a whole TTL without a refresh, another may lead.
-      if (this.#ctx.clock.now() - this.#lastRefresh >= this.#leaderTtlMs) this.#dropLeadership();
-      throw e;
-    }
-    if (kept) {
-      this.#lastRefresh = this.#ctx.clock.now();
-      return true;
-    }
-    this.#dropLeadership();
-    return false;
-  }
-
-  #dropLeadership(): void {
-    this.#handle = undefined;
-    this.#leader = false;
-    this.#ctx.queue = undefined;
-  }
-
-  /** Between slices: refresh the lock once a refresh interval has passed. */
-  async #stillLeader(): Promise<boolean> {
-    if (this.#handle === undefined) return this.#leader;
-    if (this.#ctx.clock.now() - this.#lastRefresh < this.#refreshMs) return true;
-    return this.#ensureLeader();
   }
 }

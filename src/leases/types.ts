@@ -6,6 +6,7 @@
  * @module
  */
 import type { Clock } from '../clock.js';
+import type { Leadership } from '../node/leadership.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 
 /** A duration: whole seconds, or a Vault duration string (`"90s"`, `"1h"`, `"7d"`). @public */
@@ -51,6 +52,13 @@ export interface LeaseManagerOptions {
    * losing the lock. Default: a quarter of `leaderTtlMs` (2,500).
    */
   leaderRefreshMs?: number;
+  /**
+   * The node's leadership, shared with other background duties (a `Transit`'s
+   * auto-rotation): expiry then runs where they do. Its `ttlMs` and `refreshMs`
+   * replace `leaderTtlMs` and `leaderRefreshMs`, and its owner releases it
+   * ({@link LeaseManager.stop} does not). Default: a leadership of this manager's own.
+   */
+  leadership?: Leadership;
   /**
    * For `tidy()`: true when `token` exists and has not expired. Without it,
    * `tidy()` is refused.

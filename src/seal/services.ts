@@ -5,6 +5,8 @@
  *
  * On opening, the lease manager ticks once before answering: that takes the
  * storage's leader lock when it is free, which decides `active` vs `standby`.
+ * The engine shares that {@link Leadership} (the lease manager's), so
+ * auto-rotation runs on the active node only, as lease expiry does.
  *
  * Runtime-neutral.
  * @module
@@ -26,7 +28,6 @@ export async function openServices(
   options: TransitNodeOptions,
 ): Promise<NodeServices> {
   const { tickMs, ...leaseOptions } = options.leases ?? {};
-  const transit = new Transit({ ...options.transit, storage: barrier, crypto: backend, clock });
   const policies = new AclPolicyStore({ storage: barrier, clock });
   const leases: LeaseManager = new LeaseManager({
     ...leaseOptions,
@@ -34,6 +35,14 @@ export async function openServices(
     clock,
     // tidy() asks whether a lease's token still exists (without spending a use).
     tokenExists: (token: string): Promise<boolean> => tokens.exists(token),
+  });
+  // One leader lock for every background duty: auto-rotation runs where expiry does.
+  const transit = new Transit({
+    ...options.transit,
+    storage: barrier,
+    crypto: backend,
+    clock,
+    leadership: leases.leadership,
   });
   const tokens: TokenStore = new TokenStore({
     ...options.tokens,
@@ -55,7 +64,8 @@ export async function openServices(
 
 /** Stop timers and storage watches, wait for background work, release the leader lock. @internal */
 export async function closeServices(s: NodeServices): Promise<void> {
-  await s.leases.stop().catch(() => undefined);
+  // The engine's timer first, so that it cannot take the lock the leases then release.
   await s.transit.close().catch(() => undefined);
+  await s.leases.stop().catch(() => undefined);
   await s.policies.close().catch(() => undefined);
 }

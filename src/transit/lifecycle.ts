@@ -2,11 +2,13 @@
  * The life of a `Transit` instance, kept out of the facade so that it stays a
  * list of one-line methods: the engine context built from the options, the
  * start-up work every call waits for (persisted settings, the storage watch),
- * the auto-rotation timer, and `close()`.
+ * the auto-rotation timer (gated by the node's `Leadership` when one is
+ * given: background duties run on the leader only), and `close()`.
  * @module
  */
 
 import { asRequest } from '../request.js';
+import type { AutoRotateResult } from './auto-rotate.js';
 import { loadSettings } from './config.js';
 import type { Engine } from './engine.js';
 import { watchForChanges } from './invalidation.js';
@@ -28,7 +30,7 @@ export interface Lifecycle {
  * @throws TransitError `invalid_request` for a bad option.
  * @internal
  */
-export function startTransit(opts: unknown, tick: () => Promise<unknown>): Lifecycle {
+export function startTransit(opts: unknown, tick: () => Promise<AutoRotateResult>): Lifecycle {
   const options = asRequest(opts, 'options') as TransitOptions;
   const e = engineFromOptions(options);
   let unwatch: (() => Promise<void>) | undefined;
@@ -40,8 +42,18 @@ export function startTransit(opts: unknown, tick: () => Promise<unknown>): Lifec
   // Keep an unhandled rejection from escaping; every call awaits `ready` and sees it.
   ready.catch(() => undefined);
   if (options.autoRotate !== false) {
+    const leadership = options.leadership;
+    const onResult = options.autoRotate?.onResult;
     timer = setInterval(() => {
-      tick().catch(() => undefined);
+      // With a node's leadership, only its leader rotates (as only it expires leases).
+      const lead = leadership === undefined ? Promise.resolve(true) : leadership.ensure();
+      lead
+        .then(async (leader) => {
+          if (!leader) return;
+          const result = await tick();
+          onResult?.(result);
+        })
+        .catch(() => undefined);
     }, options.autoRotate?.intervalMs ?? 60_000);
     (timer as { unref?: () => void }).unref?.();
   }

@@ -12,8 +12,10 @@ import { nobleBackend } from '../crypto/noble/index.js';
 import { invalidRequest } from '../errors.js';
 import { DEFAULT_MAX_KEY_VERSIONS } from '../keys/policy.js';
 import { PolicyStore } from '../keys/policy-store.js';
+import { Leadership } from '../node/leadership.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { MemoryStorage } from '../storage/memory.js';
+import type { AutoRotateResult } from './auto-rotate.js';
 import { DEFAULT_MAX_BATCH } from './batch.js';
 import type { Engine } from './engine.js';
 import type { Transit } from './transit.js';
@@ -47,10 +49,19 @@ export interface TransitOptions {
   maxKeyVersions?: number;
   /**
    * Automatic rotation: `false` disables the timer (call {@link Transit.runAutoRotation}
-   * yourself); otherwise a pass runs every `intervalMs` (default 60,000). The timer
-   * does not keep a Node process alive.
+   * yourself); otherwise a pass runs every `intervalMs` (default 60,000) and
+   * `onResult`, when given, hears what each timer pass rotated (and what failed).
+   * The timer does not keep a Node process alive.
    */
-  autoRotate?: false | { intervalMs?: number };
+  autoRotate?: false | { intervalMs?: number; onResult?: (result: AutoRotateResult) => void };
+  /**
+   * The node's leadership, when several instances share the storage: the
+   * auto-rotation timer then runs a pass only on the instance that holds the
+   * leader lock (the one that also expires leases), so a due key is rotated
+   * once, by the leader. Without it, every instance rotates on its own timer
+   * (right for a single instance or storage without a lock).
+   */
+  leadership?: Leadership;
 }
 
 /** The backend an option names. @internal */
@@ -82,6 +93,9 @@ export function engineFromOptions(options: TransitOptions): Engine {
   const maxBatch = options.maxBatchSize ?? DEFAULT_MAX_BATCH;
   if (!Number.isSafeInteger(maxBatch) || maxBatch < 1) {
     throw invalidRequest('maxBatchSize must be a positive integer');
+  }
+  if (options.leadership !== undefined && !(options.leadership instanceof Leadership)) {
+    throw invalidRequest("'leadership' must be a Leadership");
   }
   const maxVersions = options.maxKeyVersions ?? DEFAULT_MAX_KEY_VERSIONS;
   if (!Number.isSafeInteger(maxVersions) || maxVersions < 1) {

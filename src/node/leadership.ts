@@ -1,0 +1,178 @@
+/**
+ * Leadership: which instance runs the background duties (lease expiry,
+ * auto-rotation) when several share one storage. One {@link Leadership} per
+ * node holds the storage's leader lock `sys/leases/leader`; the lease
+ * scheduler and the auto-rotation timer both consult it, so the two duties
+ * always run on the same instance and nowhere else.
+ *
+ * - Without the lock capability every instance is its own leader.
+ * - {@link Leadership.ensure} takes the lock (standby) or refreshes it
+ *   (leader). Lock operations run one at a time (a shared promise): two
+ *   concurrent takes would leak the first handle.
+ * - {@link Leadership.start} keeps it every `refreshMs` on an unref'd timer, so
+ *   a standby takes over within about `ttlMs + refreshMs` of the leader's
+ *   death, however long the duties run.
+ * - A leader that cannot reach the storage for a whole TTL counts itself a
+ *   standby (another may lead by now).
+ * - Listeners ({@link Leadership.onChange}) hear every gain and loss: the lease
+ *   scheduler drops its heap then (it would go stale) and reloads on a gain.
+ *
+ * Runtime-neutral.
+ * @module
+ */
+import type { Clock } from '../clock.js';
+import { systemClock } from '../clock.js';
+import type { LockHandle, StorageAdapter, StorageLock } from '../storage/adapter.js';
+import { hasLock } from '../storage/adapter.js';
+import { keyspace } from '../storage/keyspace.js';
+
+/** Options of {@link Leadership}. @public */
+export interface LeadershipOptions {
+  /** The shared storage; leadership needs its lock capability (else every instance leads). */
+  storage: StorageAdapter;
+  /** Time source of the refresh bookkeeping. Default: the wall clock. */
+  clock?: Clock;
+  /** Time of the leader lock, ms (the lease manager's `leaderTtlMs`). */
+  ttlMs: number;
+  /** How often {@link Leadership.start} refreshes or tries the lock, ms (at most half of `ttlMs`). */
+  refreshMs: number;
+  /** Errors of the upkeep timer (default: ignored). */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * The leader lock of one node, shared by every background duty.
+ *
+ * @example
+ * ```ts
+ * const leadership = new Leadership({ storage, ttlMs: 10_000, refreshMs: 2_500 });
+ * const leases = new LeaseManager({ storage, leadership });
+ * const transit = new Transit({ storage, leadership }); // auto-rotates only while leading
+ * ```
+ * @public
+ */
+export class Leadership {
+  readonly #storage: StorageAdapter;
+  readonly #clock: Clock;
+  readonly #ttlMs: number;
+  readonly #refreshMs: number;
+  readonly #onError: (error: unknown) => void;
+  readonly #listeners = new Set<(leader: boolean) => void>();
+  #handle: LockHandle | undefined;
+  #lastRefresh = 0;
+  #leader = false;
+  #lockOp: Promise<boolean> | undefined;
+  #upkeep: ReturnType<typeof setInterval> | undefined;
+
+  /** Create a standby; nothing is taken until {@link Leadership.ensure} or {@link Leadership.start}. */
+  constructor(options: LeadershipOptions) {
+    this.#storage = options.storage;
+    this.#clock = options.clock ?? systemClock;
+    this.#ttlMs = options.ttlMs;
+    this.#refreshMs = options.refreshMs;
+    this.#onError = options.onError ?? (() => undefined);
+  }
+
+  /** Time of the leader lock, ms. */
+  get ttlMs(): number {
+    return this.#ttlMs;
+  }
+
+  /** Refresh interval of the upkeep, ms. */
+  get refreshMs(): number {
+    return this.#refreshMs;
+  }
+
+  /** Whether this instance held the leader lock at its last take or refresh. */
+  isLeader(): boolean {
+    return this.#leader;
+  }
+
+  /** Call `listener(leader)` on every gain and loss; returns the unsubscribe. */
+  onChange(listener: (leader: boolean) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Take or refresh the leader lock; whether this instance leads now. */
+  ensure(): Promise<boolean> {
+    const s = this.#storage;
+    if (!hasLock(s)) {
+      this.#set(true);
+      return Promise.resolve(true);
+    }
+    this.#lockOp ??= this.#takeOrRefresh(s).finally(() => {
+      this.#lockOp = undefined;
+    });
+    return this.#lockOp;
+  }
+
+  /** Between slices of work: refresh the lock once a refresh interval has passed. */
+  async stillLeader(): Promise<boolean> {
+    if (this.#handle === undefined) return this.#leader;
+    if (this.#clock.now() - this.#lastRefresh < this.#refreshMs) return true;
+    return this.ensure();
+  }
+
+  /** Refresh (leader) or try (standby) every `refreshMs` on an unref'd timer; idempotent. */
+  start(): void {
+    if (this.#upkeep !== undefined || !hasLock(this.#storage)) return;
+    this.#upkeep = setInterval(() => {
+      this.ensure().catch((e: unknown) => this.#onError(e));
+    }, this.#refreshMs);
+    (this.#upkeep as { unref?: () => void }).unref?.();
+  }
+
+  /** Clear the upkeep timer (the lock is kept until {@link Leadership.stop}). */
+  stopTimer(): void {
+    if (this.#upkeep !== undefined) clearInterval(this.#upkeep);
+    this.#upkeep = undefined;
+  }
+
+  /** Stop the upkeep, wait for a lock operation in flight, release the lock. */
+  async stop(): Promise<void> {
+    this.stopTimer();
+    await this.#lockOp?.catch(() => undefined);
+    const handle = this.#handle;
+    this.#handle = undefined;
+    this.#set(false);
+    await handle?.release();
+  }
+
+  async #takeOrRefresh(s: StorageLock): Promise<boolean> {
+    if (this.#handle !== undefined) return this.#refresh(this.#handle);
+    this.#handle = await s.lock(keyspace.leaseLeaderLock, this.#ttlMs);
+    this.#lastRefresh = this.#clock.now();
+    this.#set(this.#handle !== undefined);
+    return this.#leader;
+  }
+
+  async #refresh(handle: LockHandle): Promise<boolean> {
+    let kept: boolean;
+    try {
+      kept = await handle.refresh(this.#ttlMs);
+    } catch (e) {
+      // Unreachable storage: after a whole TTL without a refresh, another may lead.
+      if (this.#clock.now() - this.#lastRefresh >= this.#ttlMs) this.#drop();
+      throw e;
+    }
+    if (kept) {
+      this.#lastRefresh = this.#clock.now();
+      return true;
+    }
+    this.#drop();
+    return false;
+  }
+
+  #drop(): void {
+    this.#handle = undefined;
+    this.#set(false);
+  }
+
+  #set(leader: boolean): void {
+    const was = this.#leader;
+    this.#leader = leader;
+    if (was === leader) return;
+    for (const listener of this.#listeners) listener(leader);
+  }
+}
