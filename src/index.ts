@@ -74,13 +74,12 @@ export type {
   TickResult,
   TidyResult,
 } from './leases/types.js';
+// Seal and barrier (issue 7)
+export { ROOT_KEY_BYTES } from './node/keyring.js';
 // The node: leadership shared by the background duties (issue #23)
 export type { LeadershipOptions } from './node/leadership.js';
 export { Leadership } from './node/leadership.js';
-export { warningsOf } from './result-meta.js';
-// Seal and barrier (issue 7)
-export { ROOT_KEY_BYTES } from './seal/keyring.js';
-export { TransitNode } from './seal/node.js';
+export { TransitNode } from './node/transit-node.js';
 export type {
   InitRequest,
   InitResponse,
@@ -88,7 +87,8 @@ export type {
   SealStatus,
   TransitNodeOptions,
   UnsealRequest,
-} from './seal/types.js';
+} from './node/types.js';
+export { warningsOf } from './result-meta.js';
 export type {
   ListOptions,
   LockHandle,

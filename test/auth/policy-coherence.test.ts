@@ -14,7 +14,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AclPolicyStore, Barrier, isTransitError, nobleBackend } from '../../src/index.js';
-import { Keyring } from '../../src/seal/keyring.js';
+import { Keyring } from '../../src/node/keyring.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { eventually, FlakyStorage } from './flaky-storage.js';

@@ -10,7 +10,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHandler } from '../../adapters/http/index.js';
 import { createServer, type TransitkitServer } from '../../adapters/http/node-server.js';
-import { TransitNode } from '../../src/seal/node.js';
+import { TransitNode } from '../../src/node/transit-node.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { Transit } from '../../src/transit/transit.js';
 import { b64, call } from './helpers.js';

@@ -16,7 +16,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Barrier, isTransitError, nobleBackend, Transit } from '../../src/index.js';
-import { Keyring } from '../../src/seal/keyring.js';
+import { Keyring } from '../../src/node/keyring.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { eventually, FlakyStorage } from '../auth/flaky-storage.js';
 

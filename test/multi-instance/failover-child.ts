@@ -13,7 +13,7 @@
 import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { RedisStorage } from '../../adapters/redis/index.js';
-import { TransitNode } from '../../src/seal/node.js';
+import { TransitNode } from '../../src/node/transit-node.js';
 
 const [url, rootKeyB64, revokedFile] = process.argv.slice(2) as [string, string, string];
 const say = (line: string) => process.stdout.write(`${line}\n`);

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { AclPolicyStore } from '../../src/auth/acl-policies.js';
 import { TokenStore } from '../../src/auth/token-store.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
-import { TransitNode } from '../../src/seal/node.js';
+import { TransitNode } from '../../src/node/transit-node.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { Transit } from '../../src/transit/transit.js';
 

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { TransitNode } from '../../src/seal/node.js';
+import { TransitNode } from '../../src/node/transit-node.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { REPO_ROOT } from '../helpers/vectors.js';
 

@@ -15,7 +15,7 @@ import {
   readSealedKeyring,
   type SealedKeyring,
   sealKeyring,
-} from '../../src/seal/keyring.js';
+} from '../../src/node/keyring.js';
 import { Barrier } from '../../src/storage/barrier.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { BACKENDS } from '../helpers/backends.js';

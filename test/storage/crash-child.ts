@@ -10,7 +10,7 @@
  * esbuild, so a round starts in milliseconds rather than seconds.
  */
 import { FileStorage } from '../../adapters/file/index.js';
-import { TransitNode } from '../../src/seal/node.js';
+import { TransitNode } from '../../src/node/transit-node.js';
 
 const [dir, rootKeyB64] = process.argv.slice(2) as [string, string];
 const ack = (o: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(o)}\n`);

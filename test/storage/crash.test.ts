@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileStorage } from '../../adapters/file/index.js';
-import { TransitNode } from '../../src/seal/node.js';
+import { TransitNode } from '../../src/node/transit-node.js';
 import { ROOT_DIR } from '../http/helpers.js';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? (process.env.FUZZ_LONG === '1' ? 1000 : 100));

@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FileStorage } from '../../adapters/file/index.js';
 import { RedisStorage } from '../../adapters/redis/index.js';
 import { MAX_KEY_NAME_LENGTH } from '../../src/keys/names.js';
-import { TransitNode } from '../../src/seal/node.js';
+import { TransitNode } from '../../src/node/transit-node.js';
 import type { StorageAdapter } from '../../src/storage/adapter.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { Transit } from '../../src/transit/transit.js';
