@@ -17,30 +17,11 @@
  * Runtime-neutral.
  * @module
  */
+import type { HealthSource, HealthState } from '../../src/node/health.js';
 import { GO_FALSE, GO_TRUE } from '../../src/request.js';
 
-/**
- * The state of a node, as a {@link HealthSource} reports it.
- * @public
- */
-export interface HealthState {
-  initialized: boolean;
-  sealed: boolean;
-  standby: boolean;
-  /** Server version string (default: the handler's `version` option). */
-  version?: string;
-  cluster_name?: string;
-  cluster_id?: string;
-}
-
-/**
- * Where `/sys/health` (and the sealed check of every other route) reads the
- * node state from.
- * @public
- */
-export interface HealthSource {
-  health(): HealthState | Promise<HealthState>;
-}
+// The node's state is the node model's (src/node/health.ts); re-exported for the adapter's users.
+export type { HealthSource, HealthState } from '../../src/node/health.js';
 
 /** The body of a health response (OpenBao's fields, plus Vault's `performance_standby`). @public */
 export interface HealthBody {
