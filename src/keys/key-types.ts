@@ -278,6 +278,11 @@ export function keyTypeWithParameterSet(name: unknown, parameterSet: unknown): K
   const set = parameterSet ?? '';
   const sets = typeof name === 'string' ? PARAMETERISED.get(name.toLowerCase()) : undefined;
   if (sets) {
+    if (set === '') {
+      throw invalidRequest(
+        `missing parameter_set for key type ${name as string}; expected one of ${Object.keys(sets).join(', ')}`,
+      );
+    }
     const canonical = Object.hasOwn(sets, set) ? sets[set] : undefined;
     if (!canonical) {
       throw invalidRequest(

@@ -153,7 +153,7 @@ describe('ML-DSA keys in the engine', () => {
     await expectError(
       t.createKey('ent-none', { type: 'ml-dsa' }),
       'invalid_request',
-      /parameter set ""/,
+      'missing parameter_set for key type ml-dsa; expected one of 44, 65, 87',
     );
     await expectError(
       t.createKey('ent-mismatch', { type: 'mldsa-44', parameter_set: '87' }),
