@@ -57,6 +57,7 @@ const KIND_NAME: Readonly<Partial<Record<PublicKeyMaterial['type'], string>>> = 
   ec: 'an EC key',
   rsa: 'an RSA key',
   ed25519: 'an Ed25519 key',
+  'ml-dsa': 'an ML-DSA key',
 };
 
 /** Re-throw a codec's error with Vault's prefix (the codecs never quote bytes). */
