@@ -37,7 +37,7 @@ import type {
   StorageWatch,
 } from 'transitkit';
 import { internal, invalidRequest } from '../../src/errors.js';
-import { checkBytes, checkKey, checkListArgs, copyBytes } from '../memory/index.js';
+import { checkBytes, checkKey, checkListArgs, copyBytes } from '../../src/storage/kit.js';
 import { ChangeFeed, REPLAY_PAGE } from './change-feed.js';
 import { describe, isConnectionError, pgFailure, redactUrl } from './errors.js';
 import {
