@@ -5,7 +5,7 @@
  *
  * On opening, the lease manager ticks once before answering: that takes the
  * storage's leader lock when it is free, which decides `active` vs `standby`.
- * The engine shares that {@link Leadership} (the lease manager's), so
+ * The engine shares that `Leadership` (the lease manager's), so
  * auto-rotation runs on the active node only, as lease expiry does.
  *
  * Runtime-neutral.

@@ -17,8 +17,10 @@
  *   on the barrier. `seal` closes and drops them and wipes the keyring and
  *   root key: nothing made while unsealed survives. `node.transit` and the
  *   other facades fail with `sealed` meanwhile;
- * - **active / standby**: an unsealed node is active while its lease manager
- *   holds the storage's leader lock, standby otherwise.
+ * - **active / standby**: an unsealed node is active while it holds the
+ *   storage's leader lock, standby otherwise. One `Leadership`
+ *   (leadership.ts) per unsealed period holds it for every background duty:
+ *   lease expiry and auto-rotation both run on the active node only.
  *
  * Auto-unseal: with `rootKey`, {@link TransitNode.start} initialises a new
  * store and unseals; `init` and `unseal` are refused. The node keeps a copy of

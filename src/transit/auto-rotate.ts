@@ -2,7 +2,9 @@
  * Automatic rotation (reference §13): keys whose `auto_rotate_period` has
  * elapsed since their latest version was created are rotated. {@link autoRotateTick}
  * does one pass on the engine clock; the facade schedules passes with a timer
- * (tests call the pass directly with a fake clock, never sleep).
+ * (tests call the pass directly with a fake clock, never sleep). Given a node's
+ * `Leadership` (src/node/leadership.ts), the timer runs a pass only while this
+ * instance holds the leader lock, the one lease expiry runs under.
  *
  * Skipped: period 0, soft-deleted keys, imported keys that do not allow
  * rotation. The due check is repeated under the key's lock, so overlapping
