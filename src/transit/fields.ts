@@ -62,7 +62,7 @@ export const PARAMETER_SET = {
 export const KEY_TYPE = {
   type: 'string',
   description:
-    'The key type, e.g. aes256-gcm96 (the default), ecdsa-p256, ed25519, rsa-2048, hmac.',
+    'The key type, e.g. aes256-gcm96 (the default), ecdsa-p256, ed25519, rsa-2048, mldsa-65, hmac.',
 } as const satisfies FieldSpec;
 
 /** Derivation flag. @internal */

@@ -82,10 +82,10 @@ export interface KeyInfo {
 
 /** One version of an asymmetric key in {@link KeyInfo.keys}. @public */
 export interface AsymmetricKeyVersionInfo {
-  /** `P-256`, `P-384`, `P-521`, `ed25519`, `rsa-2048`, `rsa-3072` or `rsa-4096`. */
+  /** `P-256`, `P-384`, `P-521`, `ed25519`, `rsa-2048`, `rsa-3072`, `rsa-4096` or `mldsa-44/65/87`. */
   name: string;
   /**
-   * ECDSA and RSA: PKIX `PUBLIC KEY` PEM (trailing newline); Ed25519: base64 of
+   * ECDSA, RSA and ML-DSA: PKIX `PUBLIC KEY` PEM (trailing newline); Ed25519: base64 of
    * the 32-byte key (`""` for a derived key read without `context`).
    */
   public_key: string;
