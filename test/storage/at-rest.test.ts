@@ -1,6 +1,6 @@
 /**
  * Nothing secret reaches the disk: a node on the file adapter writes keys
- * (exportable AES, HMAC and Ed25519), tokens (root and child), a lease with a
+ * (exportable AES, HMAC, Ed25519 and ML-DSA), tokens (root and child), a lease with a
  * secret in its data and a policy; then every file name and every byte in
  * the directory is searched for the exported key material (raw, base64,
  * hex), the token ids, the lease secret, the plaintext, the root key and the
@@ -76,6 +76,7 @@ describe('values at rest', () => {
     await t.rotateKey('aes');
     await t.createKey('mac', { type: 'hmac', key_size: 64, exportable: true });
     await t.createKey('ed', { type: 'ed25519', exportable: true });
+    await t.createKey('pq', { type: 'mldsa-65', exportable: true });
     const secrets: Record<string, Buffer> = {
       rootKey: Buffer.from(rootKey),
       rootToken: Buffer.from(root_token as string),
@@ -92,6 +93,9 @@ describe('values at rest', () => {
         secrets[`${name} v${v}`] = Buffer.from(k as string, 'base64');
       }
     }
+    // The ML-DSA private key is its 32-byte seed (the `raw` export).
+    const pq = await t.exportKey('signing-key', 'pq', 1, { format: 'raw' });
+    secrets['pq v1'] = Buffer.from(pq.keys['1'] as string, 'base64');
     await t.encrypt('aes', { plaintext: b64(secrets.plaintext?.toString() as string) });
     const root = await node.tokens.authenticate(root_token as string);
     if (!root) throw new Error('the root token does not authenticate');
