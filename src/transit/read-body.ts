@@ -76,6 +76,8 @@ export async function keyInfo(
   };
   if (p.imported) body.imported_key_allow_rotation = p.allow_imported_key_rotation;
   if (p.key_size > 0) body.key_size = p.key_size;
+  // Vault Enterprise shows an ML-DSA key's parameter set beside its type.
+  if (info.mlDsaLevel !== undefined) body.parameter_set = String(info.mlDsaLevel);
   if (p.derived) {
     if (p.kdf === 1) body.kdf = 'hkdf_sha256';
     else {

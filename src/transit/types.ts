@@ -72,6 +72,8 @@ export interface KeyInfo {
    */
   keys: Record<string, number> | Record<string, AsymmetricKeyVersionInfo>;
   key_size?: number;
+  /** ML-DSA keys: the parameter set (`44`, `65` or `87`), as Vault Enterprise shows it. */
+  parameter_set?: string;
   kdf?: 'hkdf_sha256' | 'hmac-sha256-counter';
   kdf_mode?: 'hmac-sha256-counter';
   convergent_encryption?: boolean;

@@ -62,6 +62,7 @@ describe('ML-DSA keys in the engine', () => {
         const name = `k-${bname}-${type}`;
         const info = await t.createKey(name, { type, exportable: true });
         expect(info.type).toBe(type);
+        expect(info.parameter_set).toBe(String(level));
         expect(info.supports_signing).toBe(true);
         expect(info.supports_encryption).toBe(false);
         expect(info.supports_derivation).toBe(false);
