@@ -8,15 +8,16 @@
  * delivers a notification only when the write committed, to every listening
  * session at once. Notifications are not queued for a session that is not
  * there: when the listening connection is lost, the feed reconnects (backing off
- * from 50 ms to 1 s, until the store is closed), LISTENs again, and then tells
- * every watcher about every key under its prefix ("may have changed"), so caches
- * are invalidated in full instead of going stale. An empty payload (a key too
+ * from 50 ms to 1 s, until the store is closed), LISTENs again, and then sends
+ * the full report of `src/storage/watchers.ts` (each watcher's prefix itself,
+ * then every key under it: "may have changed"), so caches are invalidated in
+ * full instead of going stale, deletions made meanwhile included. An empty payload (a key too
  * long for NOTIFY) triggers the same full report.
  *
  * @module
  */
 import type { Notification, Pool, PoolClient } from 'pg';
-import { invalidRequest } from '../../src/errors.js';
+import { type KeyPager, Watchers } from '../../src/storage/watchers.js';
 import { pgFailure } from './errors.js';
 
 /** The listening connection, and how to give it up (once). */
@@ -25,17 +26,6 @@ interface Held {
   readonly drop: () => void;
 }
 
-interface Watcher {
-  readonly prefix: string;
-  readonly onChange: (key: string) => void;
-}
-
-/** Lists every key under a prefix, page by page. @internal */
-export type KeyPager = (prefix: string, after: string | undefined) => Promise<string[]>;
-
-/** Keys per page of a full report. @internal */
-export const REPLAY_PAGE = 1_000;
-
 const MIN_BACKOFF_MS = 50;
 const MAX_BACKOFF_MS = 1_000;
 
@@ -43,24 +33,22 @@ const MAX_BACKOFF_MS = 1_000;
 export class ChangeFeed {
   readonly #pool: Pool;
   readonly #channel: string;
-  readonly #page: KeyPager;
-  readonly #watchers = new Set<Watcher>();
+  readonly #watchers: Watchers;
   #listener: Promise<Held> | undefined;
   #held: Held | undefined;
   #closed = false;
   #retry: ReturnType<typeof setTimeout> | undefined;
 
-  /** @param page - lists keys under a prefix (without it), {@link REPLAY_PAGE} at a time. */
+  /** @param page - lists keys under a prefix (without it), one page at a time. */
   constructor(pool: Pool, channel: string, page: KeyPager) {
     this.#pool = pool;
     this.#channel = channel;
-    this.#page = page;
+    this.#watchers = new Watchers(page);
   }
 
   /** Add a watcher; resolves once the channel is listened to. */
   async watch(prefix: string, onChange: (key: string) => void): Promise<() => Promise<void>> {
-    if (typeof prefix !== 'string') throw invalidRequest('watch prefix must be a string');
-    if (typeof onChange !== 'function') throw invalidRequest('watch onChange must be a function');
+    Watchers.check(prefix, onChange);
     this.#listener ??= this.#listen();
     try {
       await this.#listener;
@@ -68,11 +56,7 @@ export class ChangeFeed {
       this.#listener = undefined;
       throw pgFailure('watch', e);
     }
-    const watcher: Watcher = { prefix, onChange };
-    this.#watchers.add(watcher);
-    return async () => {
-      this.#watchers.delete(watcher);
-    };
+    return this.#watchers.add(prefix, onChange);
   }
 
   /** Drop every watcher and give the listening connection back (closed). Idempotent. */
@@ -133,7 +117,7 @@ export class ChangeFeed {
       this.#listen().then(
         (held) => {
           this.#listener = Promise.resolve(held);
-          this.#replay().catch(() => {
+          this.#watchers.reportAll().catch(() => {
             // The connection went again: its loss schedules another reconnect and replay.
           });
         },
@@ -143,35 +127,11 @@ export class ChangeFeed {
     this.#retry.unref?.();
   }
 
-  /** Tell every watcher about every key under its prefix. */
-  async #replay(): Promise<void> {
-    for (const watcher of [...this.#watchers]) {
-      let after: string | undefined;
-      for (;;) {
-        const page = await this.#page(watcher.prefix, after);
-        for (const suffix of page) this.#call(watcher, watcher.prefix + suffix);
-        if (page.length < REPLAY_PAGE) break;
-        after = page[page.length - 1];
-      }
-    }
-  }
-
   #dispatch(key: string): void {
     if (key === '') {
-      this.#replay().catch(() => undefined); // a key too long for NOTIFY changed
+      this.#watchers.reportAll().catch(() => undefined); // a key too long for NOTIFY changed
       return;
     }
-    for (const watcher of this.#watchers) {
-      if (key.startsWith(watcher.prefix)) this.#call(watcher, key);
-    }
-  }
-
-  #call(watcher: Watcher, key: string): void {
-    if (!this.#watchers.has(watcher)) return; // unsubscribed in the meantime
-    try {
-      watcher.onChange(key);
-    } catch {
-      // A listener's failure is its own; the write already happened.
-    }
+    this.#watchers.dispatch(key);
   }
 }

@@ -38,7 +38,8 @@ import type {
 } from 'transitkit';
 import { internal, invalidRequest } from '../../src/errors.js';
 import { checkBytes, checkKey, checkListArgs, copyBytes } from '../../src/storage/kit.js';
-import { ChangeFeed, REPLAY_PAGE } from './change-feed.js';
+import { REPLAY_PAGE } from '../../src/storage/watchers.js';
+import { ChangeFeed } from './change-feed.js';
 import { describe, isConnectionError, pgFailure, redactUrl } from './errors.js';
 import {
   type PostgresConnectOptions,

@@ -15,40 +15,27 @@
  * @module
  */
 import type { Cluster, Redis } from 'ioredis';
-import { invalidRequest } from '../../src/errors.js';
+import { type KeyPager, Watchers } from '../../src/storage/watchers.js';
 import { redisFailure } from './errors.js';
-
-interface Watcher {
-  readonly prefix: string;
-  readonly onChange: (key: string) => void;
-}
-
-/** Lists every key under a prefix, page by page. @internal */
-export type KeyPager = (prefix: string, after: string | undefined) => Promise<string[]>;
-
-/** Keys per page of the replay after a reconnection. @internal */
-export const REPLAY_PAGE = 1_000;
 
 /** @internal */
 export class ChangeFeed {
   readonly #client: Redis | Cluster;
   readonly #channel: string;
-  readonly #page: KeyPager;
-  readonly #watchers = new Set<Watcher>();
+  readonly #watchers: Watchers;
   #subscriber: Promise<Redis | Cluster> | undefined;
   #closed = false;
 
-  /** @param page - lists keys under a prefix (without it), {@link REPLAY_PAGE} at a time. */
+  /** @param page - lists keys under a prefix (without it), one page at a time. */
   constructor(client: Redis | Cluster, channel: string, page: KeyPager) {
     this.#client = client;
     this.#channel = channel;
-    this.#page = page;
+    this.#watchers = new Watchers(page);
   }
 
   /** Add a watcher; resolves once the channel is subscribed. */
   async watch(prefix: string, onChange: (key: string) => void): Promise<() => Promise<void>> {
-    if (typeof prefix !== 'string') throw invalidRequest('watch prefix must be a string');
-    if (typeof onChange !== 'function') throw invalidRequest('watch onChange must be a function');
+    Watchers.check(prefix, onChange);
     this.#subscriber ??= this.#subscribe();
     try {
       await this.#subscriber;
@@ -56,11 +43,7 @@ export class ChangeFeed {
       this.#subscriber = undefined;
       throw redisFailure('watch', e);
     }
-    const watcher: Watcher = { prefix, onChange };
-    this.#watchers.add(watcher);
-    return async () => {
-      this.#watchers.delete(watcher);
-    };
+    return this.#watchers.add(prefix, onChange);
   }
 
   /** Drop every watcher and disconnect the subscriber. Idempotent. */
@@ -78,7 +61,7 @@ export class ChangeFeed {
     // Reconnection errors are expected while the server is away; commands report them.
     sub.on('error', () => undefined);
     sub.on('message', (channel: string, key: string) => {
-      if (channel === this.#channel) this.#dispatch(key);
+      if (channel === this.#channel) this.#watchers.dispatch(key);
     });
     try {
       await sub.subscribe(this.#channel);
@@ -97,33 +80,9 @@ export class ChangeFeed {
     return sub;
   }
 
-  /** After a reconnection: subscribe (again), then report every key as changed. */
+  /** After a reconnection: subscribe (again), then the full report. */
   async #resume(sub: Redis | Cluster): Promise<void> {
     await sub.subscribe(this.#channel);
-    for (const watcher of [...this.#watchers]) {
-      this.#call(watcher, watcher.prefix); // keys deleted meanwhile cannot be listed
-      let after: string | undefined;
-      for (;;) {
-        const page = await this.#page(watcher.prefix, after);
-        for (const suffix of page) this.#call(watcher, watcher.prefix + suffix);
-        if (page.length < REPLAY_PAGE) break;
-        after = page[page.length - 1];
-      }
-    }
-  }
-
-  #dispatch(key: string): void {
-    for (const watcher of this.#watchers) {
-      if (key.startsWith(watcher.prefix)) this.#call(watcher, key);
-    }
-  }
-
-  #call(watcher: Watcher, key: string): void {
-    if (!this.#watchers.has(watcher)) return; // unsubscribed in the meantime
-    try {
-      watcher.onChange(key);
-    } catch {
-      // A listener's failure is its own; the write already happened.
-    }
+    await this.#watchers.reportAll();
   }
 }

@@ -31,7 +31,8 @@ import type {
 } from 'transitkit';
 import { internal, invalidRequest } from '../../src/errors.js';
 import { checkBytes, checkKey, checkListArgs, copyBytes } from '../../src/storage/kit.js';
-import { ChangeFeed, REPLAY_PAGE } from './change-feed.js';
+import { REPLAY_PAGE } from '../../src/storage/watchers.js';
+import { ChangeFeed } from './change-feed.js';
 import { describe, redactUrl, redisFailure } from './errors.js';
 import { decodeMember, encodeMember, type KeyLayout, layoutFor, lexRange } from './key-layout.js';
 import { acquireLock } from './redis-lock.js';
