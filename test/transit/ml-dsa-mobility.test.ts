@@ -18,38 +18,15 @@ import {
   Extension,
   PublicKeyInfo,
 } from 'pkijs';
-import type { Transit } from 'transitkit';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mlDsaGenerate, mlDsaPublicKey } from '../../src/crypto/ml-dsa.js';
 import { decodePkcs8PrivateKey, decodeSpki, pemDecode } from '../../src/crypto/pki/keys.js';
 import { ML_DSA_OID } from '../../src/crypto/pki/ml-dsa.js';
-import { type MobilityPair, mobilityPair, wrapForImport } from './import-support.js';
+import { wrapForImport } from './import-support.js';
+import { LEVELS, MSG, mlDsaEngines, pkcs8With } from './ml-dsa-support.js';
 import { expectError } from './support.js';
 
-const MSG = Buffer.from('post-quantum').toString('base64');
-const LEVELS = [44, 65, 87] as const;
-const _SIG_BYTES = { 44: 2420, 65: 3309, 87: 4627 } as const;
-const _PK_BYTES = { 44: 1312, 65: 1952, 87: 2592 } as const;
-const _sigOf = (v: string): Buffer => Buffer.from(v.split(':')[2] ?? '', 'base64');
-
-/** PKCS#8 of an ML-DSA-65 key with the given `privateKey` contents (asn1js). */
-function pkcs8With(inner: asn1js.AsnType): Uint8Array {
-  const info = new asn1js.Sequence({
-    value: [
-      new asn1js.Integer({ value: 0 }),
-      new asn1js.Sequence({ value: [new asn1js.ObjectIdentifier({ value: ML_DSA_OID[65] })] }),
-      new asn1js.OctetString({ valueHex: inner.toBER() }),
-    ],
-  });
-  return new Uint8Array(info.toBER());
-}
-
-let pair: MobilityPair;
-/** The node (0) or noble (1) engine. */
-const engine = (i: 0 | 1): Transit => pair.engines[i]?.[1] as Transit;
-beforeAll(async () => {
-  pair = await mobilityPair();
-});
+const { pair: enginePair, engine } = mlDsaEngines();
 
 describe('ML-DSA keys in motion: export, import, backup, certificates', () => {
   it('exports the seed (raw), PKCS#8 seed form (pem, der) and SPKI (public-key)', async () => {
@@ -108,7 +85,7 @@ describe('ML-DSA keys in motion: export, import, backup, certificates', () => {
     ] as const) {
       await t.importKey(name, {
         type: 'mldsa-65',
-        ciphertext: wrapForImport(pair.wrap, pkcs8With(inner)),
+        ciphertext: wrapForImport(enginePair().wrap, pkcs8With(inner)),
         exportable: true,
       });
       const pub = await t.exportKey('public-key', name, 1, { format: 'raw' });
@@ -117,7 +94,7 @@ describe('ML-DSA keys in motion: export, import, backup, certificates', () => {
     await expectError(
       t.importKey('imp-exp', {
         type: 'mldsa-65',
-        ciphertext: wrapForImport(pair.wrap, pkcs8With(expanded)),
+        ciphertext: wrapForImport(enginePair().wrap, pkcs8With(expanded)),
       }),
       'invalid_request',
       /expanded-only/,
@@ -125,7 +102,7 @@ describe('ML-DSA keys in motion: export, import, backup, certificates', () => {
     await expectError(
       t.importKey('imp-dis', {
         type: 'mldsa-65',
-        ciphertext: wrapForImport(pair.wrap, pkcs8With(disagree)),
+        ciphertext: wrapForImport(enginePair().wrap, pkcs8With(disagree)),
       }),
       'invalid_request',
       /do not match/,
@@ -133,7 +110,7 @@ describe('ML-DSA keys in motion: export, import, backup, certificates', () => {
     await expectError(
       t.importKey('imp-set', {
         type: 'mldsa-44',
-        ciphertext: wrapForImport(pair.wrap, pkcs8With(seedForm)),
+        ciphertext: wrapForImport(enginePair().wrap, pkcs8With(seedForm)),
       }),
       'invalid_request',
       /expected mldsa-44, got an ML-DSA-65 key/,
@@ -163,7 +140,7 @@ describe('ML-DSA keys in motion: export, import, backup, certificates', () => {
     );
     await noble.importKeyVersion('pub-only', {
       version: 1,
-      ciphertext: wrapForImport(pair.wrap, seed),
+      ciphertext: wrapForImport(enginePair().wrap, seed),
     });
     const mine = await noble.sign('pub-only', { input: MSG });
     expect((await node.verify('src', { input: MSG, signature: mine.signature })).valid).toBe(true);

@@ -9,44 +9,24 @@
  */
 
 import * as asn1js from 'asn1js';
-import type { Transit } from 'transitkit';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeSpki, pemDecode } from '../../src/crypto/pki/keys.js';
-import { ML_DSA_OID } from '../../src/crypto/pki/ml-dsa.js';
-import { type MobilityPair, mobilityPair, wrapForImport } from './import-support.js';
+import { wrapForImport } from './import-support.js';
+import { LEVELS, MSG, mlDsaEngines, pkcs8With } from './ml-dsa-support.js';
 import { expectError } from './support.js';
 
-const MSG = Buffer.from('post-quantum').toString('base64');
-const LEVELS = [44, 65, 87] as const;
 const SIG_BYTES = { 44: 2420, 65: 3309, 87: 4627 } as const;
 const PK_BYTES = { 44: 1312, 65: 1952, 87: 2592 } as const;
 const sigOf = (v: string): Buffer => Buffer.from(v.split(':')[2] ?? '', 'base64');
 
-/** PKCS#8 of an ML-DSA-65 key with the given `privateKey` contents (asn1js). */
-function pkcs8With(inner: asn1js.AsnType): Uint8Array {
-  const info = new asn1js.Sequence({
-    value: [
-      new asn1js.Integer({ value: 0 }),
-      new asn1js.Sequence({ value: [new asn1js.ObjectIdentifier({ value: ML_DSA_OID[65] })] }),
-      new asn1js.OctetString({ valueHex: inner.toBER() }),
-    ],
-  });
-  return new Uint8Array(info.toBER());
-}
-
-let pair: MobilityPair;
-/** The node (0) or noble (1) engine. */
-const engine = (i: 0 | 1): Transit => pair.engines[i]?.[1] as Transit;
-beforeAll(async () => {
-  pair = await mobilityPair();
-});
+const { pair: enginePair, engine } = mlDsaEngines();
 
 describe('ML-DSA keys in the engine', () => {
   for (const level of LEVELS) {
     const type = `mldsa-${level}` as const;
 
     it(`${type}: read body, signatures, versions and batch on both engines`, async () => {
-      for (const [bname, t] of pair.engines) {
+      for (const [bname, t] of enginePair().engines) {
         const name = `k-${bname}-${type}`;
         const info = await t.createKey(name, { type, exportable: true });
         expect(info.type).toBe(type);
@@ -159,7 +139,7 @@ describe('ML-DSA keys in the engine', () => {
     await t.importKey('ent-import', {
       type: 'ml-dsa',
       parameter_set: '65',
-      ciphertext: wrapForImport(pair.wrap, pkcs8With(inner)),
+      ciphertext: wrapForImport(enginePair().wrap, pkcs8With(inner)),
     });
     expect((await t.readKey('ent-import')).type).toBe('mldsa-65');
   });
