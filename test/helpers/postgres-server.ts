@@ -17,9 +17,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startOnFreePort } from './free-port.js';
 
 /** Directory holding `initdb` and `postgres`, or `undefined` when not installed. */
 export const POSTGRES_BIN: string | undefined = findBinDir();
@@ -109,18 +109,11 @@ export class PostgresServer {
       await rm(dir, { recursive: true, force: true });
       throw new Error(`initdb failed (${init.status}): ${init.stderr}${init.stdout}`);
     }
-    let lastError: unknown;
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const server = new PostgresServer(await freePort(), dir, options);
-      try {
-        await server.restart();
-        return server;
-      } catch (e) {
-        lastError = e; // the port was taken between probe and bind: try another
-      }
-    }
-    await rm(dir, { recursive: true, force: true });
-    throw lastError;
+    return startOnFreePort(
+      dir,
+      (port) => new PostgresServer(port, dir, options),
+      (server) => server.restart(),
+    );
   }
 
   /** Start the server again on the same port and data directory. */
@@ -180,19 +173,6 @@ function postgresIds(): [number, number] {
     throw new Error('running as root needs a "postgres" OS user (the Debian package creates it)');
   }
   return [Number(uid.stdout.trim()), Number(gid.stdout.trim())];
-}
-
-/** A TCP port that was free a moment ago. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** Convenience: {@link PostgresServer.start}. */

@@ -11,9 +11,9 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startOnFreePort } from './free-port.js';
 
 /** Options of {@link startRedisServer}. */
 export interface RedisServerOptions {
@@ -71,18 +71,11 @@ export class RedisServer {
   static async start(options: RedisServerOptions = {}): Promise<RedisServer> {
     if (REDIS_SERVER === undefined) throw new Error(NO_REDIS_REASON);
     const dir = await mkdtemp(join(tmpdir(), 'transitkit-redis-'));
-    let lastError: unknown;
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const server = new RedisServer(await freePort(), dir, options);
-      try {
-        await server.restart();
-        return server;
-      } catch (e) {
-        lastError = e; // the port was taken between probe and bind: try another
-      }
-    }
-    await rm(dir, { recursive: true, force: true });
-    throw lastError;
+    return startOnFreePort(
+      dir,
+      (port) => new RedisServer(port, dir, options),
+      (server) => server.restart(),
+    );
   }
 
   /** Start the process again on the same port and directory (replays the AOF). */
@@ -168,19 +161,6 @@ export class RedisServer {
     }
     throw new Error('the one-node cluster did not reach cluster_state:ok');
   }
-}
-
-/** A TCP port that was free a moment ago. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** Convenience: {@link RedisServer.start}. */
