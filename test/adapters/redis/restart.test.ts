@@ -16,44 +16,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisStorage } from '../../../adapters/redis/index.js';
+import { b, expectAcked, startWriter, text } from '../../helpers/acked-writer.js';
 import { NO_REDIS_REASON, RedisServer, SKIP_REDIS } from '../../helpers/redis-server.js';
-
-const b = (s: string): Uint8Array => new TextEncoder().encode(s);
-const text = (u: Uint8Array | undefined): string | undefined =>
-  u === undefined ? undefined : new TextDecoder().decode(u);
-
-const key = (i: number): string => `restart/${String(i).padStart(4, '0')}`;
-
-/**
- * Writes key(0..total-1) one after another; `acked` lists the acknowledged
- * indexes; `reached(n)` resolves once n writes were acknowledged.
- */
-function startWriter(s: RedisStorage, total: number) {
-  const acked: number[] = [];
-  const waiters: Array<{ n: number; resolve: () => void }> = [];
-  const done = (async () => {
-    for (let i = 0; i < total; i++) {
-      await s.put(key(i), b(`value-${i}`));
-      acked.push(i);
-      for (const w of waiters.filter((w) => acked.length >= w.n)) w.resolve();
-    }
-  })();
-  const reached = (n: number) =>
-    new Promise<void>((resolve) => {
-      if (acked.length >= n) resolve();
-      else waiters.push({ n, resolve });
-    });
-  return { acked, done, reached };
-}
-
-/** Every acknowledged key is readable with its value and listed. */
-async function expectAcked(s: RedisStorage, acked: readonly number[]): Promise<void> {
-  const listed = new Set(await s.list('restart/'));
-  for (const i of acked) {
-    expect(text(await s.get(key(i))), key(i)).toBe(`value-${i}`);
-    expect(listed.has(key(i).slice('restart/'.length)), key(i)).toBe(true);
-  }
-}
 
 if (SKIP_REDIS) it.skip(`RedisStorage restarts [skipped: ${NO_REDIS_REASON}]`);
 
