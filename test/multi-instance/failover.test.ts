@@ -133,9 +133,13 @@ describe.skipIf(SKIP_REDIS)('leader failover on Redis, two processes', () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('SIGKILL of the active node: the standby is active within 15 s; every lease revoked exactly once', async () => {
+  /**
+   * Two nodes on the Redis with one root key and one revocation log `name`:
+   * `a` started first and the leader, `b` the standby.
+   */
+  async function leaderAndStandby(name: string): Promise<{ file: string; a: Child; b: Child }> {
     const rootKey = randomBytes(32).toString('base64');
-    const file = join(work, 'revoked.txt');
+    const file = join(work, name);
     writeFileSync(file, '');
     const a = new Child([redis.url, rootKey, file]);
     children.push(a);
@@ -143,6 +147,11 @@ describe.skipIf(SKIP_REDIS)('leader failover on Redis, two processes', () => {
     const b = new Child([redis.url, rootKey, file]);
     children.push(b);
     expect(await b.line((l) => l.startsWith('ready'), 30_000)).toBe('ready false');
+    return { file, a, b };
+  }
+
+  it('SIGKILL of the active node: the standby is active within 15 s; every lease revoked exactly once', async () => {
+    const { file, a, b } = await leaderAndStandby('revoked.txt');
 
     const issued = (ttl: number) =>
       a.lines
@@ -179,15 +188,7 @@ describe.skipIf(SKIP_REDIS)('leader failover on Redis, two processes', () => {
   }, 120_000);
 
   it('a paused leader (SIGSTOP) loses the lock; resumed after the takeover, it revokes nothing', async () => {
-    const rootKey = randomBytes(32).toString('base64');
-    const file = join(work, 'revoked-paused.txt');
-    writeFileSync(file, '');
-    const a = new Child([redis.url, rootKey, file]);
-    children.push(a);
-    expect(await a.line((l) => l.startsWith('ready'), 30_000)).toBe('ready true');
-    const b = new Child([redis.url, rootKey, file]);
-    children.push(b);
-    expect(await b.line((l) => l.startsWith('ready'), 30_000)).toBe('ready false');
+    const { file, a, b } = await leaderAndStandby('revoked-paused.txt');
     a.send('issue 3 10'); // due while A is stopped: in A's heap when it resumes
     await until(() => a.lines.filter((l) => l.startsWith('issued ')).length === 10, 7_000, 'issue');
     a.proc.kill('SIGSTOP');
