@@ -147,13 +147,6 @@ export function parseEntry(raw: Uint8Array): StoredToken {
   return entry as StoredToken;
 }
 
-/** Byte equality (entries hold no secret). @internal */
-export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /**
  * The `auth` block of a token create or renew response (Vault's shape).
  * @public

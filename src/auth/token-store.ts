@@ -30,6 +30,7 @@ import type { LeaseManager } from '../leases/lease-manager.js';
 import { parseDurationSeconds } from '../request.js';
 import { withWarnings } from '../result-meta.js';
 import type { StorageAdapter } from '../storage/adapter.js';
+import { sameBytes } from '../util/same-bytes.js';
 import { planToken } from './token-create.js';
 import {
   authOf,
@@ -43,7 +44,6 @@ import {
   MAX_TOKEN_LENGTH,
   parseEntry,
   type StoredToken,
-  sameBytes,
   sameHash,
   type TokenAuth,
   type TokenContext,

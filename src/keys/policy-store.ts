@@ -22,6 +22,7 @@ import type { StorageAdapter } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { Lru } from '../util/lru.js';
+import { sameBytes } from '../util/same-bytes.js';
 import { keyType } from './key-types.js';
 import { isInternalKeyName } from './names.js';
 import { type KeyPolicy, type KeyVersion, oldestVersion } from './policy.js';
@@ -52,12 +53,6 @@ export interface LoadedKey {
 export interface Mutation {
   policy: KeyPolicy;
   add?: ReadonlyMap<number, KeyVersion>;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** @internal */

@@ -12,6 +12,7 @@
  */
 import type { Clock } from '../clock.js';
 import { invalidRequest } from '../errors.js';
+import { sameBytes } from '../util/same-bytes.js';
 import type { ListOptions, LockHandle } from './adapter.js';
 
 export { SortedKeys } from './sorted-keys.js';
@@ -89,9 +90,7 @@ export function copyBytes(v: unknown, what = 'value'): Uint8Array {
  */
 export function sameValue(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+  return sameBytes(a, b);
 }
 
 /**
