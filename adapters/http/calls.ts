@@ -9,10 +9,8 @@
  * @module
  */
 import type { TokenContext } from 'transitkit';
-import { tryDecodeBase64 } from '../../src/encoding.js';
 import { invalidRequest, notFound, TransitError } from '../../src/errors.js';
-import { GoObject, goJsonParse, objectField, stringField } from '../../src/keys/go-json.js';
-import { restoreName } from '../../src/keys/vault-backup.js';
+import { backupKeyName } from '../../src/keys/vault-backup.js';
 import { ACTIVE, type HealthState } from './health.js';
 import type { CallContext, ServedBy, Services } from './route.js';
 
@@ -88,8 +86,6 @@ export function leaseIdOf(
   return (inBody || inPath || '') as string;
 }
 
-const BACKUP = 'invalid backup';
-
 /**
  * `transit/restore` without a name: set `name` to the blob's, so that the ACL
  * (`aclFromBody`) is checked on `transit/restore/<that name>` and the library
@@ -98,33 +94,6 @@ const BACKUP = 'invalid backup';
  */
 export function restoreTarget(body: Record<string, unknown>): void {
   if (body.name === undefined || body.name === '') body.name = backupKeyName(body.backup);
-}
-
-/**
- * The name a `transit/restore` without a name writes: the one inside the
- * blob, read with the library's own decoding (base64, Go's case-insensitive
- * JSON fields) and checked as the library checks it. The restore row then
- * passes this name explicitly, so the name the ACL saw is the name written.
- * @throws TransitError `invalid_request` for a blob that is not a backup or names no valid key.
- * @internal
- */
-export function backupKeyName(blob: unknown): string {
-  if (typeof blob !== 'string' || blob === '') throw invalidRequest("'backup' must be supplied");
-  const raw = tryDecodeBase64(blob);
-  if (!raw) throw invalidRequest(`${BACKUP}: not base64`);
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
-  } catch {
-    throw invalidRequest(`${BACKUP}: not UTF-8 JSON`);
-  }
-  const root = goJsonParse(text, BACKUP);
-  if (typeof root !== 'object' || root === null || Array.isArray(root)) {
-    throw invalidRequest(`${BACKUP}: not a JSON object`);
-  }
-  const policy = objectField(new GoObject(root as Record<string, unknown>), 'policy', BACKUP);
-  if (!policy) throw invalidRequest(`${BACKUP}: no policy`);
-  return restoreName(undefined, stringField(policy, 'name', BACKUP));
 }
 
 /** `GET sys/leases`: only `type=irrevocable` exists (Vault answers 404 otherwise). @internal */

@@ -135,11 +135,11 @@ export interface BackupCrypto {
 }
 
 /**
- * Decode a Vault (or OpenBao, or transitkit) backup blob of any key type.
- * @throws TransitError `invalid_request` for anything malformed or inconsistent.
- * @internal
+ * A backup blob's JSON: base64, then strict UTF-8, then Go's JSON (with its
+ * case-insensitive field names); `top` is the whole object, `po` its policy.
+ * @throws TransitError `invalid_request` for a blob that is not a backup.
  */
-export async function decodeVaultBackup(blob: unknown, c: BackupCrypto): Promise<BackupKey> {
+function readBackupJson(blob: unknown): { top: GoObject; po: GoObject } {
   if (typeof blob !== 'string' || blob === '') throw invalidRequest("'backup' must be supplied");
   const raw = tryDecodeBase64(blob);
   if (!raw) throw invalidRequest(`${WHAT}: not base64`);
@@ -156,6 +156,28 @@ export async function decodeVaultBackup(blob: unknown, c: BackupCrypto): Promise
   const top = new GoObject(root as Record<string, unknown>);
   const po = objectField(top, 'policy', WHAT);
   if (!po) throw invalidRequest(`${WHAT}: no policy`);
+  return { top, po };
+}
+
+/**
+ * The name a restore without one writes: the blob's key name, read as
+ * {@link decodeVaultBackup} reads it and checked by {@link restoreName}, without
+ * decoding any key material (the HTTP adapter authorises on it before the
+ * restore runs).
+ * @throws TransitError `invalid_request` for a blob that is not a backup or names no valid key.
+ * @internal
+ */
+export function backupKeyName(blob: unknown): string {
+  return restoreName(undefined, stringField(readBackupJson(blob).po, 'name', WHAT));
+}
+
+/**
+ * Decode a Vault (or OpenBao, or transitkit) backup blob of any key type.
+ * @throws TransitError `invalid_request` for anything malformed or inconsistent.
+ * @internal
+ */
+export async function decodeVaultBackup(blob: unknown, c: BackupCrypto): Promise<BackupKey> {
+  const { top, po } = readBackupJson(blob);
 
   const keySize = intField(po, 'key_size', WHAT);
   const type = typeFromVaultId(intField(po, 'type', WHAT), keySize > 0);
