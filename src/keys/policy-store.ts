@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { type Clock, systemClock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
 import { encodeHex } from '../encoding.js';
 import { conflict, internal, invalidRequest } from '../errors.js';
@@ -72,10 +73,14 @@ export class PolicyStore {
   readonly #changes = new Map<string, number>();
   #epoch = 0;
 
-  constructor(storage: StorageAdapter, backend: CryptoBackend, cacheSize = 0) {
+  readonly #clock: Clock;
+
+  /** `clock` times the cache's re-check age (the engine's clock; default the wall clock). */
+  constructor(storage: StorageAdapter, backend: CryptoBackend, cacheSize = 0, clock = systemClock) {
     this.#storage = storage;
     this.#backend = backend;
     this.#cache = new Lru(cacheSize);
+    this.#clock = clock;
   }
 
   /** Resize the parsed-key cache (0 = unbounded). */
@@ -116,7 +121,7 @@ export class PolicyStore {
   async get(name: string): Promise<LoadedKey | undefined> {
     const hit = this.#cache.get(name);
     if (!hit) return this.#load(name);
-    const age = Date.now() - hit.at;
+    const age = this.#clock.now() - hit.at;
     if (age >= 0 && age < MAX_AGE_MS) return hit.key;
     let pending = this.#revalidating.get(name);
     if (!pending) {
@@ -147,7 +152,7 @@ export class PolicyStore {
 
   /** Cache `key` unless `name` was invalidated since `stamp` (then drop it). */
   #remember(name: string, key: LoadedKey, stamp: string): void {
-    if (stamp === this.#stamp(name)) this.#cache.set(name, { key, at: Date.now() });
+    if (stamp === this.#stamp(name)) this.#cache.set(name, { key, at: this.#clock.now() });
     else this.#cache.delete(name);
   }
 

@@ -101,11 +101,12 @@ export function engineFromOptions(options: TransitOptions): Engine {
   if (!Number.isSafeInteger(maxVersions) || maxVersions < 1) {
     throw invalidRequest('maxKeyVersions must be a positive integer');
   }
+  const clock = options.clock ?? systemClock;
   return {
     storage,
     backend,
-    store: new PolicyStore(storage, backend, cacheSize),
-    clock: options.clock ?? systemClock,
+    store: new PolicyStore(storage, backend, cacheSize, clock),
+    clock,
     prefix,
     maxBatch,
     maxVersions,
