@@ -3,18 +3,20 @@
  * The `transitkit` command (package.json `bin`): `transitkit server --dev`.
  *
  * SIGTERM and SIGINT drain in-flight requests, close storage and exit 0; a
- * second signal exits at once. Usage errors exit 2, start-up failures 1.
+ * second signal exits at once. Usage errors exit 2 (so does no command at
+ * all, after the help), start-up failures 1. Options the command line leaves
+ * out come from `TRANSITKIT_<OPTION>` variables (args.ts `applyEnv`).
  * No top-level await, so the same source also builds as CommonJS.
  * @module
  */
 import { version } from '../../package.json';
-import { parseArgs, USAGE, UsageError } from './args.js';
+import { helpText, parseArgs, UsageError } from './args.js';
 import { startServer } from './server.js';
 
 async function main(argv: readonly string[]): Promise<void> {
-  const command = parseArgs(argv);
+  const command = parseArgs(argv, process.env);
   if (command.kind === 'help') {
-    process.stdout.write(USAGE);
+    process.stdout.write(helpText());
     return;
   }
   if (command.kind === 'version') {
@@ -45,7 +47,7 @@ async function main(argv: readonly string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((e: unknown) => {
   if (e instanceof UsageError) {
-    process.stderr.write(`transitkit: ${e.message}\n\n${USAGE}`);
+    process.stderr.write(`transitkit: ${e.message}\n\n${helpText()}`);
     process.exit(2);
   }
   const message = e instanceof Error ? e.message : String(e);
