@@ -94,8 +94,8 @@ export interface NodeServices {
 export interface TransitNodeOptions {
   /** The store (below the barrier: it only ever sees ciphertext). */
   storage: StorageAdapter;
-  /** Crypto backend for the barrier and the engine. Default: the platform default. */
-  crypto?: 'noble' | 'default' | CryptoBackend;
+  /** Crypto backend for the barrier and the engine, as `TransitOptions.crypto`. Default: the platform default. */
+  crypto?: 'node' | 'noble' | 'default' | CryptoBackend;
   /** Time source for the engine, tokens and leases. Default: the wall clock. */
   clock?: Clock;
   /**

@@ -12,12 +12,15 @@ import { nobleBackend } from '../crypto/noble/index.js';
 import { invalidRequest } from '../errors.js';
 import { DEFAULT_MAX_KEY_VERSIONS } from '../keys/policy.js';
 import { PolicyStore } from '../keys/policy-store.js';
+import { resolveMetrics } from '../metrics/noop.js';
+import type { Metrics } from '../metrics/types.js';
 import { Leadership } from '../node/leadership.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { MemoryStorage } from '../storage/memory.js';
 import type { AutoRotateResult } from './auto-rotate.js';
 import { DEFAULT_MAX_BATCH } from './batch.js';
 import type { Engine } from './engine.js';
+import { keyCacheEvents, opRecorder } from './metrics.js';
 import type { Transit } from './transit.js';
 
 /**
@@ -28,11 +31,13 @@ export interface TransitOptions {
   /** Where keys live. Default: a new {@link MemoryStorage}. */
   storage?: StorageAdapter;
   /**
-   * The crypto backend: `'noble'` (pure JS, any runtime), a custom
-   * {@link CryptoBackend}, or omitted for the platform default (`node:crypto`
-   * on Node, noble elsewhere).
+   * The crypto backend, by the name {@link Transit.backendName} reports:
+   * `'node'` (`node:crypto`; only where the package resolves its Node build,
+   * else `invalid_request`), `'noble'` (pure JS, any runtime), `'default'` or
+   * omitted for the platform default (`node` on Node, `noble` elsewhere), or
+   * a custom {@link CryptoBackend}.
    */
-  crypto?: 'noble' | 'default' | CryptoBackend;
+  crypto?: 'node' | 'noble' | 'default' | CryptoBackend;
   /** Time source (tests pass a fake clock). Default: the wall clock. */
   clock?: Clock;
   /** Ciphertext and signature prefix. Default `vault` (as Vault, for interchange). */
@@ -62,14 +67,28 @@ export interface TransitOptions {
    * (right for a single instance or storage without a lock).
    */
   leadership?: Leadership;
+  /**
+   * Where the engine records its metrics: cryptographic operations by
+   * operation and key type, batch sizes, key cache hits, misses and
+   * evictions (see `METRICS`). Default: none.
+   */
+  metrics?: Metrics;
 }
 
 /** The backend an option names. @internal */
 export function resolveBackend(c: TransitOptions['crypto']): CryptoBackend {
   if (c === undefined || c === 'default') return defaultBackend;
   if (c === 'noble') return nobleBackend;
+  if (c === 'node') {
+    // The node backend is only reachable through `#default-backend`, so the core
+    // never imports node:crypto itself (browser bundles resolve noble there).
+    if (defaultBackend.name === 'node') return defaultBackend;
+    throw invalidRequest(
+      "crypto 'node' needs Node's build of transitkit (node:crypto); this runtime has 'noble'",
+    );
+  }
   if (typeof c === 'object' && c !== null && typeof c.aeadSeal === 'function') return c;
-  throw invalidRequest("'crypto' must be 'noble', 'default' or a CryptoBackend");
+  throw invalidRequest("'crypto' must be 'node', 'noble', 'default' or a CryptoBackend");
 }
 
 const PREFIX = /^[A-Za-z0-9_-]{1,32}$/;
@@ -102,10 +121,12 @@ export function engineFromOptions(options: TransitOptions): Engine {
     throw invalidRequest('maxKeyVersions must be a positive integer');
   }
   const clock = options.clock ?? systemClock;
+  const metrics = resolveMetrics(options.metrics, invalidRequest);
   return {
     storage,
     backend,
-    store: new PolicyStore(storage, backend, cacheSize, clock),
+    store: new PolicyStore(storage, backend, cacheSize, clock, keyCacheEvents(metrics)),
+    ops: opRecorder(metrics),
     clock,
     prefix,
     maxBatch,
