@@ -102,6 +102,10 @@ export type { BarrierCrypto, BarrierKeyring } from './storage/barrier.js';
 export { BARRIER_RESERVED_PREFIX, Barrier } from './storage/barrier.js';
 export type { MemoryStorageOptions } from './storage/memory.js';
 export { MemoryStorage } from './storage/memory.js';
+// Streaming encryption of large objects (issue 17)
+export type { StreamDecryptOptions, StreamEncryptOptions } from './stream/data-key.js';
+export type { EncryptedObject } from './stream/reader.js';
+export type { FileHandleLike, RandomAccessSource, ReadAtSource } from './stream/source.js';
 export type { AutoRotateResult } from './transit/auto-rotate.js';
 // Key mobility (issue 4)
 export type {

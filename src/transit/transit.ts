@@ -6,6 +6,11 @@
  */
 
 import { withWarnings } from '../result-meta.js';
+import type { StreamDecryptOptions, StreamEncryptOptions } from '../stream/data-key.js';
+import { openEncrypted } from '../stream/open.js';
+import type { EncryptedObject } from '../stream/reader.js';
+import type { RandomAccessSource } from '../stream/source.js';
+import { decryptStream, encryptStream } from '../stream/transforms.js';
 import { type AutoRotateResult, autoRotateTick } from './auto-rotate.js';
 import { backupKey, restoreKey } from './backup.js';
 import { byokExport } from './byok.js';
@@ -196,6 +201,57 @@ export class Transit {
     req: T.DataKeyRequest = {},
   ): Promise<T.DataKeyResult> {
     return generateDataKey(await this.#life.engine(), name, kind, req);
+  }
+
+  /**
+   * Encrypt a byte stream of any length into a TKS1 envelope
+   * (docs/stream-format.md): a fresh data key wrapped by `name` as
+   * `datakey` would, then Cobblestone-256 chunks, in constant memory. The
+   * first output chunk is the envelope header, enqueued once the data key is
+   * wrapped; a failure before it (unknown key, a key that cannot encrypt, a
+   * missing `context`) errors the stream before any byte.
+   * @throws TransitError (as the stream's error) `not_found` for a missing key;
+   *   `invalid_request` for a key or options that cannot wrap the data key.
+   * @example
+   * ```ts
+   * const out = new Blob(['large object']).stream().pipeThrough(transit.encryptStream('backups'));
+   * ```
+   */
+  encryptStream(
+    name: string,
+    options?: StreamEncryptOptions,
+  ): TransformStream<Uint8Array, Uint8Array> {
+    return encryptStream(() => this.#life.engine(), name, options);
+  }
+
+  /**
+   * Decrypt a TKS1 envelope stream. Plaintext is released chunk by chunk,
+   * each only after it authenticates; tamper, truncation, reordering,
+   * trailing data, a bad header or a wrapped key that does not decrypt under
+   * `name` (with `context`, within `min_decryption_version`) error the stream.
+   * @throws TransitError (as the stream's error) `not_found` for a missing key;
+   *   `invalid_request` for anything wrong with the envelope.
+   */
+  decryptStream(
+    name: string,
+    options?: StreamDecryptOptions,
+  ): TransformStream<Uint8Array, Uint8Array> {
+    return decryptStream(() => this.#life.engine(), name, options);
+  }
+
+  /**
+   * Open a TKS1 envelope held by a `Blob`, a Node `FileHandle` or a
+   * `{ read(offset, length), size }` object for random access: each read
+   * fetches and authenticates only the chunks it covers.
+   * @throws TransitError `not_found` for a missing key; `invalid_request` for
+   *   a bad envelope or a wrapped key that does not decrypt.
+   */
+  async openEncrypted(
+    name: string,
+    source: RandomAccessSource,
+    options?: StreamDecryptOptions,
+  ): Promise<EncryptedObject> {
+    return openEncrypted(await this.#life.engine(), name, source, options);
   }
 
   /** HMAC with the key version's own secret (`POST /transit/hmac/:name(/:algorithm)`). */
