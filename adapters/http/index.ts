@@ -6,6 +6,8 @@
  * CLI, curl scripts) work unchanged. Given a `TransitNode` instead of fixed
  * services, it also serves the seal (`/v1/sys/init`, `unseal`, `seal`,
  * `seal-status`, `rotate`, `key-status`) and answers 503 while sealed.
+ * Large objects stream through `POST /v1/transit/encrypt-stream/:name` and
+ * `decrypt-stream/:name` (octet stream in and out, constant memory).
  *
  * One runtime-neutral dispatcher, three bindings: Node/Express
  * `(req, res, next?)`, Koa middleware, and fetch `(Request) => Response`.
@@ -16,6 +18,7 @@
 import type { Clock, Transit } from 'transitkit';
 import { systemClock } from '../../src/clock.js';
 import { invalidRequest } from '../../src/errors.js';
+import { PACKAGE_VERSION } from '../../src/version.js';
 import { createDispatch, type Dispatch, type Logger } from './dispatch.js';
 import { type FetchHandler, toFetchHandler } from './fetch.js';
 import { type JsonLimits, resolveJsonLimits } from './json-limits.js';
@@ -68,6 +71,13 @@ export interface HandlerOptions {
   /** Largest request body in bytes (413 beyond). Default 32 MiB. */
   maxRequestBytes?: number;
   /**
+   * Largest body of `encrypt-stream` / `decrypt-stream` in bytes, which are
+   * streamed, never buffered, so `maxRequestBytes` does not apply to them.
+   * Past it: 413 when the declared `Content-Length` is larger or nothing has
+   * been answered yet, else the response is aborted. Default: no limit.
+   */
+  maxStreamBytes?: number;
+  /**
    * Shape limits of a JSON body (400 beyond): nesting depth (64), items per
    * list or object (100,000), values in all (500,000). Checked before the
    * body is parsed.
@@ -83,7 +93,7 @@ export interface HandlerOptions {
   auth?: boolean;
   /** Where unexpected errors go. Default `console`. */
   logger?: Logger;
-  /** `version` of the health body. Default `transitkit`. */
+  /** `version` of the health body. Default: the package version (as `transitkit server` reports). */
   version?: string;
   /** `cluster_name` of the health body. Default `transitkit`. */
   clusterName?: string;
@@ -165,6 +175,13 @@ export function createHandler(
   if (!Number.isSafeInteger(max) || max < 1) {
     throw invalidRequest('maxRequestBytes must be a positive integer');
   }
+  const maxStream = options.maxStreamBytes ?? Number.POSITIVE_INFINITY;
+  if (
+    maxStream !== Number.POSITIVE_INFINITY &&
+    (!Number.isSafeInteger(maxStream) || maxStream < 1)
+  ) {
+    throw invalidRequest('maxStreamBytes must be a positive integer');
+  }
   const unknownFields = options.unknownFields ?? 'warn';
   if (unknownFields !== 'warn' && unknownFields !== 'reject') {
     throw invalidRequest("unknownFields must be 'warn' or 'reject'");
@@ -173,11 +190,12 @@ export function createHandler(
     mount: pathOption(options.mount, 'mount', '/v1/transit'),
     apiPrefix: pathOption(options.apiPrefix, 'apiPrefix', '/v1'),
     maxRequestBytes: max,
+    maxStreamBytes: maxStream,
     jsonLimits: resolveJsonLimits(options.jsonLimits),
     unknownFields,
     auth,
     logger: options.logger ?? console,
-    version: options.version ?? 'transitkit',
+    version: options.version ?? PACKAGE_VERSION,
     clusterName: options.clusterName ?? 'transitkit',
     clusterId: options.clusterId ?? globalThis.crypto.randomUUID(),
     clock: options.clock ?? systemClock,

@@ -35,6 +35,7 @@
  * @module
  */
 
+import { AuditBroker } from '../audit/broker.js';
 import { AclPolicyStore } from '../auth/acl-policies.js';
 import { TokenStore } from '../auth/token-store.js';
 import { type Clock, systemClock } from '../clock.js';
@@ -47,6 +48,7 @@ import type { StorageAdapter } from '../storage/adapter.js';
 import { Barrier } from '../storage/barrier.js';
 import { resolveBackend } from '../transit/options.js';
 import { Transit } from '../transit/transit.js';
+import { PACKAGE_VERSION } from '../version.js';
 import {
   KEYRING_PATH,
   Keyring,
@@ -60,6 +62,7 @@ import {
   sealKeyring,
   watchKeyring,
 } from './keyring.js';
+import { nodeMetrics } from './node-metrics.js';
 import { UnsealProgress } from './progress.js';
 import { sealedRef } from './sealed-ref.js';
 import { closeServices, openServices } from './services.js';
@@ -120,6 +123,8 @@ export class TransitNode {
   );
   /** The lease manager of the current unsealed period. */
   readonly leases: LeaseManager = sealedRef(LeaseManager.prototype, () => this.#live?.leases);
+  /** The audit devices of the current unsealed period. */
+  readonly audit: AuditBroker = sealedRef(AuditBroker.prototype, () => this.#live?.audit);
 
   /** @throws TransitError `invalid_request` for a missing storage or a bad root key. */
   constructor(options: TransitNodeOptions) {
@@ -133,14 +138,16 @@ export class TransitNode {
     ) {
       throw invalidRequest(`'rootKey' must be ${ROOT_KEY_BYTES} bytes`);
     }
-    this.#options = o;
+    const measured = nodeMetrics(o.metrics, o.storage, o.storageType);
+    this.#options = { ...o, metrics: measured.metrics };
     this.#auto = o.rootKey !== undefined;
     this.#autoKey = o.rootKey?.slice();
-    this.#storage = o.storage;
+    this.#storage = measured.storage;
     this.#backend = resolveBackend(o.crypto);
     this.#clock = o.clock ?? systemClock;
-    this.#barrier = new Barrier(o.storage, this.#backend);
+    this.#barrier = new Barrier(measured.storage, this.#backend);
     this.#progress = new UnsealProgress((a, b) => this.#backend.timingSafeEqual(a, b));
+    measured.watch(this);
   }
 
   /** True while sealed (also before initialisation). */
@@ -281,6 +288,7 @@ export class TransitNode {
         tokens: this.tokens,
         policies: this.policies,
         leases: this.leases,
+        audit: this.audit,
       };
     }
     throw sealed(this.#initialized);
@@ -416,7 +424,7 @@ export class TransitNode {
       auto: this.#auto,
       progress: this.#progress.count,
       nonce: this.#progress.nonce,
-      version: this.#options.version ?? 'transitkit',
+      version: this.#options.version ?? PACKAGE_VERSION,
       storageType: this.#options.storageType ?? 'custom',
     });
   }

@@ -4,6 +4,7 @@
  * {@link TransitNode}.
  * @module
  */
+import type { AuditBroker, AuditBrokerOptions } from '../audit/broker.js';
 import type { AclPolicyStore } from '../auth/acl-policies.js';
 import type { TokenStoreOptions } from '../auth/token-entry.js';
 import type { TokenStore } from '../auth/token-store.js';
@@ -11,6 +12,7 @@ import type { Clock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
 import type { LeaseManagerOptions } from '../leases/types.js';
+import type { Metrics } from '../metrics/types.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import type { Transit, TransitOptions } from '../transit/transit.js';
 
@@ -85,6 +87,8 @@ export interface NodeServices {
   tokens: TokenStore;
   policies: AclPolicyStore;
   leases: LeaseManager;
+  /** The audit devices (`sys/audit`), stored in the barrier. */
+  audit: AuditBroker;
 }
 
 /**
@@ -114,10 +118,23 @@ export interface TransitNodeOptions {
   };
   /** Token store options (TTLs). */
   tokens?: Omit<TokenStoreOptions, 'storage' | 'clock' | 'crypto' | 'leases'>;
+  /**
+   * Audit: device types (`nodeAuditDevices()` of `transitkit/http/node` for
+   * `file` and `socket`), the in-process `sink`, and `onFailure` (an
+   * audit-failures counter). The table itself is stored in the barrier.
+   */
+  audit?: Omit<AuditBrokerOptions, 'storage' | 'crypto' | 'clock'>;
   /** Called after every unseal with the new services (e.g. to write configured policies). */
   onUnseal?: (services: NodeServices) => void | Promise<void>;
-  /** `version` of seal-status. Default `transitkit`. */
+  /** `version` of seal-status. Default: the package version (as `sys/health`). */
   version?: string;
-  /** `storage_type` of seal-status. Default `custom`. */
+  /** `storage_type` of seal-status, and the `adapter` label of the storage metrics. Default `custom`. */
   storageType?: string;
+  /**
+   * Where the node records its metrics (`METRICS`): its storage operations,
+   * seal and leader state, and — passed on to the services of every unsealed
+   * period — the engine's and the lease manager's. Use one per node (each
+   * instance reports its own). Default: none.
+   */
+  metrics?: Metrics;
 }
