@@ -87,14 +87,19 @@ export function hkdfExpandSha512(
   return out;
 }
 
-/** The per-message AEAD key, base nonce and expected commitment. */
-interface DerivedKeys {
+/** The per-message AEAD key, base nonce and expected commitment. @internal */
+export interface DerivedKeys {
   readonly key: Uint8Array;
   readonly baseNonce: Uint8Array;
   readonly commitment: Uint8Array;
 }
 
-function derive(
+/**
+ * The key schedule: chunk key ‖ base nonce ‖ commitment from the input key,
+ * the salt and the context.
+ * @internal
+ */
+export function deriveKeys(
   backend: CryptoBackend,
   suite: CobblestoneSuite,
   inputKey: Uint8Array,
@@ -193,7 +198,7 @@ export function startMessage(
 ): { header: Uint8Array; cipher: ChunkCipher } {
   checkInputKey(suite, inputKey);
   const salt = backend.randomBytes(SALT_SIZE);
-  const keys = derive(backend, suite, inputKey, salt, context);
+  const keys = deriveKeys(backend, suite, inputKey, salt, context);
   const header = new Uint8Array(HEADER_SIZE);
   header.set(salt, 0);
   header.set(keys.commitment, SALT_SIZE);
@@ -216,7 +221,7 @@ export function openMessage(
 ): ChunkCipher {
   checkInputKey(suite, inputKey);
   if (header.length !== HEADER_SIZE) throw truncated();
-  const keys = derive(backend, suite, inputKey, header.subarray(0, SALT_SIZE), context);
+  const keys = deriveKeys(backend, suite, inputKey, header.subarray(0, SALT_SIZE), context);
   if (!backend.timingSafeEqual(keys.commitment, header.subarray(SALT_SIZE))) throw authFailed();
   return new ChunkCipher(backend, keys);
 }

@@ -144,9 +144,10 @@ export class ChunkReader implements EncryptedObject {
     }
     const end = Math.min(offset + length, claimed);
     const first = Math.floor(offset / CHUNK_SIZE);
-    const last = Math.floor((end - 1) / CHUNK_SIZE);
+    // A range that reaches the end includes the final chunk (even an empty
+    // one): opening it proves the end.
+    const last = end === claimed ? this.#last : Math.floor((end - 1) / CHUNK_SIZE);
     const out = new Uint8Array(end - offset);
-    // A range that ends inside the final chunk includes it: that opens it.
     await this.#chunks(first, last, (index, plain) => {
       const start = index * CHUNK_SIZE;
       const from = Math.max(offset, start) - start;
