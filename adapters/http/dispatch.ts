@@ -132,6 +132,22 @@ function decodeUrl(url: string): Decoded {
 }
 
 const EMPTY_QUERY = /* @__PURE__ */ new URLSearchParams();
+/** Request lines kept by the route front (one per key name and operation in practice). */
+const RESOLVED_MAX = 4096;
+
+/** A request resolved to its row. */
+interface Resolved {
+  route: Route;
+  params: Record<string, string>;
+  segs: string[];
+  query: URLSearchParams;
+  verb: string;
+  method: string;
+  /** The request's ACL path (relative to `/v1`), before any completion from the body. */
+  aclPath: string;
+  /** A read (GET or LIST): a `not_found` is then Vault's bare 404. */
+  read: boolean;
+}
 const segsOf = (p: string): string[] => p.split('/').filter((s) => s !== '');
 const startsWith = (a: readonly string[], b: readonly string[]) => b.every((s, i) => a[i] === s);
 
@@ -163,7 +179,7 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
   };
 
   /** URL → row, or the reply when there is none (404, 405, bad path), or `undefined` to fall through. */
-  const resolve = (req: HttpRequest, fallthrough: boolean, seen: { read: boolean }) => {
+  const resolveUncached = (req: HttpRequest, fallthrough: boolean, seen: { read: boolean }) => {
     const url = decodeUrl(req.url);
     if (!url) {
       const { status, message } = ROUTE_STATUS.badPath;
@@ -192,6 +208,33 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     return { route, params: found.match.params, segs, query, verb, method };
   };
 
+  /**
+   * The precompiled route table's front: a request line seen before (same
+   * method and URL, no query) maps straight to its row, parameters and ACL
+   * path, without decoding the URL or walking the trie. Only matches are kept
+   * (errors are rare and cheap enough); bounded, cleared when full. The
+   * answer is the one {@link resolveUncached} gave, since the table, the
+   * mount and the services' usable rows are fixed for the dispatcher.
+   */
+  const resolved = new Map<string, Resolved>();
+  const resolve = (req: HttpRequest, fallthrough: boolean, seen: { read: boolean }) => {
+    const cacheable = !req.url.includes('?') && !req.url.includes('#');
+    const line = cacheable ? `${req.method} ${req.url}` : '';
+    const hit = cacheable ? resolved.get(line) : undefined;
+    if (hit) {
+      seen.read = hit.read;
+      return { ...hit, params: { ...hit.params } };
+    }
+    const r = resolveUncached(req, fallthrough, seen);
+    if (!('route' in r) || !r.route) return r;
+    const entry: Resolved = { ...r, aclPath: aclPathOf(r.route, r.segs), read: seen.read };
+    if (cacheable) {
+      if (resolved.size >= RESOLVED_MAX) resolved.clear();
+      resolved.set(line, { ...entry, params: { ...r.params } });
+    }
+    return entry;
+  };
+
   const run = async (
     req: HttpRequest,
     requestId: string,
@@ -200,7 +243,7 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
   ): Promise<HttpReply | undefined> => {
     const r = resolve(req, fallthrough, seen);
     if (!('route' in r) || !r.route) return r.reply;
-    const { route, params, segs, query, verb, method } = r;
+    const { route, params, segs, query, verb, method, aclPath } = r;
 
     const served = await source.forRequest(route);
     const token = await authenticate(served, route, req.headers, o.auth);
@@ -209,8 +252,8 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
       route.fillBody !== undefined ||
       Object.keys(route.aclFromBody).some((p) => params[p] === undefined);
     let operation: AclOperation = 'update';
-    if (deferAcl) await authorizeSomeCompletion(served, route, aclPathOf(route, segs), token);
-    else operation = await authorize(served, route, params, aclPathOf(route, segs), token);
+    if (deferAcl) await authorizeSomeCompletion(served, route, aclPath, token);
+    else operation = await authorize(served, route, params, aclPath, token);
     if (req.headers('x-vault-wrap-ttl')) {
       throw new TransitError('invalid_request', 'response wrapping is not supported');
     }
@@ -231,8 +274,8 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     const { body, unknown } = route.parse(params, raw, mode);
     route.fillBody?.(body);
     if (deferAcl) {
-      const aclPath = [aclPathOf(route, segs), ...aclTail(route, params, body)].join('/');
-      operation = await authorize(served, route, params, aclPath, token);
+      const fullPath = [aclPath, ...aclTail(route, params, body)].join('/');
+      operation = await authorize(served, route, params, fullPath, token);
     }
     const warnings = unknown.length > 0 ? [unknownFieldsWarning(unknown)] : [];
     const result = await route.call(served, { path: params, body }, { operation, token });

@@ -3,7 +3,10 @@
  * Cloudflare Workers and any WinterTC runtime (`export default { fetch:
  * handler.fetch }`, or `app.all('/v1/*', (c) => handler.fetch(c.req.raw))`).
  *
- * The body is streamed with the size limit; statuses that cannot carry a
+ * The body is streamed with the size limit (the streaming routes pipe
+ * `request.body` through the transform and answer a `Response` whose body
+ * is the output `ReadableStream`; a failure after the 200 errors it, and the
+ * runtime aborts the response); statuses that cannot carry a
  * body (204, 205, 304) and HEAD get none. Uses only the platform's own
  * `Request`/`Response` (no globals are replaced).
  * @module
@@ -53,8 +56,11 @@ export function toFetchHandler(dispatch: Dispatch): FetchHandler {
       url: u.pathname + u.search,
       headers: (name) => request.headers.get(name) ?? undefined,
       body: (limit) => readFetchBody(request, limit),
+      stream: () => request.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() }),
     };
     const reply = await dispatch(req);
+    // A streamed reply: if it errors, the runtime aborts the response.
+    if (reply?.stream) return new Response(reply.stream, reply);
     const status = reply?.status ?? 404;
     const empty = reply?.body === undefined || NO_BODY.has(status) || request.method === 'HEAD';
     return new Response(empty ? null : reply?.body, { status, headers: reply?.headers ?? {} });

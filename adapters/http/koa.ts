@@ -4,13 +4,21 @@
  * `ctx.request.rawBody` (or parsed `ctx.request.body`) is used; otherwise the
  * body is read from `ctx.req` with the size limit.
  *
+ * A streamed reply (encrypt-stream, decrypt-stream) is written to `ctx.res`
+ * by the Node binding's writer, with `ctx.respond = false`.
+ *
  * Written against the few members of Koa's context it uses (no dependency on
  * Koa's types); headers are set before the body so Koa keeps the exact
  * `application/json` content type Vault clients compare against.
  * @module
  */
 import type { Dispatch } from './dispatch.js';
-import { type NodeRequestLike, nodeRequest } from './node.js';
+import {
+  type NodeRequestLike,
+  type NodeResponseLike,
+  nodeRequest,
+  writeNodeReply,
+} from './node.js';
 
 /**
  * The parts of a Koa context the middleware uses.
@@ -24,6 +32,10 @@ export interface KoaContextLike {
   status: number;
   body: unknown;
   set(field: string, value: string): void;
+  /** The Node response: a streamed reply is written to it directly. */
+  res?: NodeResponseLike;
+  /** Set to `false` when the middleware wrote the response itself (a stream). */
+  respond?: boolean;
 }
 
 /**
@@ -42,6 +54,17 @@ export function toKoaMiddleware(dispatch: Dispatch): KoaMiddleware {
     const reply = await dispatch({ ...base, url: ctx.url }, { fallthrough: true });
     if (!reply) {
       await next();
+      return;
+    }
+    if (reply.stream) {
+      // Koa would pipe a stream and end it cleanly on error; the binding
+      // writes it itself, so a failure after the 200 aborts the response.
+      if (!ctx.res) {
+        await reply.stream.cancel();
+        throw new TypeError('transitkit/http: a streamed reply needs ctx.res');
+      }
+      ctx.respond = false;
+      writeNodeReply(ctx.res, reply, ctx.req);
       return;
     }
     ctx.status = reply.status;

@@ -19,6 +19,7 @@ import { TransitError } from '../../src/errors.js';
 import { concatChunks, tooLarge } from './body.js';
 import type { Dispatch, HttpRequest } from './dispatch.js';
 import type { HttpReply } from './reply.js';
+import { consumedBodyStream, nodeBodyStream, writeNodeStream } from './stream-node.js';
 
 /**
  * The members of a `node:http` `IncomingMessage` (or Express request) the
@@ -34,6 +35,8 @@ export interface NodeRequestLike {
   on(event: string, listener: (...args: unknown[]) => void): unknown;
   off(event: string, listener: (...args: unknown[]) => void): unknown;
   pause(): unknown;
+  /** Resume a paused body (the streaming routes' backpressure). */
+  resume?(): unknown;
 }
 
 /**
@@ -45,6 +48,14 @@ export interface NodeResponseLike {
   readonly headersSent: boolean;
   setHeader(name: string, value: string | number): unknown;
   end(chunk?: string): unknown;
+  /**
+   * The streaming routes also need `write`, `on`/`off` (`drain`, `close`)
+   * and `destroy` (to abort a failed stream); every `node:http` response has them.
+   */
+  write?(chunk: Uint8Array): boolean;
+  on?(event: string, listener: () => void): unknown;
+  off?(event: string, listener: () => void): unknown;
+  destroy?(error?: Error): unknown;
 }
 
 /**
@@ -127,18 +138,38 @@ export function nodeRequest(req: NodeRequestLike, parsed?: () => unknown): HttpR
       if (pre !== undefined && (req.readableEnded || req.complete)) return pre;
       return readNodeBody(req, limit);
     },
+    stream: () => {
+      const pre = preParsed(parsed?.());
+      if (pre !== undefined && (req.readableEnded || req.complete)) return consumedBodyStream(pre);
+      return nodeBodyStream(req);
+    },
   };
 }
 
-/** Write a reply to a Node response. @internal */
-export function writeNodeReply(res: NodeResponseLike, reply: HttpReply): void {
+/**
+ * Write a reply to a Node response. An error answered before the request's
+ * body was received (a 403 or 413 to an upload, a stream refused) closes the
+ * connection instead of draining the rest of the body.
+ * @internal
+ */
+export function writeNodeReply(
+  res: NodeResponseLike,
+  reply: HttpReply,
+  req?: NodeRequestLike,
+): void {
   if (res.headersSent) {
     res.end();
     return;
   }
+  if (reply.stream) {
+    void writeNodeStream(res, { ...reply, stream: reply.stream });
+    return;
+  }
   res.statusCode = reply.status;
   for (const k in reply.headers) res.setHeader(k, reply.headers[k] as string);
-  if (reply.status === 413) res.setHeader('connection', 'close');
+  const unreceived =
+    reply.status >= 400 && req !== undefined && !req.complete && !req.readableEnded;
+  if (reply.status === 413 || unreceived) res.setHeader('connection', 'close');
   // A string body goes out in one write with the headers; Node sets Content-Length.
   if (reply.body === undefined) res.end();
   else res.end(reply.body);
@@ -153,7 +184,7 @@ export function toNodeHandler(dispatch: Dispatch): NodeHandler {
     const request = nodeRequest(req, () => (req as { body?: unknown }).body);
     dispatch(request, { fallthrough: next !== undefined }).then(
       (reply) => {
-        if (reply) writeNodeReply(res, reply);
+        if (reply) writeNodeReply(res, reply, req);
         else next?.();
       },
       (err: unknown) => {

@@ -53,6 +53,15 @@ export function envelope(
     lease?: { lease_id: string; renewable: boolean; lease_duration: number };
   },
 ): string {
+  if (parts.top === undefined && parts.lease === undefined) {
+    // The common shape, written directly: only `data`, `warnings` and `auth`
+    // vary, each serialised once (the request id is a UUID: nothing to escape).
+    const data = parts.data === undefined ? 'null' : (JSON.stringify(parts.data) ?? 'null');
+    const w = parts.warnings;
+    const warnings = w && w.length > 0 ? JSON.stringify(w) : 'null';
+    const auth = parts.auth === undefined ? 'null' : (JSON.stringify(parts.auth) ?? 'null');
+    return `{"request_id":${JSON.stringify(requestId)},"lease_id":"","renewable":false,"lease_duration":0,"data":${data},"wrap_info":null,"warnings":${warnings},"auth":${auth}}`;
+  }
   return JSON.stringify({
     ...(parts.top ?? {}),
     request_id: requestId,

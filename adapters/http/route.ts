@@ -159,6 +159,12 @@ export interface Route {
    * before the ACL check (restore: the name inside the blob).
    */
   fillBody: ((body: Record<string, unknown>) => void) | undefined;
+  /**
+   * A streaming row (stream-routes.ts): its fields come from the query, the
+   * body is a byte stream piped through the `TransformStream` the call
+   * returns, and the reply is that stream's output (stream-reply.ts).
+   */
+  stream: boolean;
   call: (s: ServedBy, input: Input, ctx: CallContext) => unknown;
 }
 
@@ -181,6 +187,7 @@ export interface RowOptions {
   bareMethodError?: boolean;
   aclFromBody?: Readonly<Record<string, readonly string[]>>;
   fillBody?: Route['fillBody'];
+  stream?: boolean;
 }
 
 const DEFAULT_CAP: Readonly<Record<RouteMethod, AclOperation>> = {
@@ -218,6 +225,7 @@ function row<P extends string>(
     bareMethodError: o.bareMethodError ?? o.reply === 'health',
     aclFromBody: o.aclFromBody ?? {},
     fillBody: o.fillBody,
+    stream: o.stream ?? false,
     call: call as Route['call'],
   };
 }

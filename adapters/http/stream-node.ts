@@ -1,0 +1,172 @@
+/**
+ * Streaming for the Node binding (node.ts, and through it Express and Koa):
+ * a request body as a WHATWG `ReadableStream`, and a streamed reply written
+ * to a `ServerResponse`, both with backpressure and both freeing everything
+ * when either side goes away.
+ *
+ * - The body stream pauses the request when its queue (64 KiB) is full and
+ *   resumes it when pulled; a request that closes or fails before its end
+ *   errors the stream (never a clean end, so a cut upload cannot be
+ *   encrypted as if it were whole). Cancelling it stops reading.
+ * - The reply is written chunk by chunk, waiting for `drain` when the socket
+ *   buffer is full. If the reply stream errors after the 200 went out, the
+ *   response is destroyed: the client sees a reset or an incomplete chunked
+ *   body. If the client goes away, the reply stream is cancelled.
+ *
+ * No `node:*` import (structural types), as the rest of the binding.
+ * @module
+ */
+import { TransitError } from '../../src/errors.js';
+import type { NodeRequestLike, NodeResponseLike } from './node.js';
+import type { HttpReply } from './reply.js';
+
+type Bytes = Uint8Array;
+
+const ENCODER = /* @__PURE__ */ new TextEncoder();
+/** Bytes queued from the request before it is paused. */
+const BODY_QUEUE_BYTES = 64 * 1024;
+
+const cut = () => new TransitError('invalid_request', 'request body was not fully received');
+
+/**
+ * A Node request body as a byte stream.
+ * @internal
+ */
+export function nodeBodyStream(req: NodeRequestLike): ReadableStream<Bytes> {
+  let detach = () => {};
+  return new ReadableStream<Bytes>(
+    {
+      start(controller) {
+        if (req.readableEnded) {
+          controller.close();
+          return;
+        }
+        const onData = (c: unknown) => {
+          const bytes = typeof c === 'string' ? ENCODER.encode(c) : (c as Bytes);
+          controller.enqueue(bytes);
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        };
+        const onEnd = () => {
+          detach();
+          controller.close();
+        };
+        const onError = () => {
+          detach();
+          controller.error(cut());
+        };
+        detach = () => {
+          req.off('data', onData);
+          req.off('end', onEnd);
+          req.off('error', onError);
+          req.off('close', onError);
+        };
+        req.on('data', onData);
+        req.on('end', onEnd);
+        req.on('error', onError);
+        req.on('close', onError); // closed before 'end': the client went away
+      },
+      pull() {
+        req.resume?.();
+      },
+      cancel() {
+        detach();
+        req.pause();
+      },
+    },
+    new ByteLengthQueuingStrategy({ highWaterMark: BODY_QUEUE_BYTES }),
+  );
+}
+
+/**
+ * A body a body parser already consumed: bytes (`express.raw()`) are the
+ * body; text or parsed JSON cannot be the exact bytes, so the stream fails.
+ * @internal
+ */
+export function consumedBodyStream(body: Bytes | string | object): ReadableStream<Bytes> {
+  return new ReadableStream<Bytes>({
+    start(c) {
+      if (!(body instanceof Uint8Array)) {
+        c.error(
+          new TransitError(
+            'invalid_request',
+            'the body was parsed by a body parser before transitkit: mount the handler before it, or use a raw parser',
+          ),
+        );
+        return;
+      }
+      if (body.byteLength > 0) c.enqueue(body);
+      c.close();
+    },
+  });
+}
+
+/** The response members the stream writer needs beyond {@link NodeResponseLike}. */
+interface StreamingResponse extends NodeResponseLike {
+  write(chunk: Bytes): boolean;
+  on(event: string, listener: () => void): unknown;
+  off(event: string, listener: () => void): unknown;
+  destroy(error?: Error): unknown;
+  readonly writableFinished?: boolean;
+}
+
+const canStream = (res: NodeResponseLike): res is StreamingResponse => {
+  const r = res as Partial<StreamingResponse>;
+  return (
+    typeof r.write === 'function' &&
+    typeof r.on === 'function' &&
+    typeof r.off === 'function' &&
+    typeof r.destroy === 'function'
+  );
+};
+
+/**
+ * Write a streamed reply (status and headers first, then the chunks as they
+ * come). Resolves when the response ended, was aborted, or the client left.
+ * @internal
+ */
+export async function writeNodeStream(
+  res: NodeResponseLike,
+  reply: HttpReply & { stream: ReadableStream<Bytes> },
+): Promise<void> {
+  const reader = reply.stream.getReader();
+  if (!canStream(res)) {
+    await reader.cancel(new TypeError('the response cannot be streamed to'));
+    res.statusCode = 500;
+    res.end();
+    return;
+  }
+  res.statusCode = reply.status;
+  for (const k in reply.headers) res.setHeader(k, reply.headers[k] as string);
+  let gone = false;
+  let wake: (() => void) | undefined;
+  const onClose = () => {
+    if (res.writableFinished) return;
+    gone = true;
+    reader.cancel(new TransitError('invalid_request', 'the client went away')).catch(() => {});
+    wake?.();
+  };
+  const onDrain = () => wake?.();
+  res.on('close', onClose);
+  res.on('drain', onDrain);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (gone) return;
+      if (done) break;
+      if (!res.write(value)) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+        if (gone) return;
+      }
+    }
+    res.end();
+  } catch {
+    // The 200 is out: abort the response rather than end it cleanly.
+    res.destroy();
+  } finally {
+    res.off('close', onClose);
+    res.off('drain', onDrain);
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * The reply of a streaming row (stream-routes.ts), after the dispatcher has
+ * resolved the route and checked the sealed state, the token and the ACL —
+ * so no byte of the body is read for a caller who may not stream.
+ *
+ * - Fields come from the query (a bad or, in `reject` mode, unknown one is a
+ *   400 before the body is touched); ignored ones are reported in a
+ *   `Warning` header, since there is no JSON envelope to carry them.
+ * - The body (the binding's `stream()`, else its buffered `body()`) is piped
+ *   through a byte counter (`maxStreamBytes`: a declared `Content-Length`
+ *   past it is a 413 before anything is read; a body growing past it fails
+ *   the stream) and then through the row's `TransformStream`.
+ * - Nothing is answered until the transform's first output chunk exists (or
+ *   it ended empty): for encrypt that is the envelope header, written only
+ *   once the data key is wrapped; for decrypt the first authenticated
+ *   plaintext chunk. A failure before that is thrown, so the dispatcher
+ *   answers the usual JSON error (400, 403, 404, 413, …) — the same status
+ *   and text `transit/encrypt` or `transit/decrypt` would give.
+ * - After that the reply is 200 with the rest of the output as a
+ *   `ReadableStream`, pulled by the binding (backpressure end to end: the
+ *   body is read only as fast as the client takes the output). A failure
+ *   later (tamper, truncation, a body cut short, the limit) errors that
+ *   stream, and the binding must abort the response, never end it cleanly.
+ *   A failed or cut body is never mistaken for its end: the transform is
+ *   aborted, not closed, so encrypt cannot seal a truncated input.
+ * - Cancelling the reply stream (the client went away) cancels the
+ *   transform and the body, which frees both.
+ *
+ * Runtime-neutral.
+ * @module
+ */
+import { TransitError } from '../../src/errors.js';
+import { tooLarge } from './body.js';
+import type { HttpRequest, Logger } from './dispatch.js';
+import { queryFields, type UnknownFields, unknownFieldsWarning } from './params.js';
+import type { HttpReply } from './reply.js';
+import type { CallContext, Route, ServedBy } from './route.js';
+
+/** The handler options a stream reply reads. @internal */
+export interface StreamOptions {
+  /** Largest streamed body in bytes (`Infinity`: no limit). */
+  maxStreamBytes: number;
+  /** Largest buffered body, for a binding that cannot stream. */
+  maxRequestBytes: number;
+  unknownFields: UnknownFields;
+  logger: Logger;
+}
+
+/** One streaming request, as the dispatcher resolved it. @internal */
+export interface StreamRequest {
+  route: Route;
+  served: ServedBy;
+  params: Readonly<Record<string, string>>;
+  query: URLSearchParams;
+  req: HttpRequest;
+  requestId: string;
+  ctx: CallContext;
+}
+
+type Bytes = Uint8Array;
+
+const ENCODER = /* @__PURE__ */ new TextEncoder();
+
+/** A `Warning` header value (RFC 9111 §5.5 syntax, 299 "miscellaneous persistent warning"). */
+function warningHeader(warnings: readonly string[]): string {
+  return warnings
+    .map((w) => {
+      // Printable ASCII only, quotes escaped: a query parameter name cannot split the header.
+      const text = w
+        .replace(/[\\"]/g, (c) => `\\${c}`)
+        .replace(/[^\x20-\x7e]/g, (c) => encodeURIComponent(c));
+      return `299 transitkit "${text}"`;
+    })
+    .join(', ');
+}
+
+/** A stream of one chunk (or none). */
+function oneChunk(bytes: Bytes): ReadableStream<Bytes> {
+  return new ReadableStream<Bytes>({
+    start(c) {
+      if (bytes.byteLength > 0) c.enqueue(bytes);
+      c.close();
+    },
+  });
+}
+
+/** The request body as a byte stream: the binding's own, or its buffered body. */
+async function bodyOf(req: HttpRequest, maxRequestBytes: number): Promise<ReadableStream<Bytes>> {
+  if (req.stream) return req.stream();
+  const got = req.body ? await req.body(maxRequestBytes) : undefined;
+  if (got === undefined) return oneChunk(new Uint8Array(0));
+  if (got instanceof Uint8Array) return oneChunk(got);
+  if (typeof got === 'string') return oneChunk(ENCODER.encode(got));
+  throw new TransitError(
+    'invalid_request',
+    'the body of a stream must be raw bytes (application/octet-stream), not parsed JSON',
+  );
+}
+
+/** Counts the body's bytes; past `max` the stream fails with `payload_too_large`. */
+function byteLimit(max: number): TransformStream<Bytes, Bytes> {
+  let total = 0;
+  return new TransformStream<Bytes, Bytes>({
+    transform(chunk, controller) {
+      if (!(chunk instanceof Uint8Array)) {
+        throw new TransitError('invalid_request', 'the body of a stream must be bytes');
+      }
+      total += chunk.byteLength;
+      if (total > max) throw tooLarge();
+      if (chunk.byteLength > 0) controller.enqueue(chunk);
+    },
+  });
+}
+
+const isTransform = (t: unknown): t is TransformStream<Bytes, Bytes> =>
+  typeof t === 'object' &&
+  t !== null &&
+  (t as TransformStream).readable instanceof ReadableStream &&
+  (t as TransformStream).writable instanceof WritableStream;
+
+/** Whether an error is the caller's (answered as is), not one to log. */
+const known = (e: unknown) => e instanceof TransitError && e.code !== 'internal';
+
+/**
+ * Run a streaming row: resolves with the 200 reply once the first output
+ * chunk exists; rejects (for the dispatcher's JSON error) before that.
+ * @internal
+ */
+export async function streamReply(r: StreamRequest, o: StreamOptions): Promise<HttpReply> {
+  const { route, req, requestId } = r;
+  const mode = route.ignoreUnknown ? 'warn' : o.unknownFields;
+  const { body, unknown } = route.parse(r.params, queryFields(r.query), mode);
+  const declared = Number(req.headers('content-length'));
+  if (Number.isFinite(declared) && declared > o.maxStreamBytes) throw tooLarge();
+
+  const transform = route.call(r.served, { path: r.params, body }, r.ctx);
+  if (!isTransform(transform)) {
+    throw new TransitError('internal', `${route.path} did not return a TransformStream`);
+  }
+  let source: ReadableStream<Bytes>;
+  try {
+    source = await bodyOf(req, o.maxRequestBytes);
+  } catch (e) {
+    await transform.writable.abort(e).catch(() => undefined);
+    throw e;
+  }
+  const limited = Number.isFinite(o.maxStreamBytes)
+    ? source.pipeThrough(byteLimit(o.maxStreamBytes))
+    : source;
+  const reader = limited.pipeThrough(transform).getReader();
+  // Before the first output chunk a failure is an ordinary JSON error (the
+  // pipe has already cancelled the body and aborted the transform).
+  const first = await reader.read();
+
+  const logged = (e: unknown) => {
+    if (!known(e)) {
+      o.logger.error(
+        `transitkit/http: stream failed after the reply began (request_id ${requestId})`,
+        e,
+      );
+    }
+    return e;
+  };
+  const output = new ReadableStream<Bytes>(
+    {
+      start(c) {
+        if (first.done) c.close();
+        else c.enqueue(first.value);
+      },
+      async pull(c) {
+        let next: ReadableStreamReadResult<Bytes>;
+        try {
+          next = await reader.read();
+        } catch (e) {
+          throw logged(e);
+        }
+        if (next.done) c.close();
+        else c.enqueue(next.value);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  const headers: Record<string, string> = {
+    'content-type': 'application/octet-stream',
+    'cache-control': 'no-store',
+    'x-request-id': requestId,
+  };
+  if (unknown.length > 0) headers.warning = warningHeader([unknownFieldsWarning(unknown)]);
+  return { status: 200, headers, body: undefined, stream: output };
+}
