@@ -189,6 +189,39 @@ if (missingBuilds.length === 0) {
       }
     }
   }
+  // Dual package hazard (issue 22): an error thrown by the CJS build passes the ESM build's
+  // guard and `instanceof`, and the reverse (TransitError is branded with Symbol.for).
+  try {
+    const cjsCore = require(PACKAGE_NAME);
+    const esmCore = await import(PACKAGE_NAME);
+    if (cjsCore.TransitError === esmCore.TransitError) {
+      fail('dual package check: the CJS and ESM builds share one TransitError class?');
+    }
+    for (const [fromName, from, toName, to] of [
+      ['CJS', cjsCore, 'ESM', esmCore],
+      ['ESM', esmCore, 'CJS', cjsCore],
+    ]) {
+      const transit = new from.Transit();
+      let thrown;
+      try {
+        await transit.decrypt('missing', { ciphertext: 'vault:v1:AAAA' });
+      } catch (error) {
+        thrown = error;
+      } finally {
+        await transit.close();
+      }
+      if (!to.isTransitError(thrown, thrown?.code) || !(thrown instanceof to.TransitError)) {
+        fail(
+          `dual package: an error thrown by the ${fromName} build fails the ${toName} build's isTransitError/instanceof`,
+        );
+      }
+      if (to.isTransitError(new Error('x')) || new Error('x') instanceof to.TransitError) {
+        fail(`dual package: the ${toName} build takes a plain Error for a TransitError`);
+      }
+    }
+  } catch (error) {
+    fail(`dual package check failed to run: ${error.message}`);
+  }
   // This script lives inside the package, so it resolves `#default-backend` as the core does.
   const node = BACKENDS.find(({ condition }) => condition === 'node');
   const resolved = path.relative(root, fileURLToPath(import.meta.resolve(BACKEND_SPECIFIER)));

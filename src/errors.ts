@@ -25,7 +25,28 @@ export type ErrorCode =
   | 'internal';
 
 /**
+ * The brand every {@link TransitError} carries, under a registry symbol
+ * (`Symbol.for`), so that the ESM and CJS builds, and two copies of the package
+ * in one process, recognise each other's errors (the dual package hazard).
+ */
+const BRAND: unique symbol = Symbol.for('transitkit.TransitError');
+
+/** True when `value` carries the TransitError brand, from any build or copy. */
+function isBranded(value: unknown): value is TransitError {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    (value as { [BRAND]?: unknown })[BRAND] === true
+  );
+}
+
+/**
  * The error thrown by every transitkit operation.
+ *
+ * `instanceof TransitError` and {@link isTransitError} hold for an error thrown
+ * by any build of transitkit (ESM or CommonJS) or any copy of the package in
+ * the process: both check a brand registered with `Symbol.for`, not the class
+ * identity.
  *
  * @example
  * ```ts
@@ -45,6 +66,21 @@ export class TransitError extends Error {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.name = 'TransitError';
+  }
+
+  static {
+    // On the prototype, not enumerable: invisible to JSON, spreads and deep equality.
+    Object.defineProperty(TransitError.prototype, BRAND, { value: true });
+  }
+
+  /**
+   * `value instanceof TransitError`: true for a TransitError from any build or
+   * copy of transitkit (by its brand). For a subclass, the ordinary prototype check.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` tells TransitError from a subclass
+    if (this !== TransitError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return isBranded(value);
   }
 }
 
@@ -74,7 +110,11 @@ export const sealed = (initialized = true): TransitError =>
 export const internal = (message: string, cause?: unknown): TransitError =>
   new TransitError('internal', message, { cause });
 
-/** True when `e` is a TransitError (optionally of the given code). @public */
+/**
+ * True when `e` is a TransitError (optionally of the given code), thrown by
+ * any build (ESM or CommonJS) or copy of transitkit.
+ * @public
+ */
 export function isTransitError(e: unknown, code?: ErrorCode): e is TransitError {
-  return e instanceof TransitError && (code === undefined || e.code === code);
+  return isBranded(e) && (code === undefined || e.code === code);
 }
