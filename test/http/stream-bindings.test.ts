@@ -55,11 +55,11 @@ describe.each(BINDINGS)('%s binding', (binding: Binding) => {
 
   it('an HTTP envelope opens with the library, and a library envelope over HTTP', async () => {
     const viaLib = await collect(
-      new Blob([envelope]).stream().pipeThrough(s.transit.decryptStream('k')),
+      new Blob([new Uint8Array(envelope)]).stream().pipeThrough(s.transit.decryptStream('k')),
     );
     expect(sha256(viaLib)).toBe(sha256(plain));
     const libEnvelope = await collect(
-      new Blob([plain]).stream().pipeThrough(s.transit.encryptStream('k')),
+      new Blob([new Uint8Array(plain)]).stream().pipeThrough(s.transit.encryptStream('k')),
     );
     const d = await streamPost(s.url, DEC, libEnvelope, { token: s.root });
     expect(d.status).toBe(200);
@@ -94,7 +94,7 @@ describe.each(BINDINGS)('%s binding', (binding: Binding) => {
   });
 
   it('aborts the response when the envelope is truncated (fetch client)', async () => {
-    const cut = envelope.subarray(0, envelope.length - 1000);
+    const cut = new Uint8Array(envelope.subarray(0, envelope.length - 1000));
     const r = await fetch(s.url + DEC, {
       method: 'POST',
       headers: { 'x-vault-token': s.root, 'content-type': 'application/octet-stream' },
