@@ -74,6 +74,18 @@ export type {
   TickResult,
   TidyResult,
 } from './leases/types.js';
+// Metrics (issue #19): the dependency-free interface, its catalog and the no-op default
+export { METRIC_DEFINITIONS, METRICS } from './metrics/catalog.js';
+export { noopMetrics } from './metrics/noop.js';
+export type {
+  CounterInstrument,
+  GaugeCallback,
+  GaugeObserver,
+  HistogramInstrument,
+  MetricDefinition,
+  MetricLabels,
+  Metrics,
+} from './metrics/types.js';
 // Seal and barrier (issue 7)
 export { ROOT_KEY_BYTES } from './node/keyring.js';
 // The node: leadership shared by the background duties (issue #23)
@@ -100,6 +112,7 @@ export type {
 export { hasLock, hasWatch } from './storage/adapter.js';
 export type { BarrierCrypto, BarrierKeyring } from './storage/barrier.js';
 export { BARRIER_RESERVED_PREFIX, Barrier } from './storage/barrier.js';
+export { instrumentStorage } from './storage/instrumented.js';
 export type { MemoryStorageOptions } from './storage/memory.js';
 export { MemoryStorage } from './storage/memory.js';
 // Streaming encryption of large objects (issue 17)

@@ -56,6 +56,16 @@ export interface Mutation {
   add?: ReadonlyMap<number, KeyVersion>;
 }
 
+/** What the parsed-key cache reports (the engine's key cache metrics). @internal */
+export interface KeyCacheEvents {
+  /** A load answered from the cache. */
+  hit(): void;
+  /** A load that reads storage (not cached, or cached past the re-check age). */
+  miss(): void;
+  /** A key dropped by the cache's size limit. */
+  evict(): void;
+}
+
 /** @internal */
 export class PolicyStore {
   readonly #storage: StorageAdapter;
@@ -75,12 +85,25 @@ export class PolicyStore {
 
   readonly #clock: Clock;
 
-  /** `clock` times the cache's re-check age (the engine's clock; default the wall clock). */
-  constructor(storage: StorageAdapter, backend: CryptoBackend, cacheSize = 0, clock = systemClock) {
+  /** Hit, miss and eviction events of the parsed-key cache (metrics). */
+  readonly #events: KeyCacheEvents | undefined;
+
+  /**
+   * `clock` times the cache's re-check age (the engine's clock; default the
+   * wall clock); `events` hears the cache's hits, misses and evictions.
+   */
+  constructor(
+    storage: StorageAdapter,
+    backend: CryptoBackend,
+    cacheSize = 0,
+    clock = systemClock,
+    events?: KeyCacheEvents,
+  ) {
     this.#storage = storage;
     this.#backend = backend;
-    this.#cache = new Lru(cacheSize);
+    this.#cache = new Lru(cacheSize, events?.evict);
     this.#clock = clock;
+    this.#events = events;
   }
 
   /** Resize the parsed-key cache (0 = unbounded). */
@@ -120,9 +143,16 @@ export class PolicyStore {
    */
   async get(name: string): Promise<LoadedKey | undefined> {
     const hit = this.#cache.get(name);
-    if (!hit) return this.#load(name);
+    if (!hit) {
+      this.#events?.miss();
+      return this.#load(name);
+    }
     const age = this.#clock.now() - hit.at;
-    if (age >= 0 && age < MAX_AGE_MS) return hit.key;
+    if (age >= 0 && age < MAX_AGE_MS) {
+      this.#events?.hit();
+      return hit.key;
+    }
+    this.#events?.miss();
     let pending = this.#revalidating.get(name);
     if (!pending) {
       pending = this.#load(name, hit.key).finally(() => this.#revalidating.delete(name));

@@ -8,12 +8,14 @@
  */
 import { type Clock, systemClock } from '../clock.js';
 import { invalidRequest } from '../errors.js';
+import { resolveMetrics } from '../metrics/noop.js';
 import { Leadership } from '../node/leadership.js';
 import { asRequest } from '../request.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { countLeases, listIrrevocable } from './irrevocable.js';
 import { issueLease, renewLease } from './issue-renew.js';
 import { checkPrefix, platformRandom, plausibleLeaseId, requireLeaseId } from './lease.js';
+import { DEFAULT_COUNT_INTERVAL_MS, type LeaseMetrics, leaseMetrics } from './lease-metrics.js';
 import type { LeaseContext } from './lease-store.js';
 import { listLeases, lookupLease } from './lookup.js';
 import { revokeLater, revokeSync, revokeUnder } from './revoke.js';
@@ -112,6 +114,7 @@ export class LeaseManager {
   readonly #ctx: LeaseContext;
   readonly #scheduler: Scheduler;
   readonly #leadership: Leadership;
+  readonly #metrics: LeaseMetrics;
 
   constructor(options: LeaseManagerOptions) {
     const o = asRequest(options, 'options') as Partial<LeaseManagerOptions>;
@@ -130,6 +133,12 @@ export class LeaseManager {
     if (o.leadership !== undefined && !(o.leadership instanceof Leadership)) {
       throw invalidRequest("'leadership' must be a Leadership");
     }
+    const metrics = resolveMetrics(o.metrics, invalidRequest);
+    const countInterval = positiveInt(
+      o.leaseCountIntervalMs,
+      'leaseCountIntervalMs',
+      DEFAULT_COUNT_INTERVAL_MS,
+    );
     this.#ctx = {
       storage: o.storage,
       clock,
@@ -167,6 +176,9 @@ export class LeaseManager {
       });
     this.#leadership = leadership;
     this.#scheduler = new Scheduler(this.#ctx, leadership, shared === undefined);
+    // Last: the gauges are registered only once every option was accepted.
+    this.#metrics = leaseMetrics(metrics, o.storage, clock, countInterval);
+    this.#ctx.expiryLag = this.#metrics.expiryLag;
   }
 
   /**
@@ -300,8 +312,9 @@ export class LeaseManager {
     this.#scheduler.start(positiveInt(intervalMs, 'intervalMs', 1_000));
   }
 
-  /** Stop the timer, wait for running work, release the leader lock. */
+  /** Stop the timer, wait for running work, release the leader lock, remove the lease gauges. */
   async stop(): Promise<void> {
+    this.#metrics.stop();
     await this.#scheduler.stop();
     await this.idle();
   }

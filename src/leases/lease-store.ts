@@ -46,6 +46,8 @@ export interface LeaseContext {
   readonly running: Map<string, Promise<unknown>>;
   /** Background work (queued revocations) not finished yet. */
   readonly background: Set<Promise<unknown>>;
+  /** Records how late a due pair was processed (seconds); absent without metrics. */
+  expiryLag?: ((seconds: number) => void) | undefined;
 }
 
 const EMPTY = new Uint8Array(0);

@@ -121,6 +121,7 @@ export class Scheduler {
       else if (a.outcome === 'irrevocable') result.irrevocable++;
     };
     const process = async ([t, id]: [number, string]) => {
+      ctx.expiryLag?.((ctx.clock.now() - t) / 1000);
       try {
         count(await processDue(ctx, t, id));
       } catch (e) {

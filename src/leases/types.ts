@@ -5,7 +5,9 @@
  * them through unchanged.
  * @module
  */
+
 import type { Clock } from '../clock.js';
+import type { Metrics } from '../metrics/types.js';
 import type { Leadership } from '../node/leadership.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 
@@ -66,6 +68,15 @@ export interface LeaseManagerOptions {
   tokenExists?: (token: string) => Promise<boolean>;
   /** Called with failures of background work (timer ticks, queued revocations). Default: ignore. */
   onError?: (error: unknown) => void;
+  /**
+   * Where to record `transitkit_leases_active`, `transitkit_leases_irrevocable`
+   * (counted from the storage indexes at scrape time, reused for
+   * `leaseCountIntervalMs`) and `transitkit_lease_expiry_lag_seconds`.
+   * {@link LeaseManager.stop} removes the gauges. Default: none.
+   */
+  metrics?: Metrics;
+  /** How long a lease count is reused between scrapes (ms). Default 10,000. */
+  leaseCountIntervalMs?: number;
 }
 
 /**

@@ -30,6 +30,7 @@ export async function openServices(
   const { tickMs, ...leaseOptions } = options.leases ?? {};
   const policies = new AclPolicyStore({ storage: barrier, clock });
   const leases: LeaseManager = new LeaseManager({
+    metrics: options.metrics,
     ...leaseOptions,
     storage: barrier,
     clock,
@@ -38,6 +39,7 @@ export async function openServices(
   });
   // One leader lock for every background duty: auto-rotation runs where expiry does.
   const transit = new Transit({
+    metrics: options.metrics,
     ...options.transit,
     storage: barrier,
     crypto: backend,

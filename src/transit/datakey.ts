@@ -41,6 +41,7 @@ export async function generateDataKey(
   const bits = optInt(r.bits, 'bits') ?? 256;
   if (!BITS.has(bits)) throw invalidRequest('invalid bit length');
   const key = await requireKey(e, name, 'encryption key not found');
+  e.ops('datakey', key.doc.policy.type, undefined);
   const material = e.backend.randomBytes(bits / 8);
   const out: DataKeyResult = await sealWith(e, key, r, material);
   if (kind === 'plaintext') out.plaintext = encodeBase64(material);

@@ -296,6 +296,7 @@ export async function encrypt(
     });
   }
   const run = async (key: LoadedKey): Promise<EncryptResult> => {
+    e.ops('encrypt', key.doc.policy.type, batch);
     if (!batch) return sealWith(e, key, r, plaintextOf(r));
     return runBatch<CiphertextBatchItem>(
       batch,
@@ -325,6 +326,7 @@ export async function decrypt(
   const r = DECRYPT_FIELDS.request(req);
   const batch = optionalBatch(r, e.maxBatch);
   const key = await requireKey(e, name, NOT_FOUND);
+  e.ops('decrypt', key.doc.policy.type, batch);
   if (!batch) return { plaintext: encodeBase64(await openWith(e, key, r)) };
   return runBatch<DecryptBatchItem>(
     batch,
@@ -343,6 +345,7 @@ export async function rewrap(
   const r = REWRAP_FIELDS.request(req);
   const batch = optionalBatch(r, e.maxBatch);
   const key = await requireKey(e, name, NOT_FOUND);
+  e.ops('rewrap', key.doc.policy.type, batch);
   const one = async (item: Record<string, unknown>): Promise<CiphertextResult> => {
     const plaintext = await openWith(e, key, item);
     return sealWith(e, key, { ...item, key_version: item.key_version ?? r.key_version }, plaintext);

@@ -9,6 +9,7 @@ import type { CryptoBackend } from '../crypto/backend.js';
 import { invalidRequest } from '../errors.js';
 import type { LoadedKey, PolicyStore } from '../keys/policy-store.js';
 import type { StorageAdapter } from '../storage/adapter.js';
+import type { OpRecorder } from './metrics.js';
 
 /** @internal */
 export interface Engine {
@@ -22,6 +23,8 @@ export interface Engine {
   readonly maxBatch: number;
   /** Maximum live versions per key (rotate, auto-rotate, restore refuse beyond it). */
   readonly maxVersions: number;
+  /** Counts cryptographic operations and batch sizes (an empty function without metrics). */
+  readonly ops: OpRecorder;
   /** Global settings (persisted; loaded at start). */
   readonly settings: { disable_upsert: boolean; cache_size: number };
 }

@@ -89,6 +89,7 @@ export async function hmac(
   const single = batch ? undefined : inputBytes(r.input, 'missing input for HMAC');
   const key = await requireKey(e, name, 'encryption key not found');
   const p = key.doc.policy;
+  e.ops('hmac', p.type, batch);
   assertNotSoftDeleted(p);
   refuseHmac(p);
   const ver = hmacVersion(p, optInt(r.key_version, 'key_version'));

@@ -159,6 +159,7 @@ export async function sign(
     o,
   );
   const p = key.doc.policy;
+  e.ops('sign', p.type, batch);
   const requested = optInt(r.key_version, 'key_version');
   const one = async (item: Record<string, unknown>) => {
     const input = inputBytes(item.input, 'missing input');
@@ -205,6 +206,7 @@ async function verifySignatures(
     'does not support verification',
     o,
   );
+  e.ops('verify', key.doc.policy.type, batch);
   const one = async (item: Record<string, unknown>): Promise<boolean> => {
     const input = inputBytes(item.input, 'missing input');
     const { version, signature } = parseSignature(
@@ -245,6 +247,7 @@ export async function verify(
   const hashName = verifyHashName(r);
   vaultHash(hashName);
   const key = await requireKey(e, name, 'signature verification key not found');
+  e.ops('verify', key.doc.policy.type, batch);
   assertNotSoftDeleted(key.doc.policy);
   if (!batch) return { valid: await verifyHmacValue(e, key, hashName, r.hmac, r.input) };
   return verifyHmacBatch(e, key, hashName, batch);

@@ -9,9 +9,12 @@
 export class Lru<K, V> {
   #map = new Map<K, V>();
   #capacity: number;
+  readonly #onEvict: (() => void) | undefined;
 
-  constructor(capacity = 0) {
+  /** `onEvict` hears each entry dropped by the capacity (not deletes or clears). */
+  constructor(capacity = 0, onEvict?: () => void) {
     this.#capacity = capacity;
+    this.#onEvict = onEvict;
   }
 
   get size(): number {
@@ -63,6 +66,7 @@ export class Lru<K, V> {
       const oldest = this.#map.keys().next();
       if (oldest.done) return;
       this.#map.delete(oldest.value);
+      this.#onEvict?.();
     }
   }
 }
