@@ -180,6 +180,8 @@ export function streamPost(
 ): Promise<StreamResult> {
   const headers: Record<string, string> = {
     'content-type': 'application/octet-stream',
+    // Bytes go with their length; chunks produced on demand are sent chunked.
+    ...(body instanceof Uint8Array ? { 'content-length': String(body.byteLength) } : {}),
     ...(opts.token ? { 'x-vault-token': opts.token } : {}),
     ...(opts.headers ?? {}),
   };
