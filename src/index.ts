@@ -86,6 +86,22 @@ export type {
   MetricLabels,
   Metrics,
 } from './metrics/types.js';
+// Audit devices (issue #19): the broker, its shapes, the in-process sink
+export type { AuditBrokerOptions } from './audit/broker.js';
+export { AuditBroker } from './audit/broker.js';
+export type { AuditRequestInput, AuditResponseInput } from './audit/format.js';
+export type {
+  AuditAuth,
+  AuditDevice,
+  AuditDeviceFactory,
+  AuditDeviceInfo,
+  AuditEnableRequest,
+  AuditEntry,
+  AuditFailureInfo,
+  AuditRequest,
+  AuditResponse,
+  AuditSink,
+} from './audit/types.js';
 // Seal and barrier (issue 7)
 export { ROOT_KEY_BYTES } from './node/keyring.js';
 // The node: leadership shared by the background duties (issue #23)

@@ -32,6 +32,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { MemoryStorage, type StorageAdapter, TransitNode } from '../../src/index.js';
+import { nodeAuditDevices } from '../audit/index.js';
 import { FileStorage } from '../file/index.js';
 import { createHandler } from '../http/index.js';
 import { createServer, type TransitkitServer } from '../http/node-server.js';
@@ -213,6 +214,12 @@ export async function startServer(
       onError: (e) =>
         console.error('transitkit: lease expiry:', e instanceof Error ? e.message : e),
     },
+    // Audit devices (sys/audit): file and socket; entries are written before
+    // each reply, and closing the node (SIGTERM) flushes and closes them.
+    audit: {
+      devices: nodeAuditDevices(),
+      logger: { error: (message, error) => console.error(message, error ?? '') },
+    },
     async onUnseal({ policies }) {
       for (const [name, policy] of Object.entries(config.policies ?? {})) {
         await policies.write(name, typeof policy === 'string' ? policy : JSON.stringify(policy));
@@ -268,9 +275,15 @@ export async function startServer(
       print(`    ${args.dev ? 'Root Token' : 'Initial Root Token (shown once)'}: ${root}`);
     }
     const running = server;
+    // SIGHUP reopens the audit files (after a log rotation), as Vault.
+    const onHup = () => {
+      if (!node.sealed) void node.audit.reopen().catch(() => undefined);
+    };
+    process.on('SIGHUP', onHup);
     return {
       url,
       async close() {
+        process.off('SIGHUP', onHup);
         await running.close({ drainMs: 10_000 });
         await node.close();
         await storage.close?.();

@@ -23,6 +23,14 @@ import type { AclOperation } from 'transitkit';
 import type { Clock } from '../../src/clock.js';
 import { TransitError } from '../../src/errors.js';
 import { GO_TRUE } from '../../src/request.js';
+import {
+  type AuditStart,
+  auditError,
+  auditRequest,
+  auditResponse,
+  notAudited,
+} from './audit-dispatch.js';
+import { AUDIT_ROUTES } from './audit-routes.js';
 import { aclTail, authenticate, authorize, type HeaderLookup } from './auth.js';
 import { checkValueLimits, type ResolvedJsonLimits } from './json-limits.js';
 import { parseJsonBody, queryFields, type UnknownFields, unknownFieldsWarning } from './params.js';
@@ -56,6 +64,9 @@ export interface HttpRequest {
    * ran first). Absent: no body.
    */
   body?: (limit: number) => Promise<Uint8Array | string | Record<string, unknown> | undefined>;
+  /** The client's address and port, for audit entries (`remote_address`, `remote_port`). */
+  remoteAddress?: string;
+  remotePort?: number;
 }
 
 /** Where unexpected errors are reported. @public */
@@ -161,8 +172,9 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
   const api = segsOf(o.apiPrefix);
   const aclMount =
     startsWith(mount, api) && mount.length > api.length ? mount.slice(api.length) : mount;
-  // The spec's table, then the seal routes (served only when the handler has a TransitNode).
-  const router = new Router([...ROUTES, ...SEAL_ROUTES], (first) =>
+  // The spec's table, then the seal routes (served only when the handler has a
+  // TransitNode), then the audit device routes (audit-routes.ts).
+  const router = new Router([...ROUTES, ...SEAL_ROUTES, ...AUDIT_ROUTES], (first) =>
     first === 'transit' ? mount : [...api, first],
   );
   const isTransit = (r: Route) => r.path === '/transit' || r.path.startsWith('/transit/');
@@ -278,7 +290,20 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
       operation = await authorize(served, route, params, fullPath, token);
     }
     const warnings = unknown.length > 0 ? [unknownFieldsWarning(unknown)] : [];
-    const result = await route.call(served, { path: params, body }, { operation, token });
+    // Audit (audit-dispatch.ts): one check when no device is enabled.
+    const audit = served.audit?.active && !notAudited(route) ? served.audit : undefined;
+    const start = (data: Record<string, unknown>): AuditStart => ({
+      ...{ requestId, route, operation, aclPath, transitMount: aclMount.join('/') },
+      ...{ token, data, req },
+    });
+    const trail = audit ? await auditRequest(audit, start(body)) : undefined;
+    let result: unknown;
+    try {
+      result = await route.call(served, { path: params, body }, { operation, token });
+    } catch (e) {
+      if (trail) await auditError(trail, e);
+      throw e;
+    }
     const details = redactInternalItems(result);
     if (details.length > 0) {
       o.logger.error(
@@ -286,6 +311,7 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
         new Error(details.join('; ')),
       );
     }
+    if (trail) await auditResponse(trail, result);
     return successReply(route.reply, route.batchStatus, requestId, result, warnings, body, {
       head: verb === 'HEAD',
       clock: o.clock,

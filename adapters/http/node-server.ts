@@ -22,6 +22,8 @@ import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { ListMethodRewriter } from './list-method.js';
 
+export { fileAuditDevice, nodeAuditDevices, socketAuditDevice } from '../audit/index.js';
+
 /** A TCP socket seen through the rewriter; delegates the socket API Node's server uses. */
 class ListSocket extends Duplex {
   readonly raw: Socket;

@@ -37,6 +37,8 @@ export interface NodeRequestLike {
   pause(): unknown;
   /** Resume a paused body (the streaming routes' backpressure). */
   resume?(): unknown;
+  /** The connection, for the audit entries' `remote_address` and `remote_port`. */
+  socket?: { remoteAddress?: string | undefined; remotePort?: number | undefined } | null;
 }
 
 /**
@@ -129,6 +131,8 @@ export function nodeRequest(req: NodeRequestLike, parsed?: () => unknown): HttpR
   return {
     method: req.method ?? 'GET',
     url: req.url ?? '/',
+    remoteAddress: req.socket?.remoteAddress,
+    remotePort: req.socket?.remotePort,
     headers: (name) => {
       const v = req.headers[name];
       return Array.isArray(v) ? v[0] : v;

@@ -14,6 +14,7 @@
 import type {
   AclOperation,
   AclPolicyStore,
+  AuditBroker,
   LeaseManager,
   TokenContext,
   TokenStore,
@@ -66,6 +67,11 @@ export interface Services {
   policies?: AclPolicyStore;
   /** Serves `/v1/sys/leases/*` when given. */
   leases?: LeaseManager;
+  /**
+   * Audit devices (`/v1/sys/audit*`), when given: every request and response
+   * is recorded on its devices (a `TransitNode` has its own).
+   */
+  audit?: AuditBroker;
   health?: HealthSource;
 }
 
@@ -80,6 +86,7 @@ export type ServedBy = Services & {
   policies: AclPolicyStore;
   leases: LeaseManager;
   node: TransitNode;
+  audit: AuditBroker;
 };
 
 /** What a row's call receives besides the services. @internal */
@@ -136,6 +143,8 @@ export interface Route {
   needsAuth: boolean;
   /** The row needs the lease manager. */
   needsLeases: boolean;
+  /** The row needs the audit broker (a node's, or `services.audit`). */
+  needsAudit: boolean;
   /** The row needs a {@link TransitNode} (the seal routes). */
   needsNode: boolean;
   /** Served while sealed or uninitialised (health and the seal routes); no other service is used. */
@@ -180,6 +189,7 @@ export interface RowOptions {
   head?: boolean;
   needsAuth?: boolean;
   needsLeases?: boolean;
+  needsAudit?: boolean;
   needsNode?: boolean;
   whileSealed?: boolean;
   greedy?: string;
@@ -218,6 +228,7 @@ function row<P extends string>(
     head: o.head ?? false,
     needsAuth: o.needsAuth ?? false,
     needsLeases: o.needsLeases ?? false,
+    needsAudit: o.needsAudit ?? false,
     needsNode: o.needsNode ?? false,
     whileSealed: o.whileSealed ?? o.reply === 'health',
     greedy: o.greedy,

@@ -55,7 +55,8 @@ export function serviceSource(services: HandlerServices): ServiceSource {
     usable: (route, auth) =>
       !route.needsNode &&
       (!route.needsAuth || (auth && s.tokens !== undefined && s.policies !== undefined)) &&
-      (!route.needsLeases || s.leases !== undefined),
+      (!route.needsLeases || s.leases !== undefined) &&
+      (!route.needsAudit || s.audit !== undefined),
     async forRequest(route) {
       if (s.health && !route.whileSealed) {
         const state = await s.health.health();

@@ -11,6 +11,7 @@
  * Runtime-neutral.
  * @module
  */
+import { AuditBroker } from '../audit/broker.js';
 import { AclPolicyStore } from '../auth/acl-policies.js';
 import { TokenStore } from '../auth/token-store.js';
 import type { Clock } from '../clock.js';
@@ -53,7 +54,14 @@ export async function openServices(
     crypto: backend,
     leases,
   });
-  const services = { transit, tokens, policies, leases };
+  let audit: AuditBroker;
+  try {
+    audit = await AuditBroker.open({ ...options.audit, storage: barrier, crypto: backend, clock });
+  } catch (e) {
+    await closeServices({ transit, tokens, policies, leases } as NodeServices);
+    throw e;
+  }
+  const services = { transit, tokens, policies, leases, audit };
   try {
     await leases.tick();
     if (tickMs !== false) leases.start(tickMs ?? 1_000);
@@ -70,4 +78,6 @@ export async function closeServices(s: NodeServices): Promise<void> {
   await s.transit.close().catch(() => undefined);
   await s.leases.stop().catch(() => undefined);
   await s.policies.close().catch(() => undefined);
+  // Last: every entry accepted so far is written before the node reports sealed.
+  await s.audit?.close().catch(() => undefined);
 }

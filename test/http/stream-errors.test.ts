@@ -83,7 +83,8 @@ describe('refusals before the first byte', () => {
   });
 
   it('no token or a bad one: 403 before any body byte is read', async () => {
-    for (const headers of [{}, { 'x-vault-token': 'not-a-token' }]) {
+    const variants: Record<string, string>[] = [{}, { 'x-vault-token': 'not-a-token' }];
+    for (const headers of variants) {
       const { req, touched } = spyRequest(ENC, headers);
       const r = await s.handler.dispatch(req);
       expect(r?.status).toBe(403);

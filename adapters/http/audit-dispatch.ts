@@ -1,0 +1,109 @@
+/**
+ * The dispatcher's audit steps: with an active {@link AuditBroker} behind
+ * the request's services, a request entry is recorded after the token, ACL
+ * and fields checks and **before the library call** (no device records it:
+ * the request is refused with 500 `internal error`, nothing has run), and a
+ * response entry after it, with the reply's data or the error. Without an
+ * active broker the dispatcher makes one check (`served.audit?.active`) and
+ * none of this runs.
+ *
+ * Not audited, as Vault's non-audited paths: health, `sys/init`,
+ * `sys/unseal`, `sys/seal-status` (the rows served while sealed) and
+ * `sys/seal` (the broker closes with the seal).
+ *
+ * Runtime-neutral.
+ * @module
+ */
+import type { AclOperation, AuditBroker, AuditRequestInput, TokenContext } from 'transitkit';
+import { TransitError } from '../../src/errors.js';
+import type { HttpRequest } from './dispatch.js';
+import type { Route } from './route.js';
+
+/** An audited request between its two entries. @internal */
+export interface AuditTrail {
+  readonly broker: AuditBroker;
+  readonly input: AuditRequestInput;
+  readonly route: Route;
+}
+
+/** What the dispatcher knows when the request entry is due. @internal */
+export interface AuditStart {
+  requestId: string;
+  route: Route;
+  operation: AclOperation;
+  /** The ACL path (relative to the API prefix); its first segment(s) name the mount. */
+  aclPath: string;
+  /** The transit mount's ACL path (`transit`, or `kms` for a `/v1/kms` mount). */
+  transitMount: string;
+  token: TokenContext | undefined;
+  data: Record<string, unknown>;
+  req: HttpRequest;
+}
+
+const isTransitRow = (r: Route) => r.path === '/transit' || r.path.startsWith('/transit/');
+
+function mountOf(s: AuditStart): { mountPoint: string; mountType: string } {
+  if (isTransitRow(s.route)) return { mountPoint: `${s.transitMount}/`, mountType: 'transit' };
+  if (s.route.path.startsWith('/auth/token'))
+    return { mountPoint: 'auth/token/', mountType: 'token' };
+  return { mountPoint: 'sys/', mountType: 'system' };
+}
+
+/** True for a row whose requests are not audited. @internal */
+export const notAudited = (route: Route): boolean =>
+  route.whileSealed || route.path === '/sys/seal';
+
+/**
+ * Record the request entry.
+ * @returns the trail for {@link auditResponse}.
+ * @throws TransitError `internal` when no device recorded it (fail closed).
+ * @internal
+ */
+export async function auditRequest(broker: AuditBroker, s: AuditStart): Promise<AuditTrail> {
+  const input: AuditRequestInput = {
+    id: s.requestId,
+    operation: s.operation,
+    ...mountOf(s),
+    path: s.aclPath,
+    data: s.data,
+    ...(s.req.remoteAddress === undefined ? {} : { remoteAddress: s.req.remoteAddress }),
+    ...(s.req.remotePort === undefined ? {} : { remotePort: s.req.remotePort }),
+    ...(s.token === undefined ? {} : { token: s.token }),
+    time: broker.clock.now(),
+  };
+  await broker.logRequest(input);
+  return { broker, input, route: s.route };
+}
+
+/**
+ * Record the response entry of a call that returned `result`.
+ * @throws TransitError `internal` when no device recorded it.
+ * @internal
+ */
+export function auditResponse(trail: AuditTrail, result: unknown): Promise<void> {
+  const kind = trail.route.reply;
+  const time = trail.broker.clock.now();
+  const withData = kind !== 'none' && kind !== 'revoke' && result !== undefined && result !== null;
+  const response =
+    kind === 'auth' && withData
+      ? { auth: result as Record<string, unknown>, time }
+      : withData
+        ? { data: result, time }
+        : { time };
+  return trail.broker.logResponse(trail.input, response);
+}
+
+/**
+ * Record the response entry of a call that failed with `error` (its message
+ * when it is a {@link TransitError}; `internal error` otherwise, as the reply).
+ * @throws TransitError `internal` when no device recorded it.
+ * @internal
+ */
+export function auditError(trail: AuditTrail, error: unknown): Promise<void> {
+  const message =
+    error instanceof TransitError && error.code !== 'internal' ? error.message : 'internal error';
+  return trail.broker.logResponse(trail.input, {
+    error: message,
+    time: trail.broker.clock.now(),
+  });
+}

@@ -1,0 +1,503 @@
+/**
+ * `AuditBroker`: the audit devices of one store (Vault's audit broker) —
+ * `sys/audit` (list, enable, disable), `sys/audit-hash`, and the fan-out of
+ * every request and response entry to every enabled device and to the
+ * in-process sink.
+ *
+ * - **Stored in the barrier**: the table (devices, options, salts) is one
+ *   document under `sys/audit/` (table.ts); with a storage that can `watch`,
+ *   a device enabled or disabled on one instance is opened or closed on every
+ *   instance at once, so a device enabled anywhere logs everywhere.
+ * - **Fail closed**: with at least one device (or a sink), a request whose
+ *   entry no device recorded is refused with `internal` before anything runs
+ *   (the HTTP adapter logs the request entry before the call), and a response
+ *   entry that none recorded turns the reply into the same 500, as Vault. A
+ *   device that fails to open on an instance stays in the table there and
+ *   counts as failed for every entry until it opens.
+ * - **One check when idle**: {@link AuditBroker.active} is a field read; no
+ *   entry is built when nothing listens.
+ *
+ * Device types come from `devices` (name → {@link AuditDeviceFactory}); the
+ * Node devices `file` and `socket` are in `transitkit/http/node`
+ * (`nodeAuditDevices`) and the CLI server registers them.
+ *
+ * Runtime-neutral.
+ * @module
+ */
+import { type Clock, systemClock } from '../clock.js';
+import type { CryptoBackend } from '../crypto/backend.js';
+import { internal, invalidRequest, isTransitError, notFound } from '../errors.js';
+import { asRequest } from '../request.js';
+import { hasWatch, type StorageAdapter } from '../storage/adapter.js';
+import { resolveBackend } from '../transit/options.js';
+import {
+  type AuditRequestInput,
+  type AuditResponseInput,
+  buildEntry,
+  COMMON_OPTIONS,
+  entryLine,
+  type FormatOptions,
+  formatOptions,
+} from './format.js';
+import { type Hasher, saltHasher } from './hash.js';
+import {
+  AUDIT_PREFIX,
+  type AuditTable,
+  newSalt,
+  readTable,
+  type StoredDevice,
+  saltBytes,
+  updateTable,
+} from './table.js';
+import type {
+  AuditDevice,
+  AuditDeviceFactory,
+  AuditDeviceInfo,
+  AuditEnableRequest,
+  AuditFailureInfo,
+  AuditSink,
+} from './types.js';
+
+/**
+ * Options of {@link AuditBroker}.
+ * @public
+ */
+export interface AuditBrokerOptions {
+  /** Where the table lives: the node's barrier, or any {@link StorageAdapter}. */
+  storage: StorageAdapter;
+  /** HMAC and salt randomness. Default: the platform default backend. */
+  crypto?: 'noble' | 'default' | CryptoBackend;
+  /** Entry times. Default: the wall clock. */
+  clock?: Clock;
+  /** Device types by name (`file`, `socket`: `nodeAuditDevices()` of `transitkit/http/node`). */
+  devices?: Readonly<Record<string, AuditDeviceFactory>>;
+  /** The in-process hook: every entry as an object (a device in its own right for fail-closed). */
+  sink?: AuditSink;
+  /** Called for every entry a device (or the sink) failed to record: an audit-failures counter. */
+  onFailure?: (info: AuditFailureInfo) => void;
+  /** Where device errors go (message and error; never an entry). Default `console`. */
+  logger?: { error(message: string, error?: unknown): void };
+}
+
+interface LiveDevice {
+  readonly path: string;
+  readonly stored: StoredDevice;
+  readonly format: FormatOptions;
+  readonly hash: Hasher;
+  /** Undefined when it failed to open here (then every entry fails, with `openError`). */
+  readonly device: AuditDevice | undefined;
+  readonly openError: string | undefined;
+}
+
+const PATH = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/;
+
+/** `file`, `/file/`, `a/b/` → `file/`, `a/b/`. @throws TransitError `invalid_request`. */
+function normalizePath(path: unknown): string {
+  if (typeof path !== 'string') throw invalidRequest('path must be a string');
+  const p = path.replace(/^\/+|\/+$/g, '');
+  if (!PATH.test(p)) throw invalidRequest(`invalid audit device path ${JSON.stringify(path)}`);
+  return `${p}/`;
+}
+
+function optionStrings(options: unknown): Record<string, string> {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object' || Array.isArray(options)) {
+    throw invalidRequest('options must be an object of strings');
+  }
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(options)) {
+    if (typeof v === 'string') out[k] = v;
+    else if (typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
+    else throw invalidRequest(`options.${k} must be a string`);
+  }
+  return out;
+}
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/**
+ * The audit devices of one store and the fan-out of entries to them.
+ *
+ * @example
+ * ```ts
+ * const audit = await AuditBroker.open({
+ *   storage: new MemoryStorage(),
+ *   sink: (entry) => console.log(entry.type, entry.request.path),
+ * });
+ * ```
+ * @public
+ */
+export class AuditBroker {
+  readonly #storage: StorageAdapter;
+  readonly #backend: CryptoBackend;
+  readonly #clock: Clock;
+  readonly #factories: Readonly<Record<string, AuditDeviceFactory>>;
+  readonly #sink: AuditSink | undefined;
+  readonly #onFailure: ((info: AuditFailureInfo) => void) | undefined;
+  readonly #logger: { error(message: string, error?: unknown): void };
+  #live = new Map<string, LiveDevice>();
+  /** The devices, as an array for the hot path. */
+  #targets: LiveDevice[] = [];
+  #sinkHash: Hasher | undefined;
+  #sinkFormat: FormatOptions = formatOptions({});
+  #active = false;
+  #closed = false;
+  #unwatch: (() => Promise<void>) | undefined;
+  #chain: Promise<unknown> = Promise.resolve();
+
+  private constructor(o: AuditBrokerOptions) {
+    const opts = asRequest(o, 'options') as unknown as AuditBrokerOptions;
+    if (typeof opts.storage?.compareAndSet !== 'function') {
+      throw invalidRequest("'storage' must be a StorageAdapter");
+    }
+    if (opts.sink !== undefined && typeof opts.sink !== 'function') {
+      throw invalidRequest("'sink' must be a function");
+    }
+    this.#storage = opts.storage;
+    this.#backend = resolveBackend(opts.crypto);
+    this.#clock = opts.clock ?? systemClock;
+    this.#factories = opts.devices ?? {};
+    this.#sink = opts.sink;
+    this.#onFailure = opts.onFailure;
+    this.#logger = opts.logger ?? console;
+  }
+
+  /**
+   * Load the table, open its devices, and follow changes made by other
+   * instances (when the storage can `watch`).
+   * @throws TransitError from the storage (e.g. `sealed`).
+   */
+  static async open(options: AuditBrokerOptions): Promise<AuditBroker> {
+    const b = new AuditBroker(options);
+    await b.#start();
+    return b;
+  }
+
+  /** True when at least one device is enabled or a sink is set: entries are built and written. */
+  get active(): boolean {
+    return this.#active;
+  }
+
+  /** The clock entries are stamped with. */
+  get clock(): Clock {
+    return this.#clock;
+  }
+
+  /** `GET sys/audit`: the enabled devices by path (read from storage). */
+  async list(): Promise<Record<string, AuditDeviceInfo>> {
+    const table = await readTable(this.#storage);
+    const out: Record<string, AuditDeviceInfo> = {};
+    for (const path of Object.keys(table.devices).sort()) {
+      const d = table.devices[path] as StoredDevice;
+      out[path] = {
+        type: d.type,
+        description: d.description,
+        options: { ...d.options },
+        local: d.local,
+        path,
+      };
+    }
+    return out;
+  }
+
+  /**
+   * `PUT sys/audit/:path`: enable a device. Its output is opened here first
+   * (a path that cannot be opened is refused), then the table is written.
+   * @throws TransitError `invalid_request` for an unknown type or option, a
+   * bad option value, a path in use, or an output that cannot be opened.
+   */
+  async enable(path: string, request: AuditEnableRequest): Promise<void> {
+    const p = normalizePath(path);
+    const r = asRequest(request, 'request');
+    const type = r.type;
+    if (typeof type !== 'string' || type === '') throw invalidRequest('type is required');
+    const factory = Object.hasOwn(this.#factories, type) ? this.#factories[type] : undefined;
+    if (!factory) throw invalidRequest(`unknown audit device type ${JSON.stringify(type)}`);
+    const description = r.description ?? '';
+    if (typeof description !== 'string') throw invalidRequest('description must be a string');
+    if (r.local !== undefined && typeof r.local !== 'boolean') {
+      throw invalidRequest('local must be a boolean');
+    }
+    const options = optionStrings(r.options);
+    for (const k of Object.keys(options)) {
+      if (!COMMON_OPTIONS.includes(k) && !factory.options.includes(k)) {
+        throw invalidRequest(`unknown option ${JSON.stringify(k)} for audit type ${type}`);
+      }
+    }
+    formatOptions(options); // validates the common options
+    if ((await readTable(this.#storage)).devices[p]) throw invalidRequest('path already in use');
+    let device: AuditDevice;
+    try {
+      device = await factory.create({ path: p, options });
+    } catch (e) {
+      if (isTransitError(e)) throw e;
+      throw invalidRequest(`sanity check failed; unable to open audit device: ${messageOf(e)}`);
+    }
+    const stored: StoredDevice = {
+      type,
+      description,
+      options,
+      local: r.local === true,
+      salt: newSalt(this.#backend),
+    };
+    try {
+      await updateTable(this.#storage, (t) => {
+        if (t.devices[p]) throw invalidRequest('path already in use');
+        return { ...t, devices: { ...t.devices, [p]: stored } };
+      });
+    } catch (e) {
+      await device.close().catch(() => undefined);
+      throw e;
+    }
+    await this.#serial(async () => {
+      const old = this.#live.get(p);
+      if (old && old.stored.salt === stored.salt) {
+        // A watch notification already opened it: keep that one.
+        await device.close().catch(() => undefined);
+        return;
+      }
+      this.#install(p, stored, device, undefined);
+      if (old) await old.device?.close().catch(() => undefined);
+    });
+  }
+
+  /**
+   * `DELETE sys/audit/:path`: disable a device (its output is flushed and
+   * closed; what it wrote stays). Disabling a path with no device does nothing.
+   */
+  async disable(path: string): Promise<void> {
+    const p = normalizePath(path);
+    await updateTable(this.#storage, (t) => {
+      if (!t.devices[p]) return undefined;
+      const devices = { ...t.devices };
+      delete devices[p];
+      return { ...t, devices };
+    });
+    await this.#serial(async () => {
+      const old = this.#live.get(p);
+      if (!old) return;
+      this.#live.delete(p);
+      this.#refreshTargets();
+      await old.device?.close().catch(() => undefined);
+    });
+  }
+
+  /**
+   * `PUT sys/audit-hash/:path`: `input` hashed with that device's salt, as it
+   * appears in its log.
+   * @throws TransitError `invalid_request` when no device is at `path` or `input` is not a string.
+   */
+  async hash(path: string, input: string): Promise<string> {
+    const p = normalizePath(path);
+    if (typeof input !== 'string') throw invalidRequest('input must be a string');
+    const d = (await readTable(this.#storage)).devices[p];
+    if (!d) throw invalidRequest(`unknown audit device path ${JSON.stringify(p)}`);
+    return saltHasher(this.#backend, saltBytes(d.salt))(input);
+  }
+
+  /**
+   * `input` hashed with the sink's salt, as the sink receives it.
+   * @throws TransitError `not_found` without a sink.
+   */
+  hashForSink(input: string): string {
+    if (!this.#sinkHash) throw notFound('no audit sink is set');
+    return this.#sinkHash(input);
+  }
+
+  /**
+   * Record the request entry on every device, before the request runs.
+   * @throws TransitError `internal` when devices are enabled and none recorded it.
+   */
+  logRequest(input: AuditRequestInput): Promise<void> {
+    return this.#log(input, undefined);
+  }
+
+  /**
+   * Record the response entry (or the error) on every device.
+   * @throws TransitError `internal` when devices are enabled and none recorded it.
+   */
+  logResponse(input: AuditRequestInput, response: AuditResponseInput): Promise<void> {
+    return this.#log(input, response);
+  }
+
+  /** Wait until every accepted entry is written. */
+  async flush(): Promise<void> {
+    await Promise.all(this.#targets.map((d) => d.device?.flush().catch(() => undefined)));
+  }
+
+  /** Reopen every device's output (file devices after log rotation; SIGHUP). */
+  async reopen(): Promise<void> {
+    await Promise.all(
+      this.#targets.map((d) =>
+        d.device?.reopen?.().catch((e: unknown) => {
+          this.#logger.error(`transitkit/audit: reopening ${d.path} failed`, e);
+        }),
+      ),
+    );
+  }
+
+  /** Stop following the table, flush and close every device. Later entries are refused. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#unwatch?.().catch(() => undefined);
+    this.#unwatch = undefined;
+    await this.#serial(async () => {
+      const all = [...this.#live.values()];
+      this.#live.clear();
+      this.#refreshTargets();
+      await Promise.all(all.map((d) => d.device?.close().catch(() => undefined)));
+    });
+  }
+
+  async #start(): Promise<void> {
+    if (hasWatch(this.#storage)) {
+      this.#unwatch = await this.#storage
+        .watch(AUDIT_PREFIX, () => {
+          void this.#serial(() => this.#sync()).catch((e: unknown) => {
+            this.#logger.error('transitkit/audit: reloading the audit table failed', e);
+          });
+        })
+        .catch(() => undefined);
+    }
+    let table = await readTable(this.#storage);
+    if (this.#sink && table.sink_salt === undefined) {
+      const salt = newSalt(this.#backend);
+      table = await updateTable(this.#storage, (t) =>
+        t.sink_salt === undefined ? { ...t, sink_salt: salt } : undefined,
+      );
+    }
+    if (this.#sink && table.sink_salt !== undefined) {
+      this.#sinkHash = saltHasher(this.#backend, saltBytes(table.sink_salt));
+    }
+    await this.#serial(() => this.#apply(table));
+  }
+
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#chain.then(fn, fn);
+    this.#chain = run.catch(() => undefined);
+    return run;
+  }
+
+  async #sync(): Promise<void> {
+    if (this.#closed) return;
+    await this.#apply(await readTable(this.#storage));
+  }
+
+  /** Open what the table has and this instance lacks; close what it dropped. */
+  async #apply(table: AuditTable): Promise<void> {
+    if (this.#closed) return;
+    const closing: LiveDevice[] = [];
+    for (const [p, live] of this.#live) {
+      const want = table.devices[p];
+      if (!want || want.salt !== live.stored.salt) {
+        this.#live.delete(p);
+        closing.push(live);
+      }
+    }
+    for (const [p, stored] of Object.entries(table.devices)) {
+      if (this.#live.has(p)) continue;
+      const factory = Object.hasOwn(this.#factories, stored.type)
+        ? this.#factories[stored.type]
+        : undefined;
+      try {
+        if (!factory) throw new Error(`no audit device type ${stored.type} on this instance`);
+        this.#install(
+          p,
+          stored,
+          await factory.create({ path: p, options: stored.options }),
+          undefined,
+        );
+      } catch (e) {
+        this.#logger.error(`transitkit/audit: cannot open audit device ${p}`, e);
+        this.#install(p, stored, undefined, messageOf(e));
+      }
+    }
+    this.#refreshTargets();
+    await Promise.all(closing.map((d) => d.device?.close().catch(() => undefined)));
+  }
+
+  #install(
+    p: string,
+    stored: StoredDevice,
+    device: AuditDevice | undefined,
+    openError: string | undefined,
+  ): void {
+    let format: FormatOptions;
+    try {
+      format = formatOptions(stored.options);
+    } catch (e) {
+      format = formatOptions({});
+      openError ??= messageOf(e);
+    }
+    this.#live.set(p, {
+      path: p,
+      stored,
+      format,
+      hash: saltHasher(this.#backend, saltBytes(stored.salt)),
+      device,
+      openError,
+    });
+    this.#refreshTargets();
+  }
+
+  #refreshTargets(): void {
+    this.#targets = [...this.#live.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
+    this.#active = !this.#closed && (this.#targets.length > 0 || this.#sink !== undefined);
+  }
+
+  #failed(path: string, kind: 'request' | 'response', e: unknown): void {
+    const reason = messageOf(e);
+    try {
+      this.#onFailure?.({ path, entry: kind, reason });
+    } catch {
+      // A failing counter must not change the request's outcome.
+    }
+    this.#logger.error(
+      `transitkit/audit: device ${path} did not record a ${kind} entry: ${reason}`,
+    );
+  }
+
+  async #write(d: LiveDevice, input: AuditRequestInput, response: AuditResponseInput | undefined) {
+    if (!d.device) throw new Error(d.openError ?? 'audit device not open');
+    await d.device.write(entryLine(buildEntry(input, response, d.format, d.hash), d.format));
+  }
+
+  async #toSink(input: AuditRequestInput, response: AuditResponseInput | undefined) {
+    const sink = this.#sink as AuditSink;
+    const hash = this.#sinkHash;
+    if (!hash) throw new Error('the audit sink has no salt');
+    await sink(buildEntry(input, response, this.#sinkFormat, hash));
+  }
+
+  async #log(input: AuditRequestInput, response: AuditResponseInput | undefined): Promise<void> {
+    if (this.#closed) {
+      if (this.#active) throw internal('audit broker closed');
+      return;
+    }
+    const kind = response ? 'response' : 'request';
+    const targets = this.#targets;
+    if (targets.length === 0 && !this.#sink) return;
+    let ok = 0;
+    const one = async (path: string, fn: () => Promise<void>) => {
+      try {
+        await fn();
+        ok++;
+      } catch (e) {
+        this.#failed(path, kind, e);
+      }
+    };
+    if (targets.length === 1 && !this.#sink) {
+      await one((targets[0] as LiveDevice).path, () =>
+        this.#write(targets[0] as LiveDevice, input, response),
+      );
+    } else {
+      const all = targets.map((d) => one(d.path, () => this.#write(d, input, response)));
+      if (this.#sink) all.push(one('sink', () => this.#toSink(input, response)));
+      await Promise.all(all);
+    }
+    if (ok === 0) {
+      throw internal(`audit failure: no audit device recorded the ${kind} (request ${input.id})`);
+    }
+  }
+}

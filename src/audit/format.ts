@@ -1,0 +1,204 @@
+/**
+ * One audit entry in Vault's JSON shape, for one device: the common options
+ * (`log_raw`, `hmac_accessor`, `elide_list_responses`, `format`, `prefix`)
+ * and the line that the device writes.
+ *
+ * Runtime-neutral.
+ * @module
+ */
+import { rfc3339 } from '../clock.js';
+import { invalidRequest } from '../errors.js';
+import { goParseBool } from '../request.js';
+import { type Hasher, hashStructure, rawStructure } from './hash.js';
+import type { AuditAuth, AuditEntry, AuditRequest } from './types.js';
+
+/** The options every device type takes. @internal */
+export const COMMON_OPTIONS: readonly string[] = [
+  'log_raw',
+  'hmac_accessor',
+  'elide_list_responses',
+  'format',
+  'prefix',
+];
+
+/** The common options, parsed. @internal */
+export interface FormatOptions {
+  /** `log_raw`: nothing is hashed. */
+  raw: boolean;
+  /** `hmac_accessor` (default true): accessors are hashed too. */
+  hmacAccessor: boolean;
+  /** `elide_list_responses`: a list reply's `keys` become their count. */
+  elideList: boolean;
+  /** Written before each JSON line. */
+  prefix: string;
+}
+
+function boolOption(options: Readonly<Record<string, string>>, name: string, dflt: boolean) {
+  const v = options[name];
+  if (v === undefined || v === '') return dflt;
+  const b = goParseBool(v);
+  if (b === undefined)
+    throw invalidRequest(`options.${name} must be a boolean, got ${JSON.stringify(v)}`);
+  return b;
+}
+
+/** Parse the common options. @throws TransitError `invalid_request`. @internal */
+export function formatOptions(options: Readonly<Record<string, string>>): FormatOptions {
+  const format = options.format ?? 'json';
+  if (format !== 'json' && format !== '') {
+    throw invalidRequest(`options.format must be "json", got ${JSON.stringify(format)}`);
+  }
+  return {
+    raw: boolOption(options, 'log_raw', false),
+    hmacAccessor: boolOption(options, 'hmac_accessor', true),
+    elideList: boolOption(options, 'elide_list_responses', false),
+    prefix: options.prefix ?? '',
+  };
+}
+
+/**
+ * What the HTTP layer knows of a request, before any hashing.
+ * @public
+ */
+export interface AuditRequestInput {
+  /** Request id (the reply's `request_id`). */
+  id: string;
+  /** `create`, `read`, `update`, `delete`, `list`. */
+  operation: string;
+  /** `transit/`, `sys/`, `auth/token/`. */
+  mountPoint: string;
+  /** `transit`, `system`, `token`. */
+  mountType: string;
+  /** Path relative to `/v1`. */
+  path: string;
+  /** The parsed fields. */
+  data?: Record<string, unknown>;
+  remoteAddress?: string;
+  remotePort?: number;
+  /** The authenticated token, if any. */
+  token?: {
+    readonly token: string;
+    readonly accessor: string;
+    readonly policies: readonly string[];
+    readonly isRoot: boolean;
+  };
+  /** Time of the request (ms). */
+  time: number;
+}
+
+/**
+ * What the HTTP layer knows of the outcome.
+ * @public
+ */
+export interface AuditResponseInput {
+  /** The reply's data. */
+  data?: unknown;
+  /** A token-creating reply's `auth` block. */
+  auth?: Record<string, unknown>;
+  /** The error message, when the request failed. */
+  error?: string;
+  /** Time of the response (ms). */
+  time: number;
+}
+
+const hashOr = (raw: boolean, hash: Hasher, v: string) => (raw ? v : hash(v));
+
+function authBlock(input: AuditRequestInput, o: FormatOptions, hash: Hasher): AuditAuth {
+  const t = input.token;
+  if (!t) return {};
+  const policies = [...t.policies];
+  return {
+    client_token: hashOr(o.raw, hash, t.token),
+    accessor: hashOr(o.raw || !o.hmacAccessor, hash, t.accessor),
+    display_name: t.isRoot ? 'root' : 'token',
+    policies,
+    token_policies: policies,
+    token_type: 'service',
+    metadata: null,
+    entity_id: '',
+  };
+}
+
+function requestBlock(input: AuditRequestInput, o: FormatOptions, hash: Hasher): AuditRequest {
+  const t = input.token;
+  const out: AuditRequest = {
+    id: input.id,
+    operation: input.operation,
+    mount_point: input.mountPoint,
+    mount_type: input.mountType,
+    ...(t
+      ? {
+          client_token: hashOr(o.raw, hash, t.token),
+          client_token_accessor: hashOr(o.raw || !o.hmacAccessor, hash, t.accessor),
+        }
+      : {}),
+    namespace: { id: 'root' },
+    path: input.path,
+  };
+  if (input.data !== undefined && Object.keys(input.data).length > 0) {
+    out.data = (o.raw ? rawStructure(input.data) : hashStructure(input.data, hash)) as Record<
+      string,
+      unknown
+    >;
+  }
+  if (input.remoteAddress !== undefined) out.remote_address = input.remoteAddress;
+  if (input.remotePort !== undefined) out.remote_port = input.remotePort;
+  return out;
+}
+
+/** Vault's `elide_list_responses`: `keys` and `key_info` become their sizes. */
+function elide(data: unknown): unknown {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return data;
+  const d = { ...(data as Record<string, unknown>) };
+  if (Array.isArray(d.keys)) d.keys = d.keys.length;
+  if (d.key_info !== null && typeof d.key_info === 'object') {
+    d.key_info = Object.keys(d.key_info).length;
+  }
+  return d;
+}
+
+/** The `auth` of a token-creating reply: its token and accessor hashed, the rest as is. */
+function replyAuth(auth: Record<string, unknown>, o: FormatOptions, hash: Hasher) {
+  const out: Record<string, unknown> = { ...(rawStructure(auth) as Record<string, unknown>) };
+  if (typeof auth.client_token === 'string') {
+    out.client_token = hashOr(o.raw, hash, auth.client_token);
+  }
+  if (typeof auth.accessor === 'string') {
+    out.accessor = hashOr(o.raw || !o.hmacAccessor, hash, auth.accessor);
+  }
+  return out;
+}
+
+/** The entry of one request (`response` undefined) or response, for one device. @internal */
+export function buildEntry(
+  input: AuditRequestInput,
+  response: AuditResponseInput | undefined,
+  o: FormatOptions,
+  hash: Hasher,
+): AuditEntry {
+  const entry: AuditEntry = {
+    type: response ? 'response' : 'request',
+    time: rfc3339(response ? response.time : input.time),
+    auth: authBlock(input, o, hash),
+    request: requestBlock(input, o, hash),
+  };
+  if (response) {
+    const r: NonNullable<AuditEntry['response']> = {
+      mount_point: input.mountPoint,
+      mount_type: input.mountType,
+    };
+    if (response.data !== undefined && response.data !== null) {
+      const data = o.elideList && input.operation === 'list' ? elide(response.data) : response.data;
+      r.data = (o.raw ? rawStructure(data) : hashStructure(data, hash)) as Record<string, unknown>;
+    }
+    if (response.auth) r.auth = replyAuth(response.auth, o, hash);
+    entry.response = r;
+  }
+  if (response?.error !== undefined) entry.error = response.error;
+  return entry;
+}
+
+/** The line a device writes: prefix, JSON, newline. @internal */
+export function entryLine(entry: AuditEntry, o: FormatOptions): string {
+  return `${o.prefix}${JSON.stringify(entry)}\n`;
+}
