@@ -14,6 +14,15 @@
  * - `num_uses` is decremented with compare-and-set, so concurrent uses across
  *   instances cannot overspend it;
  * - revoking a token revokes its children (Vault's revoke-tree);
+ * - entries are cached (parsed, by hash) only while a storage `watch` on
+ *   `auth/token/id/` is live: a change by any instance drops the entry, and a
+ *   cached entry is trusted for at most one second (the backstop for lost
+ *   notifications, as the policy and key caches). Without a live watch every
+ *   use reads storage. Limited-use tokens and every compare-and-set retry
+ *   read storage; a read that a change overtook is not cached; a failed read
+ *   is an error, never "absent". So a request costs one hash and no storage
+ *   read, and a revocation anywhere is enforced everywhere within the watch's
+ *   delivery time;
  * - with a lease manager, each token with a TTL has a lease under
  *   `auth/token/create/` (never holding the token): revoking or expiring the
  *   lease revokes the token, and renew-self renews both.
@@ -29,7 +38,7 @@ import { internal, invalidRequest, isTransitError, TransitError } from '../error
 import type { LeaseManager } from '../leases/lease-manager.js';
 import { parseDurationSeconds } from '../request.js';
 import { withWarnings } from '../result-meta.js';
-import type { StorageAdapter } from '../storage/adapter.js';
+import { hasWatch, type StorageAdapter } from '../storage/adapter.js';
 import { sameBytes } from '../util/same-bytes.js';
 import { planToken } from './token-create.js';
 import {
@@ -64,6 +73,21 @@ const PORTABLE: Pick<CryptoBackend, 'digest' | 'randomBytes'> = {
 
 /** Vault's lease path of a token: leases are `auth/token/create/<id>`. */
 const TOKEN_LEASE_PATH = 'auth/token/create';
+/** Where token entries live: the watched prefix. */
+const ID_PREFIX = K.id('');
+/** The longest a cached entry is used without reading storage (lost notifications). */
+const MAX_AGE_MS = 1_000;
+/** Delay before a failed watch subscription is tried again. */
+const WATCH_RETRY_MS = 1_000;
+/** Parsed entries kept at most (the cache restarts when full). */
+const MAX_CACHED = 1024;
+
+/** A parsed entry, the bytes it came from, and when storage last showed them. */
+interface Cached {
+  raw: Uint8Array;
+  entry: StoredToken;
+  at: number;
+}
 
 /**
  * Service tokens: create, authenticate, look up, renew and revoke.
@@ -86,9 +110,18 @@ export class TokenStore {
   readonly #maxTtl: number;
   /** The salt, loading or loaded; a failed load is dropped and retried by the next use. */
   #salt: Promise<Uint8Array> | undefined;
+  /** The salt once loaded (it never changes): hashing then needs no promise. */
+  #saltBytes: Uint8Array | undefined;
   readonly #leases: LeaseManager | undefined;
   /** Parsed entries by hash with the bytes they came from (entries hold no secret). */
-  readonly #parsed = new Map<string, { raw: Uint8Array; entry: StoredToken }>();
+  readonly #parsed = new Map<string, Cached>();
+  /** Bumped on every change seen: a read that started before one is not trusted later. */
+  #gen = 0;
+  /** The watch of `auth/token/id/`: `undefined` without `watch`; trust waits for it to be live. */
+  #watch:
+    | { live: boolean; pending?: Promise<void>; stop?: () => Promise<void>; retryAt?: number }
+    | undefined;
+  #closed = false;
 
   constructor(options: TokenStoreOptions) {
     if (!options || typeof options.storage?.get !== 'function') {
@@ -102,6 +135,10 @@ export class TokenStore {
     this.#salt = this.#loadSalt();
     this.#salt.catch(() => undefined);
     this.#leases = options.leases;
+    if (hasWatch(this.#storage)) {
+      this.#watch = { live: false };
+      this.#subscribe();
+    }
     // Revoking (or expiring) a token's lease revokes the token. Idempotent: a token
     // already gone is a no-op.
     this.#leases?.registerRevoker(`${TOKEN_LEASE_PATH}/`, async (lease) => {
@@ -112,12 +149,77 @@ export class TokenStore {
     });
   }
 
+  /**
+   * Stop watching storage (the store keeps working, reading storage on every
+   * use). A `TransitNode` does it on seal. Idempotent.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#forget();
+    const w = this.#watch;
+    if (!w) return;
+    w.live = false;
+    await w.pending?.catch(() => undefined);
+    const stop = w.stop;
+    w.stop = undefined;
+    await stop?.();
+  }
+
+  /** Drop one cached entry (or all) after a change. */
+  #forget(hash?: string): void {
+    this.#gen++;
+    if (hash === undefined) this.#parsed.clear();
+    else this.#parsed.delete(hash);
+  }
+
+  /** Whether cached entries may be trusted now: the watch is live. */
+  #trusted(): boolean {
+    const w = this.#watch;
+    if (!w || this.#closed) return false;
+    if (w.live) return true;
+    // A failed subscription is retried, at most once a second.
+    if (!w.pending && Date.now() >= (w.retryAt ?? 0)) this.#subscribe();
+    return false;
+  }
+
+  #subscribe(): void {
+    const w = this.#watch;
+    const storage = this.#storage;
+    if (!w || this.#closed || !hasWatch(storage)) return;
+    const onChange = (key: string): void => {
+      this.#forget(
+        key.startsWith(ID_PREFIX) && key !== ID_PREFIX ? key.slice(ID_PREFIX.length) : undefined,
+      );
+    };
+    w.pending = Promise.resolve()
+      .then(() => storage.watch(ID_PREFIX, onChange))
+      .then(
+        async (stop) => {
+          if (this.#closed) {
+            await stop();
+            return;
+          }
+          w.stop = stop;
+          this.#forget(); // anything read before the subscription is suspect
+          w.live = true;
+        },
+        () => {
+          w.retryAt = Date.now() + WATCH_RETRY_MS; // not live: every use reads storage
+        },
+      )
+      .finally(() => {
+        w.pending = undefined;
+      });
+  }
+
   /** The salt; a failed load is forgotten, so the next use reads storage again. */
   async #saltValue(): Promise<Uint8Array> {
     const loading = this.#salt ?? this.#loadSalt();
     this.#salt = loading;
     try {
-      return await loading;
+      const salt = await loading;
+      this.#saltBytes = salt;
+      return salt;
     } catch (e) {
       if (this.#salt === loading) this.#salt = undefined;
       throw e;
@@ -134,8 +236,10 @@ export class TokenStore {
     throw new TransitError('conflict', 'could not initialise the token salt');
   }
 
-  async #hash(token: string): Promise<string> {
-    const salt = await this.#saltValue();
+  /** Hex SHA-256(salt ‖ token); no promise once the salt is loaded. */
+  #hash(token: string): string | Promise<string> {
+    const salt = this.#saltBytes;
+    if (salt === undefined) return this.#saltValue().then(() => this.#hash(token));
     const t = utf8(token);
     const input = new Uint8Array(salt.length + t.length);
     input.set(salt);
@@ -153,8 +257,27 @@ export class TokenStore {
     return out;
   }
 
-  /** An entry, read from storage every time; parsing is skipped when the bytes are unchanged. */
-  async #read(hash: string): Promise<{ raw: Uint8Array; entry: StoredToken } | undefined> {
+  /**
+   * An entry: from the cache while the watch is live and the entry is younger
+   * than {@link MAX_AGE_MS} (and `fresh` is not asked for), else read from
+   * storage; parsing is skipped when the bytes are unchanged.
+   */
+  #read(
+    hash: string,
+    fresh = false,
+  ):
+    | { raw: Uint8Array; entry: StoredToken }
+    | Promise<{ raw: Uint8Array; entry: StoredToken } | undefined> {
+    const hit = fresh ? undefined : this.#parsed.get(hash);
+    if (hit && hit.entry.num_uses === 0 && this.#trusted()) {
+      const age = this.#clock.now() - hit.at;
+      if (age >= 0 && age < MAX_AGE_MS) return hit;
+    }
+    return this.#readStored(hash);
+  }
+
+  async #readStored(hash: string): Promise<{ raw: Uint8Array; entry: StoredToken } | undefined> {
+    const gen = this.#gen;
     let raw: Uint8Array | undefined;
     try {
       raw = await this.#storage.get(K.id(hash));
@@ -163,12 +286,20 @@ export class TokenStore {
       if (isTransitError(e, 'sealed')) throw e;
       throw internal('token store: cannot read a token entry', e);
     }
-    if (!raw) return undefined;
+    if (!raw) {
+      this.#parsed.delete(hash);
+      return undefined;
+    }
     const hit = this.#parsed.get(hash);
-    if (hit && sameBytes(hit.raw, raw)) return { raw, entry: hit.entry };
-    const entry = parseEntry(raw);
-    if (this.#parsed.size >= 1024) this.#parsed.clear();
-    this.#parsed.set(hash, { raw, entry });
+    const entry = hit && sameBytes(hit.raw, raw) ? hit.entry : parseEntry(raw);
+    const at = this.#clock.now();
+    if (gen !== this.#gen) {
+      // A change overtook this read: use what was read, but do not keep it.
+      this.#parsed.delete(hash);
+      return { raw, entry };
+    }
+    if (!hit && this.#parsed.size >= MAX_CACHED) this.#parsed.clear();
+    this.#parsed.set(hash, { raw, entry, at });
     return { raw, entry };
   }
 
@@ -178,6 +309,7 @@ export class TokenStore {
       undefined,
       utf8(JSON.stringify(entry)),
     );
+    this.#forget(entry.hash);
     if (!ok) throw new TransitError('conflict', 'token already exists');
     await this.#storage.put(K.accessor(entry.accessor), utf8(entry.hash));
     if (entry.parent !== '') await this.#storage.put(K.child(entry.parent, entry.hash), utf8(''));
@@ -233,9 +365,12 @@ export class TokenStore {
     if (typeof token !== 'string' || token === '' || token.length > MAX_TOKEN_LENGTH) {
       return undefined;
     }
-    const hash = await this.#hash(token);
+    // No promise on the cached path: the salt is loaded and the entry cached.
+    const hashed = this.#hash(token);
+    const hash = typeof hashed === 'string' ? hashed : await hashed;
     for (let i = 0; i < CAS_RETRIES; i++) {
-      const found = await this.#read(hash);
+      const read = this.#read(hash, i > 0);
+      const found = read instanceof Promise ? await read : read;
       if (!found) return undefined;
       const { raw, entry } = found;
       if (!sameHash(entry.hash, hash)) return undefined;
@@ -248,7 +383,9 @@ export class TokenStore {
         const next = last
           ? undefined
           : utf8(JSON.stringify({ ...entry, num_uses: entry.num_uses - 1 }));
-        if (!(await this.#storage.compareAndSet(K.id(hash), raw, next))) continue;
+        const used = await this.#storage.compareAndSet(K.id(hash), raw, next);
+        this.#forget(hash);
+        if (!used) continue;
         if (last) await this.#revokeTree(hash);
       }
       return {
@@ -337,7 +474,8 @@ export class TokenStore {
   async renewSelf(ctx: TokenContext, increment?: number | string): Promise<TokenAuth> {
     const inc = parseDurationSeconds(increment, 'increment');
     for (let i = 0; i < CAS_RETRIES; i++) {
-      const found = await this.#read(ctx.hash);
+      // Read storage: the compare-and-set below needs the stored bytes.
+      const found = await this.#read(ctx.hash, true);
       if (!found) throw denied('permission denied');
       const { raw, entry } = found;
       const now = this.#clock.now();
@@ -362,7 +500,13 @@ export class TokenStore {
         await this.#leases.renew(entry.lease_id, Math.ceil((expire - now) / 1000), { auth: true });
       }
       const next = { ...entry, expire_ms: expire };
-      if (await this.#storage.compareAndSet(K.id(ctx.hash), raw, utf8(JSON.stringify(next)))) {
+      const renewed = await this.#storage.compareAndSet(
+        K.id(ctx.hash),
+        raw,
+        utf8(JSON.stringify(next)),
+      );
+      this.#forget(ctx.hash);
+      if (renewed) {
         return withWarnings(authOf(ctx.token, next, now), warnings);
       }
     }
@@ -395,11 +539,15 @@ export class TokenStore {
     while (stack.length > 0) {
       const h = stack.pop() as string;
       for (const child of await this.#storage.list(K.children(h))) stack.push(child);
-      const found = await this.#read(h);
+      const found = await this.#read(h, true);
       if (found) {
         await this.#storage.delete(K.accessor(found.entry.accessor));
         if (found.entry.parent !== '') await this.#storage.delete(K.child(found.entry.parent, h));
-        await this.#storage.delete(K.id(h));
+        try {
+          await this.#storage.delete(K.id(h));
+        } finally {
+          this.#forget(h);
+        }
         const lease = found.entry.lease_id;
         if (lease !== undefined && lease !== fromLease) leases.push(lease);
       }

@@ -78,6 +78,7 @@ export async function closeServices(s: NodeServices): Promise<void> {
   await s.transit.close().catch(() => undefined);
   await s.leases.stop().catch(() => undefined);
   await s.policies.close().catch(() => undefined);
+  await s.tokens.close().catch(() => undefined);
   // Last: every entry accepted so far is written before the node reports sealed.
   await s.audit?.close().catch(() => undefined);
 }

@@ -2,10 +2,11 @@
  * Tokens and many instances / failing storage (issue #15, items 1, 2, 9):
  *
  * - a revocation through one store is enforced by another on the same storage
- *   at its next check (token entries are read from storage on every use);
+ *   at its next check (the storage's change feed drops the other's cached entry);
  * - an unreadable or damaged token entry never authenticates, and the failure
  *   is not remembered: the salt and the entries are read again once storage
- *   recovers;
+ *   recovers (a cached entry is used for at most a second without a read: the
+ *   test moves the clock past that);
  * - a token cannot carry a policy name that can never be written (a comma,
  *   whitespace): it would be ambiguous in logs and caches.
  */
@@ -14,6 +15,7 @@ import type { TokenContext } from '../../src/auth/token-entry.js';
 import { TokenStore } from '../../src/auth/token-store.js';
 import { isTransitError } from '../../src/errors.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 import { FlakyStorage } from './flaky-storage.js';
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
@@ -50,10 +52,12 @@ describe('fail closed', () => {
 
   it('an unreadable token entry never authenticates; it is read again once readable', async () => {
     const storage = new FlakyStorage();
-    const tokens = new TokenStore({ storage });
+    const clock = new FakeClock();
+    const tokens = new TokenStore({ storage, clock });
     const root = await tokens.createRoot();
     expect(await tokens.authenticate(root)).toBeDefined();
     storage.failing.add('auth/token/id/');
+    clock.advance(1_000); // past the cache's re-read age: the entry must be read
     const e = await rejection(tokens.authenticate(root));
     expect(e).toBeInstanceOf(Error);
     expect(String((e as Error).message)).not.toContain(root);
