@@ -23,6 +23,7 @@ import type { StorageAdapter } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { Lru } from '../util/lru.js';
+import { ArchiveCache } from './archive-cache.js';
 import { sameBytes } from '../util/same-bytes.js';
 import { keyType } from './key-types.js';
 import { isInternalKeyName } from './names.js';
@@ -73,7 +74,7 @@ export class PolicyStore {
   readonly #cache: Lru<string, { key: LoadedKey; at: number }>;
   /** Revalidations of aged cache entries in flight, one per name. */
   readonly #revalidating = new Map<string, Promise<LoadedKey | undefined>>();
-  readonly #archive = new Lru<string, KeyVersion>(ARCHIVE_CACHE);
+  readonly #archive = new ArchiveCache(ARCHIVE_CACHE);
   readonly #locks = new KeyedMutex();
   /**
    * Invalidation stamps: a load (or a write) caches its result only when no
@@ -131,8 +132,7 @@ export class PolicyStore {
       // cached: a watching engine is told of its own writes too, and dropping
       // them made every rotate reload every archived version (O(versions)).
       if (cached && !keyType(cached.doc.policy.type).asymmetric) return;
-      const prefix = keyspace.archivePrefix(name, '').slice(0, -1);
-      this.#archive.deleteWhere((path) => path.startsWith(prefix));
+      this.#archive.deleteKey(name);
     }
   }
 
@@ -194,13 +194,12 @@ export class PolicyStore {
     if (v < oldestVersion(key.doc.policy) || v > key.doc.policy.latest_version) {
       throw internal(`key version ${v} of ${name} is not available`);
     }
-    const path = keyspace.archive(name, key.doc.uid, v);
-    const cached = this.#archive.get(path);
+    const cached = this.#archive.get(name, key.doc.uid, v);
     if (cached) return cached;
-    const raw = await this.#storage.get(path);
+    const raw = await this.#storage.get(keyspace.archive(name, key.doc.uid, v));
     if (!raw) throw internal(`archived version ${v} of key ${name} is missing from storage`);
     const ver = decodeVersion(raw, keyType(key.doc.policy.type));
-    this.#archive.set(path, ver);
+    this.#archive.set(name, key.doc.uid, v, ver);
     return ver;
   }
 
@@ -214,7 +213,15 @@ export class PolicyStore {
     if (inline) return inline;
     const p = key.doc.policy;
     if (v < oldestVersion(p) || v > p.latest_version) return undefined;
-    return this.#archive.peek(keyspace.archive(p.name, key.doc.uid, v));
+    return this.#archive.peek(p.name, key.doc.uid, v);
+  }
+
+  /**
+   * The archived versions of `key` now cached, by number (a live view), for
+   * scans over every version: one lookup for the key, then one per number.
+   */
+  archivedVersions(key: LoadedKey): ReadonlyMap<number, KeyVersion> | undefined {
+    return this.#archive.versionsOf(key.doc.policy.name, key.doc.uid);
   }
 
   /** Create a key unless the name exists. Returns the stored key and whether it was created. */
@@ -292,10 +299,9 @@ export class PolicyStore {
     for (const [n, v] of all) {
       if (n >= hotFloor) versions.set(n, v);
       else if (n >= oldest) {
-        const path = keyspace.archive(policy.name, uid, n);
-        await this.#storage.put(path, encodeVersion(v));
+        await this.#storage.put(keyspace.archive(policy.name, uid, n), encodeVersion(v));
         // Keep the cache in step: a version can be rewritten (set-certificate).
-        this.#archive.set(path, v);
+        this.#archive.set(policy.name, uid, n, v);
       }
     }
     return { uid, policy, versions };
@@ -306,9 +312,8 @@ export class PolicyStore {
     const from = oldestVersion(before.policy);
     const to = oldestVersion(after.policy);
     for (let v = from; v < to; v++) {
-      const path = keyspace.archive(after.policy.name, after.uid, v);
-      this.#archive.delete(path);
-      await this.#storage.delete(path);
+      this.#archive.delete(after.policy.name, after.uid, v);
+      await this.#storage.delete(keyspace.archive(after.policy.name, after.uid, v));
     }
   }
 
@@ -360,13 +365,11 @@ export class PolicyStore {
 
   async #deleteArchive(name: string, uid: string): Promise<void> {
     const prefix = keyspace.archivePrefix(name, uid);
+    this.#archive.deleteKey(name, uid);
     for (;;) {
       const page = await this.#storage.list(prefix, { limit: 1000 });
       if (page.length === 0) return;
-      for (const k of page) {
-        this.#archive.delete(prefix + k);
-        await this.#storage.delete(prefix + k);
-      }
+      for (const k of page) await this.#storage.delete(prefix + k);
     }
   }
 

@@ -46,12 +46,15 @@ export async function keyInfo(
   const p = key.doc.policy;
   const info = typeInfo(p);
   const keys: Record<string, number | AsymmetricKeyVersionInfo> = {};
+  // Archived versions by number, fetched once: no path built or hashed per version.
+  const archived = e.store.archivedVersions(key);
   for (let v = Math.max(oldestVersion(p), p.min_decryption_version); v <= p.latest_version; v++) {
     // Synchronous when cached: with 1,000 versions, one await each was most of a rotate.
-    const ver = e.store.cachedVersion(key, v) ?? (await e.store.version(key, v));
+    const ver = key.doc.versions.get(v) ?? archived?.get(v) ?? (await e.store.version(key, v));
     // The family's public key, or none: the read body shows the creation time.
     const pub = info.family.readBodyPublicKey(e.backend, p, ver, context);
-    keys[String(v)] = pub ? publicEntry(info, ver, await pub) : ver.creation_time;
+    // An integer index (the same property as String(v), without building the string).
+    keys[v] = pub ? publicEntry(info, ver, await pub) : ver.creation_time;
   }
   const body: KeyInfo = {
     name: p.name,
