@@ -24,6 +24,10 @@ export interface ServerArgs {
   leaderRefreshMs?: number;
   /** How often the active node runs an auto-rotation pass, ms (`--auto-rotate-interval`). */
   autoRotateIntervalMs?: number;
+  /** `HOST:PORT` of a separate, unauthenticated Prometheus scrape listener (`--metrics-listen`). */
+  metricsListen?: string;
+  /** `sys/metrics` without a token (`--unauthenticated-metrics-access`). */
+  unauthenticatedMetricsAccess?: boolean;
 }
 
 /** A parsed command line. */
@@ -54,7 +58,8 @@ Options:
   --initial-root-token TOKEN  with --root-key-file: the root token of a new store
                               (default: generated and printed once)
   --config FILE               JSON config: listen, storage, mount, max_request_bytes, policies,
-                              leader_ttl, leader_refresh, auto_rotate_interval
+                              leader_ttl, leader_refresh, auto_rotate_interval,
+                              metrics_listen, unauthenticated_metrics_access
   --mount PATH                transit mount path (default /v1/transit)
   --leader-ttl DURATION       time of the leader lock on shared storage: a standby takes
                               over within about this plus one refresh after the active
@@ -67,6 +72,13 @@ Options:
                               auto_rotate_period has elapsed (default 1m; standby nodes
                               never rotate)
   --max-request-bytes N       largest request body (default 33554432)
+  --metrics-listen HOST:PORT  also serve Prometheus metrics, without a token, at
+                              http://HOST:PORT/metrics (a separate scrape port: keep it
+                              private, never expose it publicly; GET /v1/sys/metrics on
+                              the main listener needs read on sys/metrics)
+  --unauthenticated-metrics-access
+                              serve GET /v1/sys/metrics without a token, also while
+                              sealed (Vault's unauthenticated_metrics_access)
   -h, --help                  show this help
   --version                   print the version
 `;
@@ -83,6 +95,7 @@ const VALUE_FLAGS = new Set([
   'leader-ttl',
   'leader-refresh',
   'auto-rotate-interval',
+  'metrics-listen',
 ]);
 
 /** Default `--leader-ttl`, as the lease manager's `leaderTtlMs`. */
@@ -145,7 +158,7 @@ export const VAULT_CLIENT_ENV: Readonly<Record<string, readonly string[]>> = {
  * environment too (and `--help` lists the variables); add a row with a new command.
  */
 export const COMMAND_FLAGS: Record<string, CommandFlags> = {
-  server: { value: VALUE_FLAGS, boolean: new Set(['dev']) },
+  server: { value: VALUE_FLAGS, boolean: new Set(['dev', 'unauthenticated-metrics-access']) },
 };
 
 /** `--dev-root-token` → `TRANSITKIT_DEV_ROOT_TOKEN`. */
@@ -269,6 +282,11 @@ function parseCommand(argv: readonly string[]): Command {
       args.dev = true;
       continue;
     }
+    if (name === 'unauthenticated-metrics-access') {
+      if (eq >= 0) throw new UsageError('--unauthenticated-metrics-access takes no value');
+      args.unauthenticatedMetricsAccess = true;
+      continue;
+    }
     if (!VALUE_FLAGS.has(name)) throw new UsageError(`unknown flag --${name}`);
     let value: string | undefined;
     if (eq >= 0) value = arg.slice(eq + 1);
@@ -309,6 +327,10 @@ function parseCommand(argv: readonly string[]): Command {
       case 'auto-rotate-interval':
         args.autoRotateIntervalMs = parseDurationMs(name, value);
         break;
+      case 'metrics-listen':
+        parseListen(value, name);
+        args.metricsListen = value;
+        break;
       case 'max-request-bytes': {
         const n = Number(value);
         if (!Number.isSafeInteger(n) || n < 1) {
@@ -333,10 +355,10 @@ function parseCommand(argv: readonly string[]): Command {
  * Split `HOST:PORT` (`[::1]:8200` for IPv6).
  * @throws UsageError for a malformed address.
  */
-export function parseListen(value: string): { host: string; port: number } {
+export function parseListen(value: string, flag = 'listen'): { host: string; port: number } {
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):([0-9]{1,5})$/.exec(value);
   const port = m ? Number(m[3]) : Number.NaN;
   if (!m || port > 65535)
-    throw new UsageError(`--listen must be HOST:PORT, got ${JSON.stringify(value)}`);
+    throw new UsageError(`--${flag} must be HOST:PORT, got ${JSON.stringify(value)}`);
   return { host: (m[1] ?? m[2]) as string, port };
 }

@@ -26,6 +26,12 @@
  * - Auto-rotation runs on the same node (one leader lock for every background
  *   duty), every `--auto-rotate-interval` (default 1 m; config key
  *   `auto_rotate_interval`): a due key is rotated once, by the active node.
+ * - Metrics are always on (`GET /v1/sys/metrics`, `read` on `sys/metrics`;
+ *   `--unauthenticated-metrics-access` drops the token, as Vault's
+ *   `unauthenticated_metrics_access`), with Node's process metrics.
+ *   `--metrics-listen HOST:PORT` also serves `/metrics` without a token on a
+ *   separate port, for a Prometheus scrape job: keep that port private.
+ *   Config keys `metrics_listen`, `unauthenticated_metrics_access`.
  * - Prints one line with `http://HOST:PORT` once listening. Never prints or
  *   logs the root key.
  * @module
@@ -34,7 +40,8 @@ import { readFile } from 'node:fs/promises';
 import { MemoryStorage, type StorageAdapter, TransitNode } from '../../src/index.js';
 import { nodeAuditDevices } from '../audit/index.js';
 import { FileStorage } from '../file/index.js';
-import { createHandler } from '../http/index.js';
+import { createHandler, PrometheusMetrics } from '../http/index.js';
+import { metricsListener } from '../http/metrics-server.js';
 import { createServer, type TransitkitServer } from '../http/node-server.js';
 import {
   checkLeaderTiming,
@@ -54,6 +61,8 @@ interface ConfigFile {
   leader_ttl?: string;
   leader_refresh?: string;
   auto_rotate_interval?: string;
+  metrics_listen?: string;
+  unauthenticated_metrics_access?: boolean;
 }
 
 const CONFIG_KEYS = new Set([
@@ -65,6 +74,8 @@ const CONFIG_KEYS = new Set([
   'leader_ttl',
   'leader_refresh',
   'auto_rotate_interval',
+  'metrics_listen',
+  'unauthenticated_metrics_access',
 ]);
 
 /** A duration from the config file (a string as the flag's value, or a number of seconds). */
@@ -179,6 +190,17 @@ export async function startServer(
   const devShamir =
     args.dev && storageKind(storageSpec) !== 'inmem' && args.rootKeyFile === undefined;
   const { host, port } = parseListen(args.listen ?? config.listen ?? '127.0.0.1:8200');
+  const metricsListen = args.metricsListen ?? config.metrics_listen;
+  const metricsAddr =
+    metricsListen === undefined ? undefined : parseListen(metricsListen, 'metrics-listen');
+  const openMetrics =
+    args.unauthenticatedMetricsAccess ?? config.unauthenticated_metrics_access ?? false;
+  if (typeof openMetrics !== 'boolean') {
+    throw new UsageError('config: unauthenticated_metrics_access must be true or false');
+  }
+  // Metrics are always on (as Vault's telemetry): GET /v1/sys/metrics needs read
+  // on sys/metrics; --metrics-listen adds an unauthenticated scrape port.
+  const metrics = new PrometheusMetrics({ processMetrics: true });
   const rootKey =
     args.rootKeyFile !== undefined
       ? await readRootKey(args.rootKeyFile)
@@ -195,6 +217,7 @@ export async function startServer(
   const { storage, label, type } = await openStorage(storageSpec);
   const node = new TransitNode({
     storage,
+    metrics,
     ...(rootKey ? { rootKey } : {}),
     initialRootToken: args.dev ? args.devRootToken : args.initialRootToken,
     transit: {
@@ -230,6 +253,8 @@ export async function startServer(
   });
   rootKey?.fill(0);
   let server: TransitkitServer | undefined;
+  let scrape: TransitkitServer | undefined;
+  let scrapeUrl: string | undefined;
   try {
     const started = await node.start();
     let root = started.root_token;
@@ -255,13 +280,22 @@ export async function startServer(
       maxRequestBytes: args.maxRequestBytes ?? config.max_request_bytes,
       version,
       logger: { error: (message, error) => console.error(message, error) },
+      metrics,
+      unauthenticatedMetricsAccess: openMetrics,
     });
     server = createServer(handler);
     const { url } = await server.listen(port, host);
+    if (metricsAddr) {
+      scrape = createServer(metricsListener(metrics), { listMethod: false });
+      scrapeUrl = (await scrape.listen(metricsAddr.port, metricsAddr.host)).url;
+    }
     print(`==> transitkit server started: ${url}`);
     print(
       `    Storage: ${label}${args.dev && storageSpec === 'memory' ? ' (dev mode: lost on exit)' : ''}`,
     );
+    if (scrapeUrl !== undefined) {
+      print(`    Metrics: ${scrapeUrl}/metrics (no token: keep this port private)`);
+    }
     print(`    Transit mount: ${mount}`);
     const status = await node.sealStatus();
     if (!status.initialized) print('    Seal: not initialized (PUT /v1/sys/init)');
@@ -285,12 +319,14 @@ export async function startServer(
       async close() {
         process.off('SIGHUP', onHup);
         await running.close({ drainMs: 10_000 });
+        await scrape?.close({ drainMs: 1_000 });
         await node.close();
         await storage.close?.();
       },
     };
   } catch (e) {
     await server?.close({ drainMs: 0 }).catch(() => undefined);
+    await scrape?.close({ drainMs: 0 }).catch(() => undefined);
     await node.close().catch(() => undefined);
     await storage.close?.().catch(() => undefined);
     throw e;

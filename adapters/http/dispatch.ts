@@ -33,6 +33,8 @@ import {
 import { AUDIT_ROUTES } from './audit-routes.js';
 import { aclTail, authenticate, authorize, type HeaderLookup } from './auth.js';
 import { checkValueLimits, type ResolvedJsonLimits } from './json-limits.js';
+import { requestRecorder } from './metrics.js';
+import type { MetricsExporter } from './metrics-prometheus.js';
 import { parseJsonBody, queryFields, type UnknownFields, unknownFieldsWarning } from './params.js';
 import { authorizeSomeCompletion } from './preauth.js';
 import { type HttpReply, jsonReply, successReply } from './reply.js';
@@ -88,6 +90,16 @@ export interface DispatchOptions {
   clusterId: string;
   /** The time source of health's `server_time_utc`. */
   clock: Clock;
+  /** Serves `sys/metrics` and records each request (metrics.ts); absent: neither. */
+  metrics?: MetricsExporter;
+  /** `sys/metrics` without a token, also while sealed (Vault's `unauthenticated_metrics_access`). */
+  unauthenticatedMetrics?: boolean;
+}
+
+/** What a request's handling learnt, for the error reply and the request metrics. */
+interface Seen {
+  read: boolean;
+  route?: Route;
 }
 
 /** The dispatcher: `undefined` only with `fallthrough`, for a path outside the mount. @public */
@@ -174,9 +186,10 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     startsWith(mount, api) && mount.length > api.length ? mount.slice(api.length) : mount;
   // The spec's table, then the seal routes (served only when the handler has a
   // TransitNode), then the audit device routes (audit-routes.ts).
-  const router = new Router([...ROUTES, ...SEAL_ROUTES, ...AUDIT_ROUTES], (first) =>
-    first === 'transit' ? mount : [...api, first],
+  const rows = [...ROUTES, ...SEAL_ROUTES, ...AUDIT_ROUTES].map((r) =>
+    r.needsMetrics && o.unauthenticatedMetrics ? openMetricsRow(r) : r,
   );
+  const router = new Router(rows, (first) => (first === 'transit' ? mount : [...api, first]));
   const isTransit = (r: Route) => r.path === '/transit' || r.path.startsWith('/transit/');
   const aclPathOf = (r: Route, segs: readonly string[]) =>
     (isTransit(r) ? [...aclMount, ...segs.slice(mount.length)] : segs.slice(api.length)).join('/');
@@ -205,7 +218,8 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     seen.read = method === 'GET' || method === 'LIST';
     const found = router.match(method as RouteMethod, segs);
     const route = found.kind === 'match' ? found.match.route : undefined;
-    const usable = route && source.usable(route, o.auth);
+    const usable =
+      route && source.usable(route, o.auth) && (!route.needsMetrics || o.metrics !== undefined);
     if (found.kind === 'none' || (route && !usable)) {
       if (fallthrough && !startsWith(segs, mount)) return { reply: undefined };
       const { status, message } = ROUTE_STATUS.unsupportedPath;
@@ -251,11 +265,12 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     req: HttpRequest,
     requestId: string,
     fallthrough: boolean,
-    seen: { read: boolean },
+    seen: Seen,
   ): Promise<HttpReply | undefined> => {
     const r = resolve(req, fallthrough, seen);
     if (!('route' in r) || !r.route) return r.reply;
     const { route, params, segs, query, verb, method, aclPath } = r;
+    seen.route = route;
 
     const served = await source.forRequest(route);
     const token = await authenticate(served, route, req.headers, o.auth);
@@ -299,7 +314,11 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     const trail = audit ? await auditRequest(audit, start(body)) : undefined;
     let result: unknown;
     try {
-      result = await route.call(served, { path: params, body }, { operation, token });
+      result = await route.call(
+        served,
+        { path: params, body },
+        { operation, token, metrics: o.metrics },
+      );
     } catch (e) {
       if (trail) await auditError(trail, e);
       throw e;
@@ -319,9 +338,12 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     });
   };
 
-  return async (req, options = {}) => {
+  const handle = async (
+    req: HttpRequest,
+    options: { fallthrough?: boolean },
+    seen: Seen,
+  ): Promise<HttpReply | undefined> => {
     const requestId = globalThis.crypto.randomUUID();
-    const seen = { read: false };
     try {
       return await run(req, requestId, options.fallthrough === true, seen);
     } catch (e) {
@@ -339,6 +361,26 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
       return reply;
     }
   };
+
+  // Request metrics (metrics.ts): one clock pair and one observation per
+  // request when the handler has metrics; the plain handler otherwise.
+  const record = o.metrics ? requestRecorder(o.metrics) : undefined;
+  if (!record) return (req, options = {}) => handle(req, options, { read: false });
+  return async (req, options = {}) => {
+    const seen: Seen = { read: false };
+    const start = performance.now();
+    const reply = await handle(req, options, seen);
+    if (reply) {
+      const method = seen.route?.method ?? req.method.toUpperCase();
+      record(seen.route?.path, method, reply.status, (performance.now() - start) / 1000);
+    }
+    return reply;
+  };
+}
+
+/** The `sys/metrics` row without a token, answered while sealed too. */
+function openMetricsRow(r: Route): Route {
+  return { ...r, cap: null, sudo: false, whileSealed: true };
 }
 
 function allowHeader(methods: readonly RouteMethod[]): string {

@@ -23,6 +23,7 @@ import { createDispatch, type Dispatch, type Logger } from './dispatch.js';
 import { type FetchHandler, toFetchHandler } from './fetch.js';
 import { type JsonLimits, resolveJsonLimits } from './json-limits.js';
 import { type KoaMiddleware, toKoaMiddleware } from './koa.js';
+import type { MetricsExporter } from './metrics-prometheus.js';
 import { type NodeHandler, toNodeHandler } from './node.js';
 import type { UnknownFields } from './params.js';
 import { type HandlerServices, isNode } from './source.js';
@@ -49,6 +50,13 @@ export type { FetchHandler } from './fetch.js';
 export type { HealthBody, HealthSource, HealthState } from './health.js';
 export type { JsonLimits } from './json-limits.js';
 export type { KoaContextLike, KoaMiddleware } from './koa.js';
+export type {
+  VaultGaugeValue,
+  VaultMetricsSummary,
+  VaultSampledValue,
+} from './metrics-json.js';
+export type { MetricsExporter, PrometheusMetricsOptions } from './metrics-prometheus.js';
+export { PrometheusMetrics } from './metrics-prometheus.js';
 export type { NodeHandler, NodeRequestLike, NodeResponseLike } from './node.js';
 export type { UnknownFields } from './params.js';
 export type { HttpReply } from './reply.js';
@@ -101,6 +109,22 @@ export interface HandlerOptions {
   clusterId?: string;
   /** Time source of the health body's `server_time_utc`. Default: the wall clock. */
   clock?: Clock;
+  /**
+   * Metrics (a {@link PrometheusMetrics}, or any {@link MetricsExporter}):
+   * serves `GET /v1/sys/metrics` (`format=prometheus` for the Prometheus text
+   * exposition, Vault's JSON otherwise; `read` on `sys/metrics`) and records
+   * every request in `transitkit_http_request_duration_seconds` by route
+   * pattern, method and status. Give the same object to the `TransitNode` for
+   * its engine, storage, lease and seal metrics. Default: none (404, and no
+   * per-request cost).
+   */
+  metrics?: MetricsExporter;
+  /**
+   * Serve `sys/metrics` without a token, also while sealed (Vault's listener
+   * `telemetry.unauthenticated_metrics_access`). Default false: expose it
+   * only where every caller may read it.
+   */
+  unauthenticatedMetricsAccess?: boolean;
 }
 
 /**
@@ -116,6 +140,22 @@ export interface TransitHandler {
   readonly fetch: FetchHandler;
   /** The runtime-neutral core, for tests and custom bindings. */
   readonly dispatch: Dispatch;
+}
+
+/** The `metrics` option, checked. */
+function checkExporter(m: unknown): MetricsExporter | undefined {
+  if (m === undefined) return undefined;
+  const x = m as Partial<MetricsExporter> | null;
+  if (
+    typeof x !== 'object' ||
+    x === null ||
+    typeof x.histogram !== 'function' ||
+    typeof x.prometheus !== 'function' ||
+    typeof x.vaultJson !== 'function'
+  ) {
+    throw invalidRequest('metrics must be a PrometheusMetrics (or a MetricsExporter)');
+  }
+  return x as MetricsExporter;
 }
 
 function pathOption(value: unknown, name: string, dflt: string): string {
@@ -186,6 +226,11 @@ export function createHandler(
   if (unknownFields !== 'warn' && unknownFields !== 'reject') {
     throw invalidRequest("unknownFields must be 'warn' or 'reject'");
   }
+  const metrics = checkExporter(options.metrics);
+  const openMetrics = options.unauthenticatedMetricsAccess ?? false;
+  if (typeof openMetrics !== 'boolean') {
+    throw invalidRequest('unauthenticatedMetricsAccess must be a boolean');
+  }
   const dispatch = createDispatch(services, {
     mount: pathOption(options.mount, 'mount', '/v1/transit'),
     apiPrefix: pathOption(options.apiPrefix, 'apiPrefix', '/v1'),
@@ -199,6 +244,7 @@ export function createHandler(
     clusterName: options.clusterName ?? 'transitkit',
     clusterId: options.clusterId ?? globalThis.crypto.randomUUID(),
     clock: options.clock ?? systemClock,
+    ...(metrics ? { metrics, unauthenticatedMetrics: openMetrics } : {}),
   });
   return {
     dispatch,

@@ -23,6 +23,12 @@ import { Duplex } from 'node:stream';
 import { ListMethodRewriter } from './list-method.js';
 
 export { fileAuditDevice, nodeAuditDevices, socketAuditDevice } from '../audit/index.js';
+export type {
+  MetricsListenerOptions,
+  ScrapeRequestLike,
+  ScrapeResponseLike,
+} from './metrics-server.js';
+export { metricsListener } from './metrics-server.js';
 
 /** A TCP socket seen through the rewriter; delegates the socket API Node's server uses. */
 class ListSocket extends Duplex {

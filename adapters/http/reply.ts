@@ -11,6 +11,7 @@
 import type { Clock } from '../../src/clock.js';
 import { warningsOf } from '../../src/result-meta.js';
 import { type HealthState, healthReply } from './health.js';
+import type { TextResult } from './metrics.js';
 import type { ReplyKind } from './route.js';
 import { batchReplyStatus, errorsBody } from './status.js';
 
@@ -159,6 +160,14 @@ export function successReply(
     }
     case 'raw':
       return jsonReply(200, JSON.stringify(result ?? {}));
+    case 'text': {
+      const { contentType, text } = result as TextResult;
+      return {
+        status: 200,
+        headers: { 'content-type': contentType, 'cache-control': 'no-store' },
+        body: text,
+      };
+    }
     case 'accepted':
       return jsonReply(
         202,

@@ -23,6 +23,7 @@ import type {
 } from 'transitkit';
 import { type EndpointSchema, type FieldType, NO_FIELDS } from '../../src/schema.js';
 import type { HealthSource } from './health.js';
+import type { MetricsExporter } from './metrics-prometheus.js';
 import { compileFields, type FieldParser } from './params.js';
 
 /** The methods rows are declared with (PUT is POST; HEAD is GET where a row allows it). */
@@ -41,7 +42,8 @@ export type Fields = Readonly<Record<string, FieldType>>;
  * `revoke` 204, or 202 when `sync` is false; `accepted` 202 with the envelope
  * and Vault's tidy warning; `health` status from the query codes; `raw` the
  * result itself as the body, without the envelope (`sys/init`, `sys/unseal`,
- * `sys/seal-status`, as Vault).
+ * `sys/seal-status`, as Vault); `text` a body with its own content type (the
+ * result is a `TextResult`: `sys/metrics`, Prometheus text or Vault's JSON).
  */
 export type ReplyKind =
   | 'data'
@@ -53,7 +55,8 @@ export type ReplyKind =
   | 'revoke'
   | 'accepted'
   | 'health'
-  | 'raw';
+  | 'raw'
+  | 'text';
 
 /**
  * What the handler serves. `tokens` and `policies` are required unless the
@@ -95,6 +98,8 @@ export interface CallContext {
   operation: AclOperation;
   /** The authenticated token (absent when the handler runs with `auth: false`). */
   token: TokenContext | undefined;
+  /** The handler's metrics (`needsMetrics` rows only; metrics.ts). */
+  metrics?: MetricsExporter;
 }
 
 type Before<P extends string> = P extends `${infer A}(${string}` ? A : P;
@@ -147,6 +152,8 @@ export interface Route {
   needsAudit: boolean;
   /** The row needs a {@link TransitNode} (the seal routes). */
   needsNode: boolean;
+  /** The row needs the handler's `metrics` (`sys/metrics`; else 404). */
+  needsMetrics: boolean;
   /** Served while sealed or uninitialised (health and the seal routes); no other service is used. */
   whileSealed: boolean;
   /** A parameter that takes the rest of the path, `/` included (lease prefixes). */
@@ -191,6 +198,7 @@ export interface RowOptions {
   needsLeases?: boolean;
   needsAudit?: boolean;
   needsNode?: boolean;
+  needsMetrics?: boolean;
   whileSealed?: boolean;
   greedy?: string;
   ignoreUnknown?: boolean;
@@ -230,6 +238,7 @@ function row<P extends string>(
     needsLeases: o.needsLeases ?? false,
     needsAudit: o.needsAudit ?? false,
     needsNode: o.needsNode ?? false,
+    needsMetrics: o.needsMetrics ?? false,
     whileSealed: o.whileSealed ?? o.reply === 'health',
     greedy: o.greedy,
     ignoreUnknown: o.ignoreUnknown ?? false,

@@ -50,6 +50,7 @@ import {
   self,
   writePolicy,
 } from './calls.js';
+import { METRICS_FIELDS, metricsBody } from './metrics.js';
 import { del, get, list, post, type Route } from './route.js';
 import {
   HEALTH_FIELDS,
@@ -253,6 +254,10 @@ export const ROUTES: readonly Route[] = [
     '/sys/health',
     { cap: null, head: true, reply: 'health', fields: HEALTH_FIELDS, ignoreUnknown: true },
     (s) => health(s),
+  ),
+  // --- Metrics (served when the handler has `metrics`; metrics.ts) -----------------------
+  get('/sys/metrics', { needsMetrics: true, fields: METRICS_FIELDS, reply: 'text' }, (_s, i, ctx) =>
+    metricsBody(ctx.metrics, i.body.format),
   ),
   // --- Tokens (Vault's token store) ----------------------------------------------------
   post(

@@ -59,6 +59,21 @@ export interface CryptoBackend extends AsymmetricBackend {
     plaintext: Uint8Array,
     aad?: Uint8Array,
   ): Uint8Array;
+  /**
+   * Optional: as {@link CryptoBackend.aeadSeal} without associated data,
+   * writing `ciphertext ‖ tag` into `out` at `offset` (room for
+   * `plaintext.length + 16` bytes); returns the bytes written. Streams seal
+   * their chunks straight into one output batch with it; a backend without it
+   * costs them one copy per chunk.
+   */
+  aeadSealInto?(
+    alg: AeadAlgorithm,
+    key: Uint8Array,
+    nonce: Uint8Array,
+    plaintext: Uint8Array,
+    out: Uint8Array,
+    offset: number,
+  ): number;
   /** Decrypt `ciphertext ‖ tag`; throws {@link AeadAuthError} when authentication fails. */
   aeadOpen(
     alg: AeadAlgorithm,

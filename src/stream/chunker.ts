@@ -17,6 +17,7 @@
 
 import type { CryptoBackend } from '../crypto/backend.js';
 import { invalidRequest } from '../errors.js';
+import { unfilled } from './alloc.js';
 import {
   CHUNK_SIZE,
   type ChunkCipher,
@@ -55,26 +56,36 @@ export class ChunkEncoder {
     this.#cipher = cipher;
   }
 
-  /** Seal every chunk `data` completes; keep the remainder (< 16 KiB). */
+  /**
+   * Seal every chunk `data` completes into one output piece (so a 64 KiB
+   * write gives one 65,600-byte piece, not four); keep the remainder (< 16 KiB).
+   */
   push(data: Uint8Array, emit: Emit): void {
     if (this.#finished) throw invalidRequest('stream: write after the end');
+    const chunks = Math.floor((this.#fill + data.length) / CHUNK_SIZE);
+    if (chunks === 0) {
+      this.#pending.set(data, this.#fill);
+      this.#fill += data.length;
+      return;
+    }
+    const out = unfilled(chunks * WIRE_CHUNK);
     let off = 0;
+    let at = 0;
     if (this.#fill > 0) {
-      off = Math.min(CHUNK_SIZE - this.#fill, data.length);
+      off = CHUNK_SIZE - this.#fill;
       this.#pending.set(data.subarray(0, off), this.#fill);
-      this.#fill += off;
-      if (this.#fill < CHUNK_SIZE) return;
-      emit(this.#cipher.seal(this.#index++, this.#pending));
+      this.#cipher.sealInto(this.#index++, this.#pending, out, 0);
+      at = WIRE_CHUNK;
       this.#fill = 0;
     }
-    while (data.length - off >= CHUNK_SIZE) {
-      emit(this.#cipher.seal(this.#index++, data.subarray(off, off + CHUNK_SIZE)));
-      off += CHUNK_SIZE;
+    for (; at < out.length; at += WIRE_CHUNK, off += CHUNK_SIZE) {
+      this.#cipher.sealInto(this.#index++, data.subarray(off, off + CHUNK_SIZE), out, at);
     }
     if (off < data.length) {
       this.#pending.set(data.subarray(off), 0);
       this.#fill = data.length - off;
     }
+    emit(out);
   }
 
   /** Seal the final chunk (shorter than 16 KiB, possibly empty). */
@@ -160,22 +171,36 @@ export class ChunkDecoder {
       cipher = this.#open(this.#header);
       this.#cipher = cipher;
     }
-    if (this.#fill > 0) {
-      const take = Math.min(WIRE_CHUNK - this.#fill, data.length - off);
-      this.#pending.set(data.subarray(off, off + take), this.#fill);
-      this.#fill += take;
-      off += take;
-      if (this.#fill < WIRE_CHUNK) return;
-      emit(cipher.open(this.#index++, this.#pending));
-      this.#fill = 0;
+    const chunks = Math.floor((this.#fill + data.length - off) / WIRE_CHUNK);
+    if (chunks === 0) {
+      this.#pending.set(data.subarray(off), this.#fill);
+      this.#fill += data.length - off;
+      return;
     }
-    while (data.length - off >= WIRE_CHUNK) {
-      emit(cipher.open(this.#index++, data.subarray(off, off + WIRE_CHUNK)));
-      off += WIRE_CHUNK;
+    // One output piece per push; on a failure, the chunks that did
+    // authenticate are released first (in order), then the error.
+    const out = unfilled(chunks * CHUNK_SIZE);
+    let at = 0;
+    try {
+      if (this.#fill > 0) {
+        const take = WIRE_CHUNK - this.#fill;
+        this.#pending.set(data.subarray(off, off + take), this.#fill);
+        off += take;
+        this.#fill = 0;
+        out.set(cipher.open(this.#index++, this.#pending), 0);
+        at = CHUNK_SIZE;
+      }
+      for (; at < out.length; at += CHUNK_SIZE, off += WIRE_CHUNK) {
+        out.set(cipher.open(this.#index++, data.subarray(off, off + WIRE_CHUNK)), at);
+      }
+    } catch (e) {
+      if (at > 0) emit(out.slice(0, at));
+      throw e;
     }
     if (off < data.length) {
       this.#pending.set(data.subarray(off), 0);
       this.#fill = data.length - off;
     }
+    emit(out);
   }
 }

@@ -133,29 +133,50 @@ export function deriveKeys(
 export class ChunkCipher {
   readonly #backend: CryptoBackend;
   readonly #key: Uint8Array;
-  readonly #baseNonce: Uint8Array;
+
+  readonly #base0: number;
+  readonly #base1: number;
+  readonly #base2: number;
+  readonly #scratchBytes = new Uint8Array(NONCE_SIZE);
+  readonly #scratch = new DataView(this.#scratchBytes.buffer);
 
   constructor(backend: CryptoBackend, keys: DerivedKeys) {
     this.#backend = backend;
     this.#key = keys.key;
-    this.#baseNonce = keys.baseNonce;
+    const base = new DataView(keys.baseNonce.buffer, keys.baseNonce.byteOffset, NONCE_SIZE);
+    this.#base0 = base.getUint32(0);
+    this.#base1 = base.getUint32(4);
+    this.#base2 = base.getUint32(8);
   }
 
-  /** `base_nonce XOR BE96(index)`; the index is below 2^38, so two words suffice. */
+  /**
+   * `base_nonce XOR BE96(index)`, in one scratch buffer reused per chunk (the
+   * backend contract is synchronous: a call has consumed the nonce before it
+   * returns). The index is below 2^38, so two 32-bit words suffice.
+   */
   #nonce(index: number): Uint8Array {
     if (!Number.isSafeInteger(index) || index < 0 || index >= MAX_CHUNKS) {
       throw invalidRequest('stream: too many chunks (the limit is 2^38)');
     }
-    const nonce = this.#baseNonce.slice();
-    const view = new DataView(nonce.buffer);
-    view.setUint32(4, view.getUint32(4) ^ Math.floor(index / 2 ** 32));
-    view.setUint32(8, view.getUint32(8) ^ (index % 2 ** 32));
-    return nonce;
+    this.#scratch.setUint32(0, this.#base0);
+    this.#scratch.setUint32(4, this.#base1 ^ Math.floor(index / 2 ** 32));
+    this.#scratch.setUint32(8, (this.#base2 ^ index) >>> 0);
+    return this.#scratchBytes;
   }
 
   /** `ciphertext ‖ tag` of chunk `index`. */
   seal(index: number, plaintext: Uint8Array): Uint8Array {
     return this.#backend.aeadSeal('aes-gcm', this.#key, this.#nonce(index), plaintext);
+  }
+
+  /** Seal chunk `index` into `out` at `offset` (`plaintext.length + 16` bytes). */
+  sealInto(index: number, plaintext: Uint8Array, out: Uint8Array, offset: number): void {
+    const nonce = this.#nonce(index);
+    if (this.#backend.aeadSealInto) {
+      this.#backend.aeadSealInto('aes-gcm', this.#key, nonce, plaintext, out, offset);
+    } else {
+      out.set(this.#backend.aeadSeal('aes-gcm', this.#key, nonce, plaintext), offset);
+    }
   }
 
   /**

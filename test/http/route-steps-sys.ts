@@ -19,6 +19,33 @@ export const sysSteps = (state: Record<string, string>): Step[] => [
       expect(r.json).toMatchObject({ initialized: true, sealed: false, standby: false }),
   },
   {
+    method: 'GET',
+    url: '/v1/sys/metrics',
+    status: 200,
+    check: (r) => {
+      // Vault's JSON summary; the health request before is counted by route pattern.
+      expect(Object.keys(r.json).sort()).toEqual([
+        'Counters',
+        'Gauges',
+        'Points',
+        'Samples',
+        'Timestamp',
+      ]);
+      expect(r.json.Gauges).toContainEqual({
+        Name: 'transitkit_node_sealed',
+        Value: 0,
+        Labels: {},
+      });
+      expect(
+        r.json.Samples.some(
+          (s: { Name: string; Labels: Record<string, string> }) =>
+            s.Name === 'transitkit_http_request_duration_seconds' &&
+            s.Labels.route === '/sys/health',
+        ),
+      ).toBe(true);
+    },
+  },
+  {
     method: 'PUT',
     url: '/v1/sys/policy/walker',
     body: { policy: 'path "transit/*" { capabilities = ["read"] }' },

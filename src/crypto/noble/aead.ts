@@ -40,6 +40,30 @@ export function nobleAeadSeal(
 }
 
 /**
+ * Encrypts `plaintext` into `out` at `offset` (no associated data); returns
+ * the bytes written. noble's AES-GCM has no output argument, so this copies
+ * its result (negligible next to the cipher itself in pure JS).
+ * @throws RangeError / TypeError for bad parameters or an `out` too small.
+ * @internal
+ */
+export function nobleAeadSealInto(
+  alg: AeadAlgorithm,
+  key: Uint8Array,
+  nonce: Uint8Array,
+  plaintext: Uint8Array,
+  out: Uint8Array,
+  offset: number,
+): number {
+  const sealed = nobleAeadSeal(alg, key, nonce, plaintext);
+  assertBytes(out, `${alg}: out`);
+  if (!Number.isSafeInteger(offset) || offset < 0 || offset + sealed.length > out.length) {
+    throw new RangeError(`${alg}: out has no room for ${sealed.length} bytes at ${offset}`);
+  }
+  out.set(sealed, offset);
+  return sealed.length;
+}
+
+/**
  * Verifies and decrypts `ciphertext ‖ tag(16)`.
  * @throws AeadAuthError when the tag does not verify; RangeError / TypeError
  *   for bad parameters.

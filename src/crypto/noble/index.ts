@@ -2,7 +2,8 @@
  * The portable `noble` {@link CryptoBackend}: pure JS over `@noble/ciphers`
  * and `@noble/hashes`, runs on any runtime with `crypto.getRandomValues`; the
  * asymmetric half is `nobleAsymmetric` (`./asymmetric.ts`: `@noble/curves`,
- * WebCrypto for RSA), spread in.
+ * WebCrypto for RSA), spread in behind dynamic imports (`./asymmetric-lazy.ts`),
+ * so it loads on the first key-pair operation.
  *
  * No `node:` import may appear in this folder (the browser bundle check and
  * Biome's `noNodejsModules` enforce it).
@@ -12,8 +13,8 @@
 import { randomBytes as nobleRandomBytes } from '@noble/hashes/utils.js';
 import { constantTimeEqual } from '../../util/constant-time.js';
 import type { CryptoBackend } from '../backend.js';
-import { nobleAeadOpen, nobleAeadSeal } from './aead.js';
-import { nobleAsymmetric } from './asymmetric.js';
+import { nobleAeadOpen, nobleAeadSeal, nobleAeadSealInto } from './aead.js';
+import { lazyNobleAsymmetric } from './asymmetric-lazy.js';
 import { nobleDigest, nobleHkdf, nobleHmac } from './hash.js';
 import { assertBytes, checkCount } from './params.js';
 
@@ -52,9 +53,10 @@ function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
  * @public
  */
 export const nobleBackend: CryptoBackend = /* @__PURE__ */ Object.freeze({
-  ...nobleAsymmetric,
+  ...lazyNobleAsymmetric,
   name: 'noble',
   aeadSeal: nobleAeadSeal,
+  aeadSealInto: nobleAeadSealInto,
   aeadOpen: nobleAeadOpen,
   digest: nobleDigest,
   hmac: nobleHmac,

@@ -88,6 +88,42 @@ export function nodeAeadSeal(
 }
 
 /**
+ * Encrypts `plaintext` into `out` at `offset` as `ciphertext ‖ tag(16)` (no
+ * associated data); returns the bytes written. One copy of OpenSSL's output,
+ * as {@link nodeAeadSeal}, but no allocation of the sealed result.
+ * @throws RangeError / TypeError for bad parameters or an `out` too small.
+ * @internal
+ */
+export function nodeAeadSealInto(
+  alg: AeadAlgorithm,
+  key: Uint8Array,
+  nonce: Uint8Array,
+  plaintext: Uint8Array,
+  out: Uint8Array,
+  offset: number,
+): number {
+  const n = plaintext.length + TAG_LENGTH;
+  assertBytes(out, `${alg}: out`);
+  if (!Number.isSafeInteger(offset) || offset < 0 || offset + n > out.length) {
+    throw new RangeError(`${alg}: out has no room for ${n} bytes at ${offset}`);
+  }
+  if (alg === 'xchacha20-poly1305') {
+    out.set(nobleAeadSeal(alg, key, nonce, plaintext), offset);
+    return n;
+  }
+  checkAead(alg, key, nonce, undefined);
+  assertBytes(plaintext, `${alg}: plaintext`);
+  const cipher = encryptor(alg, key, nonce);
+  const body = cipher.update(plaintext);
+  const rest = cipher.final();
+  if (body.length + rest.length !== plaintext.length) throw new Error(`${alg}: short output`);
+  out.set(body, offset);
+  if (rest.length > 0) out.set(rest, offset + body.length);
+  out.set(cipher.getAuthTag(), offset + plaintext.length);
+  return n;
+}
+
+/**
  * Verifies and decrypts `ciphertext ‖ tag(16)`. No plaintext is returned (and
  * the partial output is wiped) unless the tag verifies.
  * @throws AeadAuthError when the tag does not verify; RangeError / TypeError

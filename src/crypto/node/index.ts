@@ -14,7 +14,7 @@
 import { timingSafeEqual as nodeTimingSafeEqual, randomFillSync } from 'node:crypto';
 import type { CryptoBackend } from '../backend.js';
 import { assertBytes, checkCount } from '../noble/params.js';
-import { nodeAeadOpen, nodeAeadSeal } from './aead.js';
+import { nodeAeadOpen, nodeAeadSeal, nodeAeadSealInto } from './aead.js';
 import { nodeAsymmetric } from './asymmetric.js';
 import { nodeDigest, nodeHkdf, nodeHmac } from './hash.js';
 
@@ -73,6 +73,7 @@ export const nodeBackend: CryptoBackend = /* @__PURE__ */ Object.freeze({
   ...nodeAsymmetric,
   name: 'node',
   aeadSeal: nodeAeadSeal,
+  aeadSealInto: nodeAeadSealInto,
   aeadOpen: nodeAeadOpen,
   digest: nodeDigest,
   hmac: nodeHmac,

@@ -1,0 +1,93 @@
+/**
+ * `GET /v1/sys/metrics` (Vault's telemetry endpoint) and the handler's own
+ * request metrics.
+ *
+ * - `format=prometheus`: the Prometheus text exposition, with Prometheus'
+ *   content type; no `format`: Vault's JSON summary (metrics-json.ts); any
+ *   other format is a 400, as Vault's "metric response format unknown".
+ * - Access: `read` on `sys/metrics`, as Vault; with the handler option
+ *   `unauthenticatedMetricsAccess` (Vault's listener telemetry
+ *   `unauthenticated_metrics_access`), no token, and the endpoint answers
+ *   while the node is sealed too (so a sealed node can be seen as sealed).
+ * - The row is served only when the handler has `metrics` (else 404, as an
+ *   unknown path).
+ *
+ * Requests are recorded into `transitkit_http_request_duration_seconds` by
+ * route *pattern* (`/transit/encrypt/:name`: never a key name or a token),
+ * row method and status: one `performance.now()` pair and one histogram
+ * observation per request, nothing without metrics.
+ *
+ * Runtime-neutral.
+ * @module
+ */
+
+import { invalidRequest, notFound } from '../../src/errors.js';
+import { METRICS } from '../../src/metrics/catalog.js';
+import { defineSchema } from '../../src/schema.js';
+import type { MetricsExporter } from './metrics-prometheus.js';
+
+/** `GET /sys/metrics`. @internal */
+export const METRICS_FIELDS = defineSchema({
+  format: {
+    type: 'string',
+    description: 'Response format: prometheus for the text exposition; empty for JSON.',
+  },
+});
+
+/** The row's result for the `text` reply kind: a body with its own content type. @internal */
+export interface TextResult {
+  contentType: string;
+  text: string;
+}
+
+/**
+ * The body of `GET /sys/metrics` for `format`.
+ * @throws TransitError `invalid_request` for an unknown format.
+ * @internal
+ */
+export async function metricsBody(
+  exporter: MetricsExporter | undefined,
+  format: unknown,
+): Promise<TextResult> {
+  // The row is served only with metrics (dispatch.ts); this is the type's guard.
+  if (!exporter) throw notFound('metrics are not enabled on this handler');
+  if (format === 'prometheus') {
+    return { contentType: exporter.prometheusContentType, text: await exporter.prometheus() };
+  }
+  if (format === undefined || format === '') {
+    return { contentType: 'application/json', text: JSON.stringify(await exporter.vaultJson()) };
+  }
+  throw invalidRequest(`metric response format ${JSON.stringify(String(format))} unknown`);
+}
+
+/** The methods a route row can have (anything else is recorded as `OTHER`). */
+const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'LIST', 'HEAD']);
+
+/**
+ * Records one request: the row's path pattern (`undefined`: no row matched,
+ * recorded as `unmatched`), its method, the status and the time taken.
+ * @internal
+ */
+export type RequestRecorder = (
+  route: string | undefined,
+  method: string,
+  status: number,
+  seconds: number,
+) => void;
+
+/** The recorder of `exporter`'s request histogram (label sets made once each). @internal */
+export function requestRecorder(exporter: MetricsExporter): RequestRecorder {
+  const histogram = exporter.histogram(METRICS.httpRequestDuration);
+  const labels = new Map<string, { route: string; method: string; status: string }>();
+  return (route, method, status, seconds) => {
+    const r = route ?? 'unmatched';
+    const m = METHODS.has(method) ? method : 'OTHER';
+    const key = `${m} ${status} ${r}`;
+    let l = labels.get(key);
+    if (!l) {
+      l = { route: r, method: m, status: String(status) };
+      labels.set(key, l);
+    }
+    histogram.record(seconds, l);
+  };
+}
