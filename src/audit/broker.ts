@@ -30,11 +30,11 @@ import { internal, invalidRequest, isTransitError, notFound } from '../errors.js
 import { asRequest } from '../request.js';
 import { hasWatch, type StorageAdapter } from '../storage/adapter.js';
 import { resolveBackend } from '../transit/options.js';
+import { checkEnable, normalizePath } from './enable.js';
 import {
   type AuditRequestInput,
   type AuditResponseInput,
   buildEntry,
-  COMMON_OPTIONS,
   entryLine,
   type FormatOptions,
   formatOptions,
@@ -87,30 +87,6 @@ interface LiveDevice {
   /** Undefined when it failed to open here (then every entry fails, with `openError`). */
   readonly device: AuditDevice | undefined;
   readonly openError: string | undefined;
-}
-
-const PATH = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/;
-
-/** `file`, `/file/`, `a/b/` → `file/`, `a/b/`. @throws TransitError `invalid_request`. */
-function normalizePath(path: unknown): string {
-  if (typeof path !== 'string') throw invalidRequest('path must be a string');
-  const p = path.replace(/^\/+|\/+$/g, '');
-  if (!PATH.test(p)) throw invalidRequest(`invalid audit device path ${JSON.stringify(path)}`);
-  return `${p}/`;
-}
-
-function optionStrings(options: unknown): Record<string, string> {
-  if (options === undefined || options === null) return {};
-  if (typeof options !== 'object' || Array.isArray(options)) {
-    throw invalidRequest('options must be an object of strings');
-  }
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(options)) {
-    if (typeof v === 'string') out[k] = v;
-    else if (typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
-    else throw invalidRequest(`options.${k} must be a string`);
-  }
-  return out;
 }
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -208,23 +184,7 @@ export class AuditBroker {
    */
   async enable(path: string, request: AuditEnableRequest): Promise<void> {
     const p = normalizePath(path);
-    const r = asRequest(request, 'request');
-    const type = r.type;
-    if (typeof type !== 'string' || type === '') throw invalidRequest('type is required');
-    const factory = Object.hasOwn(this.#factories, type) ? this.#factories[type] : undefined;
-    if (!factory) throw invalidRequest(`unknown audit device type ${JSON.stringify(type)}`);
-    const description = r.description ?? '';
-    if (typeof description !== 'string') throw invalidRequest('description must be a string');
-    if (r.local !== undefined && typeof r.local !== 'boolean') {
-      throw invalidRequest('local must be a boolean');
-    }
-    const options = optionStrings(r.options);
-    for (const k of Object.keys(options)) {
-      if (!COMMON_OPTIONS.includes(k) && !factory.options.includes(k)) {
-        throw invalidRequest(`unknown option ${JSON.stringify(k)} for audit type ${type}`);
-      }
-    }
-    formatOptions(options); // validates the common options
+    const { type, description, options, local, factory } = checkEnable(request, this.#factories);
     if ((await readTable(this.#storage)).devices[p]) throw invalidRequest('path already in use');
     let device: AuditDevice;
     try {
@@ -237,7 +197,7 @@ export class AuditBroker {
       type,
       description,
       options,
-      local: r.local === true,
+      local,
       salt: newSalt(this.#backend),
     };
     try {
