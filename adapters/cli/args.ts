@@ -4,6 +4,7 @@
  * typo never starts a server with a default the operator did not want.
  * @module
  */
+import { parseStreamArgs, STREAM_USAGE, type StreamArgs } from './stream-args.js';
 
 /** `transitkit server` options. */
 export interface ServerArgs {
@@ -31,7 +32,11 @@ export interface ServerArgs {
 }
 
 /** A parsed command line. */
-export type Command = { kind: 'server'; args: ServerArgs } | { kind: 'help' } | { kind: 'version' };
+export type Command =
+  | { kind: 'server'; args: ServerArgs }
+  | { kind: 'stream'; args: StreamArgs }
+  | { kind: 'help' }
+  | { kind: 'version' };
 
 /** A usage error (exit status 2). */
 export class UsageError extends Error {
@@ -147,11 +152,27 @@ export interface CommandFlags {
 /** Prefix of the variable that gives a flag: `--listen` ← `TRANSITKIT_LISTEN`. */
 export const ENV_PREFIX = 'TRANSITKIT_';
 
+/** Flags of the client commands `encrypt` and `decrypt` (stream-args.ts). */
+const STREAM_FLAGS: ReadonlySet<string> = new Set([
+  'key',
+  'addr',
+  'token',
+  'context',
+  'key-version',
+  'mount',
+  'ca-cert',
+  'in',
+  'out',
+]);
+
 /** Vault's own variables, read by client commands for `--addr` and `--token`. */
 export const VAULT_CLIENT_ENV: Readonly<Record<string, readonly string[]>> = {
   addr: ['VAULT_ADDR'],
   token: ['VAULT_TOKEN'],
 };
+
+/** The client commands' fallbacks: Vault's variables, and `VAULT_CACERT` for `--ca-cert`. */
+const STREAM_FALLBACK = { ...VAULT_CLIENT_ENV, 'ca-cert': ['VAULT_CACERT'] };
 
 /**
  * Every command's flags. A command listed here takes each flag from the
@@ -159,6 +180,8 @@ export const VAULT_CLIENT_ENV: Readonly<Record<string, readonly string[]>> = {
  */
 export const COMMAND_FLAGS: Record<string, CommandFlags> = {
   server: { value: VALUE_FLAGS, boolean: new Set(['dev', 'unauthenticated-metrics-access']) },
+  encrypt: { value: STREAM_FLAGS, boolean: new Set(), fallback: STREAM_FALLBACK },
+  decrypt: { value: STREAM_FLAGS, boolean: new Set(), fallback: STREAM_FALLBACK },
 };
 
 /** `--dev-root-token` → `TRANSITKIT_DEV_ROOT_TOKEN`. */
@@ -238,7 +261,7 @@ function environmentHelp(): string {
 
 /** The full `--help` text: {@link USAGE} and the environment variables of every command. */
 export function helpText(): string {
-  return USAGE + environmentHelp();
+  return USAGE + STREAM_USAGE + environmentHelp();
 }
 
 /**
@@ -269,6 +292,10 @@ function parseCommand(argv: readonly string[]): Command {
     return { kind: 'help' };
   }
   if (command === '--version' || command === 'version') return { kind: 'version' };
+  if (command === 'encrypt' || command === 'decrypt') {
+    if (rest.includes('-h') || rest.includes('--help')) return { kind: 'help' };
+    return { kind: 'stream', args: parseStreamArgs(command, rest) };
+  }
   if (command !== 'server') throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   const args: ServerArgs = { dev: false };
   for (let i = 0; i < rest.length; i++) {

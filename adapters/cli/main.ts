@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 /**
- * The `transitkit` command (package.json `bin`): `transitkit server --dev`.
+ * The `transitkit` command (package.json `bin`): `transitkit server --dev`,
+ * and the client commands `transitkit encrypt|decrypt --key NAME` that stream
+ * stdin (or `--in`) through a server to stdout (or `--out`), stream-command.ts.
  *
  * SIGTERM and SIGINT drain in-flight requests, close storage and exit 0; a
  * second signal exits at once. Usage errors exit 2 (so does no command at
@@ -12,6 +14,7 @@
 import { version } from '../../package.json';
 import { helpText, parseArgs, UsageError } from './args.js';
 import { startServer } from './server.js';
+import { runStreamCommand } from './stream-command.js';
 
 async function main(argv: readonly string[]): Promise<void> {
   const command = parseArgs(argv, process.env);
@@ -21,6 +24,11 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   if (command.kind === 'version') {
     process.stdout.write(`transitkit ${version}\n`);
+    return;
+  }
+  if (command.kind === 'stream') {
+    const { stdin, stdout, stderr } = process;
+    await runStreamCommand(command.args, { stdin, stdout, stderr });
     return;
   }
   const running = await startServer(

@@ -1,0 +1,252 @@
+/**
+ * `transitkit encrypt` and `transitkit decrypt` as real processes against a
+ * real `transitkit server --dev` process: stdin → stdout pipes, `--in` /
+ * `--out` files, VAULT_ADDR / VAULT_TOKEN, derived-key context; failures
+ * exit 1 with one clear line that never shows the token, and leave no
+ * output file (nor temporary file) behind; usage errors exit 2. The
+ * progress line's formatting, and that it shows only on a terminal.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { helpText, parseArgs, UsageError } from '../../adapters/cli/args.js';
+import {
+  formatBytes,
+  formatProgress,
+  PROGRESS_MIN_BYTES,
+  runStreamCommand,
+  showsProgress,
+} from '../../adapters/cli/stream-command.js';
+import { type CliServer, call, ROOT_DIR, startDev } from '../http/helpers.js';
+import { bytes, generated, sha256 } from '../http/stream-support.js';
+
+const MiB = 1024 * 1024;
+
+interface Ran {
+  code: number | null;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/** Run the CLI from source with `input` on stdin (none: stdin closed at once). */
+function cli(args: string[], input?: Uint8Array, env: Record<string, string> = {}): Promise<Ran> {
+  const clean = { ...process.env };
+  for (const k of Object.keys(clean)) {
+    if (k.startsWith('VAULT_') || k.startsWith('TRANSITKIT_')) delete clean[k];
+  }
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', ...args], {
+    cwd: ROOT_DIR,
+    env: { ...clean, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const out: Buffer[] = [];
+  let err = '';
+  proc.stdout.on('data', (d: Buffer) => out.push(d));
+  proc.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  proc.stdin.on('error', () => {});
+  proc.stdin.end(input ? Buffer.from(input) : undefined);
+  return new Promise((resolve) =>
+    proc.on('close', (code) => resolve({ code, stdout: Buffer.concat(out), stderr: err })),
+  );
+}
+
+let server: CliServer;
+let dir: string;
+let addr: string[];
+beforeAll(async () => {
+  server = await startDev();
+  addr = ['--addr', server.url, '--token', server.root];
+  expect((await call(server, 'POST', '/v1/transit/keys/k', { body: {} })).status).toBe(200);
+  const d = await call(server, 'POST', '/v1/transit/keys/d', { body: { derived: true } });
+  expect(d.status).toBe(200);
+  dir = mkdtempSync(join(tmpdir(), 'transitkit-stream-cli-'));
+}, 30_000);
+afterAll(async () => {
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('transitkit encrypt / decrypt against a server', () => {
+  const plain = bytes(24 * MiB + 5);
+
+  it('stdin → stdout both ways, quiet when stderr is not a terminal', async () => {
+    const e = await cli(['encrypt', '--key', 'k', ...addr], plain);
+    expect(e.stderr).toBe('');
+    expect(e.code).toBe(0);
+    expect(e.stdout.subarray(0, 4).toString()).toBe('TKS1');
+    const d = await cli(['decrypt', '--key', 'k', ...addr], e.stdout);
+    expect(d.stderr).toBe('');
+    expect(d.code).toBe(0);
+    expect(sha256(d.stdout)).toBe(sha256(plain));
+  }, 60_000);
+
+  it('--in / --out files, with VAULT_ADDR and VAULT_TOKEN, and a derived key context', async () => {
+    const src = join(dir, 'plain.bin');
+    writeFileSync(src, plain);
+    const env = { VAULT_ADDR: server.url, VAULT_TOKEN: server.root };
+    const ctx = ['--context', Buffer.from('tenant-1').toString('base64')];
+    const e = await cli(
+      ['encrypt', '--key', 'd', ...ctx, '--in', src, '--out', join(dir, 'x.tks')],
+      undefined,
+      env,
+    );
+    expect(e.stderr).toBe('');
+    expect(e.code).toBe(0);
+    const d = await cli(
+      ['decrypt', '--key', 'd', ...ctx, '--in', join(dir, 'x.tks'), '--out', join(dir, 'x.out')],
+      undefined,
+      env,
+    );
+    expect(d.code).toBe(0);
+    expect(sha256(readFileSync(join(dir, 'x.out')))).toBe(sha256(plain));
+    // Without the context the data key does not unwrap: refused before any output.
+    const no = await cli(['decrypt', '--key', 'd', '--in', join(dir, 'x.tks')], undefined, env);
+    expect(no.code).toBe(1);
+    expect(no.stdout.length).toBe(0);
+    expect(no.stderr).toMatch(/^transitkit: server answered 400: /);
+  }, 60_000);
+
+  it('a tampered envelope: exit 1, and neither the output nor a temporary file is left', async () => {
+    const e = await cli(['encrypt', '--key', 'k', ...addr], plain);
+    const bad = Buffer.from(e.stdout);
+    bad[20 * MiB] = (bad[20 * MiB] as number) ^ 1;
+    const sub = mkdtempSync(join(dir, 'tamper-'));
+    writeFileSync(join(sub, 'keep.bin'), 'previous content');
+    const d = await cli(['decrypt', '--key', 'k', ...addr, '--out', join(sub, 'keep.bin')], bad);
+    expect(d.code).toBe(1);
+    expect(d.stderr).toMatch(/^transitkit: the server aborted the stream/);
+    expect(readFileSync(join(sub, 'keep.bin'), 'utf8')).toBe('previous content');
+    expect(readdirSync(sub)).toEqual(['keep.bin']);
+    // On stdout only authenticated plaintext came out before the failure.
+    const piped = await cli(['decrypt', '--key', 'k', ...addr], bad);
+    expect(piped.code).toBe(1);
+    expect(piped.stdout.length).toBeLessThan(20 * MiB);
+    expect(sha256(piped.stdout)).toBe(sha256(plain.subarray(0, piped.stdout.length)));
+  }, 60_000);
+
+  it('refusals exit 1 with the server text, never the token', async () => {
+    const secret = 'hvs.not-a-real-token-0123456789';
+    const bad = await cli(
+      ['encrypt', '--key', 'k', '--addr', server.url, '--token', secret],
+      plain,
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe('transitkit: server answered 403: permission denied\n');
+    expect(bad.stderr).not.toContain(secret);
+    const missing = await cli(['encrypt', '--key', 'absent', ...addr], plain);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe('transitkit: server answered 404: encryption key not found\n');
+    const none = await cli(['encrypt', '--key', 'k', '--addr', server.url], plain);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/no token/);
+    const refused = await cli(
+      ['encrypt', '--key', 'k', '--addr', 'http://127.0.0.1:1', '--token', secret],
+      plain,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/cannot connect/);
+    expect(refused.stderr).not.toContain(secret);
+    const noFile = await cli(['encrypt', '--key', 'k', ...addr, '--in', join(dir, 'nope')]);
+    expect(noFile.code).toBe(1);
+    expect(noFile.stderr).toMatch(/cannot read --in .*ENOENT/);
+  }, 60_000);
+
+  it('usage errors exit 2; --help shows the client commands', async () => {
+    const noKey = await cli(['encrypt', ...addr]);
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toMatch(/^transitkit: encrypt needs --key NAME/);
+    const flag = await cli(['decrypt', '--key', 'k', '--key-version', '2']);
+    expect(flag.code).toBe(2);
+    const help = await cli(['encrypt', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout.toString()).toContain('transitkit encrypt --key NAME');
+  }, 30_000);
+});
+
+describe('parsing and the progress line', () => {
+  it('parses the client flags, with the environment behind the command line', () => {
+    expect(
+      parseArgs(['encrypt', '--key', 'k', '--context=dGVzdA==', '--key-version', '3'], {
+        VAULT_ADDR: 'http://vault:8200',
+        VAULT_TOKEN: 't',
+        TRANSITKIT_OUT: '/tmp/o',
+      }),
+    ).toEqual({
+      kind: 'stream',
+      args: {
+        op: 'encrypt',
+        key: 'k',
+        addr: 'http://vault:8200',
+        token: 't',
+        context: 'dGVzdA==',
+        keyVersion: 3,
+        out: '/tmp/o',
+      },
+    });
+    expect(() => parseArgs(['encrypt', '--key', 'k', '--addr', 'vault:8200'])).toThrow(UsageError);
+    expect(() => parseArgs(['decrypt', '--key', 'k', '--listen', 'x'])).toThrow(/unknown flag/);
+    expect(() => parseArgs(['encrypt', '--key', 'k', '--context', 'not base64!'])).toThrow(
+      /base64/,
+    );
+    expect(helpText()).toContain('VAULT_CACERT');
+  });
+
+  it('formats sizes, percentages and rates', () => {
+    expect(formatBytes(0)).toBe('0 B');
+    expect(formatBytes(1536)).toBe('1.50 KiB');
+    expect(formatBytes(100 * MiB)).toBe('100 MiB');
+    expect(formatBytes(1.5 * 1024 * MiB)).toBe('1.50 GiB');
+    expect(formatProgress('encrypt', 1.5 * 1024 * MiB, 4 * 1024 * MiB, 3000)).toBe(
+      'encrypt: 1.50 GiB of 4.00 GiB (37%), 512 MiB/s',
+    );
+    expect(formatProgress('decrypt', 80 * MiB, undefined, 2000)).toBe(
+      'decrypt: 80.0 MiB, 40.0 MiB/s',
+    );
+    expect(formatProgress('encrypt', 0, 0, 0)).toBe('encrypt: 0 B of 0 B (100%), —');
+    expect(showsProgress(true, PROGRESS_MIN_BYTES)).toBe(true);
+    expect(showsProgress(true, PROGRESS_MIN_BYTES - 1)).toBe(false);
+    expect(showsProgress(true, undefined, PROGRESS_MIN_BYTES)).toBe(true);
+    expect(showsProgress(false, 10 * PROGRESS_MIN_BYTES)).toBe(false);
+    expect(showsProgress(undefined, 10 * PROGRESS_MIN_BYTES)).toBe(false);
+  });
+
+  it('draws progress on a terminal for a large input, and nothing otherwise', async () => {
+    const run = async (isTTY: boolean) => {
+      let lines = '';
+      let out = 0;
+      const stderr = Object.assign(
+        new Writable({
+          write(c, _e, cb) {
+            lines += c.toString();
+            cb();
+          },
+        }),
+        { isTTY },
+      );
+      const stdout = new Writable({
+        write(c: Buffer, _e, cb) {
+          out += c.length;
+          cb();
+        },
+      });
+      const g = generated(PROGRESS_MIN_BYTES + MiB);
+      await runStreamCommand(
+        { op: 'encrypt', key: 'k', addr: server.url, token: server.root },
+        { stdin: Readable.from(g.chunks()), stdout, stderr },
+      );
+      expect(out).toBeGreaterThan(PROGRESS_MIN_BYTES);
+      return lines;
+    };
+    const tty = await run(true);
+    // Each redraw returns to the line start and clears it; the last one ends the line.
+    expect(tty.startsWith('\r\u001b[K')).toBe(true);
+    const last = tty.slice(tty.lastIndexOf('\u001b[K') + 3);
+    expect(last).toMatch(/^encrypt: 65\.0 MiB, [0-9.]+ [KMG]?i?B\/s\n$/);
+    expect(await run(false)).toBe('');
+  }, 60_000);
+});
