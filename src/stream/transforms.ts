@@ -43,7 +43,9 @@ export type EngineRef = () => Promise<Engine>;
 const HIGH_WATER = 65_536;
 const byteStrategy = (): QueuingStrategy<Uint8Array> => ({
   highWaterMark: HIGH_WATER,
-  size: (chunk) => chunk.byteLength,
+  // Anything that is not bytes counts as one, so it reaches `transform` and
+  // is refused there (a throwing size would error only the writable side).
+  size: (chunk) => (chunk instanceof Uint8Array ? chunk.byteLength : 1),
 });
 
 /** Run a step; any failure leaves as a TransitError. */
