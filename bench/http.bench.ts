@@ -19,6 +19,11 @@
  * (bare ÷ transitkit) is the server-side cost alone. Correctness first: each server's ciphertext is decrypted
  * before timing (noble's `crossValidate` idea).
  *
+ * Latency (issue 18): p50 and p99 with 1, 16 and 64 concurrent keep-alive
+ * clients, measured with autocannon against the bare server and
+ * `handler.node`; the p99 at 64 clients is held against a 5 ms budget
+ * (shown as the ratio p99 ÷ 5 ms), beside the bare server's own p99.
+ *
  * `npx tsx bench/http.bench.ts [--quick]`, or `httpBench({ quick })` from a runner.
  */
 
@@ -26,6 +31,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { Agent, createServer, request, type Server } from 'node:http';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import autocannon from 'autocannon';
 import { MemoryStorage, Transit } from 'transitkit';
 import { AclPolicyStore, createHandler, TokenStore } from 'transitkit/http';
 import { createServer as createListServer } from 'transitkit/http/node';
@@ -180,6 +186,57 @@ function serverCpu(child: ChildProcess): Promise<number> {
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;
 
+/** The p99 budget at 64 clients (issue 18). */
+const P99_BUDGET_MS = 5;
+
+/** p50 and p99 (ms) of `t` with `connections` keep-alive clients for `seconds` (autocannon). */
+async function latency(
+  t: Target,
+  body: string,
+  connections: number,
+  seconds: number,
+): Promise<{ p50: number; p99: number; rps: number }> {
+  const r = await autocannon({
+    url: `http://127.0.0.1:${t.port}${t.path}`,
+    method: 'POST',
+    headers: { 'x-vault-token': t.token, 'content-type': 'application/json' },
+    body,
+    connections,
+    duration: seconds,
+  });
+  if (r.errors > 0 || r.non2xx > 0) {
+    throw new Error(`${t.name}: ${r.errors} errors, ${r.non2xx} non-2xx answers under load`);
+  }
+  return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average };
+}
+
+/** Latency rows: p50/p99 at 1, 16 and 64 clients for the bare server and `handler.node`. */
+async function latencyRows(targets: Target[], body: string, quick: boolean): Promise<Row[]> {
+  const rows: Row[] = [];
+  const bare = targets[0] as Target;
+  const kit = targets[1] as Target;
+  for (const connections of [1, 16, 64]) {
+    const seconds = quick ? 1 : 4;
+    const b = await latency(bare, body, connections, seconds);
+    const k = await latency(kit, body, connections, seconds);
+    const at64 = connections === 64;
+    rows.push({
+      group: 'http latency 64 B',
+      name: `handler.node, ${connections} client${connections > 1 ? 's' : ''}: p50 ${k.p50} ms, p99`,
+      value: k.p99,
+      unit: 'ms',
+      ...(at64
+        ? {
+            ratio: k.p99 / P99_BUDGET_MS,
+            baseline: `${P99_BUDGET_MS} ms budget (bare: p50 ${b.p50} ms, p99 ${b.p99} ms)`,
+            target: { max: 1 },
+          }
+        : { baseline: `bare: p50 ${b.p50} ms, p99 ${b.p99} ms` }),
+    });
+  }
+  return rows;
+}
+
 /** Decrypt a server's answer to check it before timing. */
 async function check(
   agent: Agent,
@@ -275,6 +332,7 @@ export async function httpBench({ quick = false }: { quick?: boolean } = {}): Pr
         target,
       });
     }
+    rows.push(...(await latencyRows(targets, body, quick)));
     return rows;
   } finally {
     for (const a of agents.values()) a.destroy();

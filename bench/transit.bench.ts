@@ -58,9 +58,12 @@ function raw(alg: Alg, key: Buffer) {
   };
 }
 
-/** The goals of issue 8: ≥0.6 of raw at 64 B, ≥0.9 at 1 MiB (none set for 4 KiB). */
-const targetFor = (size: number): Target | undefined =>
-  size <= 64 ? { min: 0.6 } : size >= 1 << 20 ? { min: 0.9 } : undefined;
+/**
+ * The goals of issue 8 (≥0.6 of raw at 64 B, ≥0.9 at 1 MiB, none for 4 KiB),
+ * and of issue 18 for decrypt at 64 B on the node backend (≥0.8).
+ */
+const targetFor = (size: number, op: 'encrypt' | 'decrypt' = 'encrypt'): Target | undefined =>
+  size <= 64 ? { min: op === 'decrypt' ? 0.8 : 0.6 } : size >= 1 << 20 ? { min: 0.9 } : undefined;
 
 const label = (size: number) => (size >= 1 << 20 ? `${size >> 20} MiB` : `${size} B`);
 
@@ -119,7 +122,7 @@ export async function encryptBench(sizes: number[]): Promise<Row[]> {
         {
           name: 'transit (node)',
           fn: () => node.decrypt(alg.type, { ciphertext: rawCt }),
-          target,
+          target: targetFor(size, 'decrypt'),
         },
         { name: 'raw noble', fn: () => r.nobleOpen(rawCt) },
         {
