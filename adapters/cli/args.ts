@@ -15,6 +15,8 @@ export interface ServerArgs {
   config?: string;
   mount?: string;
   maxRequestBytes?: number;
+  /** Largest body of encrypt-stream / decrypt-stream (`--max-stream-bytes`; default unlimited). */
+  maxStreamBytes?: number;
   /** Auto-unseal: a file holding the base64 of the 32-byte root key. */
   rootKeyFile?: string;
   /** With `rootKeyFile`: the root token created when the store is initialised. */
@@ -62,7 +64,8 @@ Options:
                               (without it the server waits for sys/init and sys/unseal)
   --initial-root-token TOKEN  with --root-key-file: the root token of a new store
                               (default: generated and printed once)
-  --config FILE               JSON config: listen, storage, mount, max_request_bytes, policies,
+  --config FILE               JSON config: listen, storage, mount, max_request_bytes,
+                              max_stream_bytes, policies,
                               leader_ttl, leader_refresh, auto_rotate_interval,
                               metrics_listen, unauthenticated_metrics_access
   --mount PATH                transit mount path (default /v1/transit)
@@ -77,6 +80,8 @@ Options:
                               auto_rotate_period has elapsed (default 1m; standby nodes
                               never rotate)
   --max-request-bytes N       largest request body (default 33554432)
+  --max-stream-bytes N        largest body of encrypt-stream / decrypt-stream, which are
+                              streamed, not buffered (default: no limit)
   --metrics-listen HOST:PORT  also serve Prometheus metrics, without a token, at
                               http://HOST:PORT/metrics (a separate scrape port: keep it
                               private, never expose it publicly; GET /v1/sys/metrics on
@@ -95,6 +100,7 @@ const VALUE_FLAGS = new Set([
   'config',
   'mount',
   'max-request-bytes',
+  'max-stream-bytes',
   'root-key-file',
   'initial-root-token',
   'leader-ttl',
@@ -364,6 +370,14 @@ function parseCommand(argv: readonly string[]): Command {
           throw new UsageError('--max-request-bytes must be a positive integer');
         }
         args.maxRequestBytes = n;
+        break;
+      }
+      case 'max-stream-bytes': {
+        const n = Number(value);
+        if (!Number.isSafeInteger(n) || n < 1) {
+          throw new UsageError('--max-stream-bytes must be a positive integer');
+        }
+        args.maxStreamBytes = n;
         break;
       }
     }

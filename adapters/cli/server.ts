@@ -16,7 +16,7 @@
  *   `PUT /v1/sys/init` and `PUT /v1/sys/unseal` (Vault's `operator init` and
  *   `operator unseal`); every other route but health answers 503 meanwhile.
  * - `--config FILE` (JSON) gives `listen`, `storage`, `mount`,
- *   `max_request_bytes` and `policies` (name → HCL or JSON policy, written on
+ *   `max_request_bytes`, `max_stream_bytes` and `policies` (name → HCL or JSON policy, written on
  *   every unseal); flags win.
  * - The lease manager expires due leases every second, on the node holding
  *   the storage's leader lock (`active` in health; the others are `standby`).
@@ -57,6 +57,7 @@ interface ConfigFile {
   storage?: string;
   mount?: string;
   max_request_bytes?: number;
+  max_stream_bytes?: number;
   policies?: Record<string, unknown>;
   leader_ttl?: string;
   leader_refresh?: string;
@@ -70,6 +71,7 @@ const CONFIG_KEYS = new Set([
   'storage',
   'mount',
   'max_request_bytes',
+  'max_stream_bytes',
   'policies',
   'leader_ttl',
   'leader_refresh',
@@ -278,6 +280,7 @@ export async function startServer(
     const handler = createHandler(node, {
       mount,
       maxRequestBytes: args.maxRequestBytes ?? config.max_request_bytes,
+      maxStreamBytes: args.maxStreamBytes ?? config.max_stream_bytes,
       version,
       logger: { error: (message, error) => console.error(message, error) },
       metrics,

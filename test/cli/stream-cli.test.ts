@@ -168,6 +168,32 @@ describe('transitkit encrypt / decrypt against a server', () => {
   }, 30_000);
 });
 
+describe('transitkit server --max-stream-bytes', () => {
+  it('refuses a larger stream: 413 before reading (declared), abort after the 200', async () => {
+    const small = await startDev(['--max-stream-bytes', String(MiB)]);
+    try {
+      const a = ['--addr', small.url, '--token', small.root];
+      expect((await call(small, 'POST', '/v1/transit/keys/k', { body: {} })).status).toBe(200);
+      const src = join(dir, 'two-mib.bin');
+      writeFileSync(src, bytes(2 * MiB));
+      const declared = await cli(['encrypt', '--key', 'k', ...a, '--in', src]);
+      expect(declared.code).toBe(1);
+      expect(declared.stderr).toBe(
+        'transitkit: server answered 413: http: request body too large\n',
+      );
+      // From a pipe there is no length: the server cuts the stream at the limit.
+      const piped = await cli(['encrypt', '--key', 'k', ...a], bytes(2 * MiB));
+      expect(piped.code).toBe(1);
+      expect(piped.stderr).toMatch(/^transitkit: the server aborted the stream/);
+      const fits = await cli(['encrypt', '--key', 'k', ...a], bytes(MiB));
+      expect(fits.code).toBe(0);
+    } finally {
+      await small.stop();
+    }
+    expect(() => parseArgs(['server', '--max-stream-bytes', '0'])).toThrow(/positive integer/);
+  }, 60_000);
+});
+
 describe('parsing and the progress line', () => {
   it('parses the client flags, with the environment behind the command line', () => {
     expect(
