@@ -102,8 +102,10 @@ export function vaultSummary(
   for (const m of metrics) {
     const type = String(m.type);
     if (type === 'gauge') {
+      // An unknown gauge (NaN: its source could not be read) is left out.
       for (const v of m.values) {
-        out.Gauges.push({ Name: m.name, Value: finite(v.value), Labels: labelsOf(v.labels) });
+        if (!Number.isFinite(v.value)) continue;
+        out.Gauges.push({ Name: m.name, Value: v.value, Labels: labelsOf(v.labels) });
       }
     } else if (type === 'counter') {
       for (const v of m.values)

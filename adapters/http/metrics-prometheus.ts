@@ -137,19 +137,26 @@ export class PrometheusMetrics implements MetricsExporter {
         help: def.help,
         labelNames: [...def.labelNames],
         registers: [this.registry],
-        // Read at every scrape; a callback that fails leaves its series out.
+        // Read at every scrape. A callback that fails leaves its series out;
+        // an unlabelled gauge nobody could read is NaN ("unknown"), never a
+        // made-up 0 (prom-client keeps an unlabelled series at 0 otherwise).
         async collect() {
           this.reset();
-          const observe = (value: number, labels?: MetricLabels) => this.set(labels ?? {}, value);
+          let seen = false;
+          const observe = (value: number, labels?: MetricLabels) => {
+            seen = true;
+            this.set(labels ?? {}, value);
+          };
           await Promise.all(
             [...callbacks].map(async (cb) => {
               try {
                 await cb(observe);
               } catch {
-                // The gauge has no value from this callback in this scrape.
+                // No value from this callback in this scrape.
               }
             }),
           );
+          if (!seen && def.labelNames.length === 0) this.set(Number.NaN);
         },
       });
     }

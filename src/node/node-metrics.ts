@@ -9,12 +9,31 @@
  * Kept out of transit-node.ts, which only calls {@link nodeMetrics}.
  * @module
  */
+import type { AuditFailureInfo } from '../audit/types.js';
 import { invalidRequest } from '../errors.js';
 import { METRICS } from '../metrics/catalog.js';
 import { metricsOff, resolveMetrics } from '../metrics/noop.js';
 import type { Metrics } from '../metrics/types.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { instrumentStorage } from '../storage/instrumented.js';
+
+/**
+ * The audit broker's `onFailure`: counts each failed entry in
+ * `transitkit_audit_failures_total` by device path and entry kind, then calls
+ * the application's own `next` (the option as given when metrics are off).
+ * @internal
+ */
+export function auditFailureCounter(
+  metrics: Metrics | undefined,
+  next: ((info: AuditFailureInfo) => void) | undefined,
+): ((info: AuditFailureInfo) => void) | undefined {
+  if (metricsOff(metrics)) return next;
+  const failures = (metrics as Metrics).counter(METRICS.auditFailures);
+  return (info) => {
+    failures.add(1, { device: info.path, entry: info.entry });
+    next?.(info);
+  };
+}
 
 /** The node state the gauges read. @internal */
 export interface NodeStateSource {

@@ -19,6 +19,7 @@ import type { CryptoBackend } from '../crypto/backend.js';
 import { LeaseManager } from '../leases/lease-manager.js';
 import type { Barrier } from '../storage/barrier.js';
 import { Transit } from '../transit/transit.js';
+import { auditFailureCounter } from './node-metrics.js';
 import type { NodeServices, TransitNodeOptions } from './types.js';
 
 /** Build and start the services on an unsealed barrier. @internal */
@@ -56,7 +57,14 @@ export async function openServices(
   });
   let audit: AuditBroker;
   try {
-    audit = await AuditBroker.open({ ...options.audit, storage: barrier, crypto: backend, clock });
+    audit = await AuditBroker.open({
+      ...options.audit,
+      // Every device failure also counts in transitkit_audit_failures_total.
+      onFailure: auditFailureCounter(options.metrics, options.audit?.onFailure),
+      storage: barrier,
+      crypto: backend,
+      clock,
+    });
   } catch (e) {
     await closeServices({ transit, tokens, policies, leases } as NodeServices);
     throw e;
