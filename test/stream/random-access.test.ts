@@ -114,7 +114,7 @@ for (const [name, backend] of BACKENDS) {
       const env = await encryptAll(transit, 'k', plain);
       const body = env.length - (10 * WIRE_CHUNK + 1234 + 16);
       const bad = env.slice();
-      bad[body + 4 * WIRE_CHUNK + 10] ^= 0x80;
+      bad[body + 4 * WIRE_CHUNK + 10] = (bad[body + 4 * WIRE_CHUNK + 10] ?? 0) ^ 0x80;
       const obj = await transit.openEncrypted('k', recording(bad));
       expect(sameBytes(await obj.read(0, 4 * CHUNK_SIZE), plain.subarray(0, 4 * CHUNK_SIZE))).toBe(
         true,
@@ -123,7 +123,7 @@ for (const [name, backend] of BACKENDS) {
       expect(await obj.plaintextSize()).toBe(plain.length);
       // A damaged header fails the open.
       const header = env.slice();
-      header[body - HEADER_SIZE + 2] ^= 1;
+      header[body - HEADER_SIZE + 2] = (header[body - HEADER_SIZE + 2] ?? 0) ^ 1;
       expectCode(
         await transit.openEncrypted('k', recording(header)).catch((e: unknown) => e),
         'invalid_request',

@@ -39,7 +39,7 @@ export function readableOf(bytes: Uint8Array, piece = 65_536): ReadableStream<Ui
 }
 
 /** Concatenate pieces. */
-export function joined(parts: readonly Uint8Array[]): Uint8Array {
+export function joined(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
   for (const p of parts) {
@@ -52,7 +52,7 @@ export function joined(parts: readonly Uint8Array[]): Uint8Array {
 /** How a stream ended: its pieces, and its error (undefined for a clean end). */
 export interface Outcome {
   readonly pieces: Uint8Array[];
-  readonly bytes: Uint8Array;
+  readonly bytes: Uint8Array<ArrayBuffer>;
   readonly error: unknown;
 }
 
@@ -78,7 +78,7 @@ export async function encryptAll(
   plain: Uint8Array,
   options?: Parameters<Transit['encryptStream']>[1],
   piece?: number,
-): Promise<Uint8Array> {
+): Promise<Uint8Array<ArrayBuffer>> {
   const out = await settleStream(
     readableOf(plain, piece).pipeThrough(transit.encryptStream(name, options)),
   );
