@@ -36,7 +36,7 @@ const damageArb: fc.Arbitrary<Damage> = fc.oneof(
   }),
 );
 
-function damage(env: Uint8Array, d: Damage): Uint8Array {
+function damage(env: Uint8Array<ArrayBuffer>, d: Damage): Uint8Array<ArrayBuffer> {
   if (d.kind === 'flip') {
     const out = env.slice();
     const i = d.at % env.length;
