@@ -1,6 +1,6 @@
 /**
- * The one place HTTP statuses are decided (style.md "How errors map to HTTP
- * statuses in one place"):
+ * The one place HTTP statuses are decided (every error code maps to its
+ * status here, and nowhere else):
  *
  * - {@link STATUS}: `ErrorCode` → status, checked exhaustive by the compiler;
  * - {@link ROUTE_STATUS}: the router's own outcomes (no route, wrong method);

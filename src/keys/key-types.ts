@@ -1,5 +1,6 @@
 /**
- * THE key-type registry: one row per Vault key type (style.md convention 1).
+ * THE key-type registry: one row per Vault key type; code reads a row, never
+ * compares type names.
  *
  * A type name is resolved once, with {@link keyType}; code below takes the
  * resolved {@link KeyTypeInfo}, reads its flags and calls its `family`, the

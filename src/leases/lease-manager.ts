@@ -1,7 +1,7 @@
 /**
  * The `LeaseManager` class: short-lived secrets that expire, renew and revoke
- * reliably (spec "Lease management", reference §11). Each method is a TSDoc
- * block and a call into the module that implements it (style.md convention 2):
+ * reliably, as Vault's `/sys/leases`. Each method is a TSDoc
+ * block and a call into the module that implements it:
  * issue-renew.ts, lookup.ts, revoke.ts, irrevocable.ts, tidy.ts, and the
  * expiry scheduler in scheduler.ts. Storage layout: src/storage/keyspace.ts.
  * @module

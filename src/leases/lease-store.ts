@@ -3,7 +3,7 @@
  * entry, and the one way an entry changes — {@link transition}, a
  * compare-and-set on the entry with the index keys kept in step.
  *
- * Ordering, and why (design.md, "Never lose a lease"):
+ * Ordering, and why (a lease is never lost):
  * - index keys the new state needs are written **before** the compare-and-set,
  *   and the ones it no longer needs are deleted **after** it. A crash in
  *   between leaves an extra index key, never a lease without one;

@@ -1,7 +1,7 @@
 /**
  * The public shapes of the lease manager: its options, the requests it takes
  * and the results it returns. Field names are the snake_case JSON of Vault's
- * `/sys/leases` API (design.md, "One vocabulary"), so the HTTP adapter passes
+ * `/sys/leases` API, so the HTTP adapter passes
  * them through unchanged.
  * @module
  */

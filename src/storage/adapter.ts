@@ -1,11 +1,11 @@
 /**
- * The storage contract (design.md, "Storage adapter contract").
+ * The storage contract.
  *
  * Bytes in, bytes out. Small on purpose: a new engine (PostgreSQL, DynamoDB,
  * etcd) is an afternoon. The required core is {@link StorageAdapter}; leader
  * duties and multi-instance cache invalidation use the named capabilities
  * {@link StorageLock} and {@link StorageWatch}. Every adapter passes the shared
- * conformance suite in `test/conformance/`.
+ * conformance suite, which `transitkit/testing` exports for your own adapters.
  *
  * Keys are non-empty strings of Unicode text; `/` is an ordinary character
  * (used by convention as a separator). Ordering is by UTF-16 code unit, as

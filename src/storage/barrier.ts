@@ -1,5 +1,5 @@
 /**
- * The barrier (design.md, "Barrier"): a {@link StorageAdapter} wrapper that
+ * The barrier: a {@link StorageAdapter} wrapper that
  * encrypts every value written through the core, so the storage below only
  * ever holds ciphertext. Vault's `AESGCMBarrier`, on the crypto backend.
  *

@@ -2,7 +2,7 @@
  * `MemoryStorage`: the in-process storage adapter (tests, examples, single
  * instance apps, browsers).
  *
- * It implements the whole contract of `src/storage/adapter.ts`: the core, the
+ * It implements the whole storage contract ({@link StorageAdapter}): the core, the
  * {@link StorageLock} capability (leases read the injected {@link Clock}, so tests
  * expire them with a fake clock) and {@link StorageWatch} (subscribers of the
  * *same* instance are told about writes, in a microtask after the write).

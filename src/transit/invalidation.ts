@@ -1,6 +1,6 @@
 /**
- * Cache coherence across engines that share storage (design.md, "Concurrency
- * and many instances"): when the adapter offers `watch`, a change to a key's
+ * Cache coherence across engines that share storage (README, "Many
+ * instances, one authority"): when the adapter offers `watch`, a change to a key's
  * document drops that key from this engine's cache, and a change to a global
  * setting reloads the settings. Without `watch`, an engine assumes it is the
  * only writer (its own writes keep its cache current; compare-and-set still

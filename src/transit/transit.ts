@@ -1,7 +1,7 @@
 /**
  * The `Transit` class: the public face of the engine. Each method is a TSDoc
  * block and one line delegating to the endpoint module that implements it
- * (style.md convention 2); the route each method serves is named in its doc.
+ * (one module per endpoint); the route each method serves is named in its doc.
  * @module
  */
 

@@ -1,6 +1,6 @@
 /**
  * Request and response shapes of the transit library API. Field names are the
- * documented snake_case names of the HTTP API (design.md, "One vocabulary"),
+ * documented snake_case names of the HTTP API (one vocabulary for both),
  * so the HTTP adapter passes bodies through. Binary inputs take a standard
  * base64 string or a `Uint8Array`; outputs are what the API returns.
  * @module
@@ -231,7 +231,7 @@ export interface HmacBatchItem {
 }
 
 /**
- * Signing options shared by `Transit.sign` and `Transit.verify` (reference §5).
+ * Signing options shared by `Transit.sign` and `Transit.verify` (Vault's sign and verify fields).
  * @public
  */
 export interface SignatureOptions {

@@ -6,7 +6,7 @@
  * (encryption, and the BYOK wrapping key). Each family is one file built
  * with `defineAsymmetricFamily` (`./define.ts`), which adds the members all
  * key pairs share; a registry row references it, and the engine reaches it
- * with {@link familyOf}, never by a type name (style.md convention 1).
+ * with {@link familyOf}, never by a type name (the key-type registry rule).
  *
  * Families throw `TransitError`s for a caller's mistakes; the crypto
  * backends' `RangeError`/`TypeError` are mapped by the caller.

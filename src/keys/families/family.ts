@@ -2,7 +2,7 @@
  * The key family interface: everything that differs between families of key
  * types (AEAD, HMAC, ECDSA, Ed25519, RSA) behind one object, so the engine
  * reads a registry row's `family` and calls it, and never compares a family
- * or type name (style.md convention 1, jose's algorithm registry).
+ * or type name (the key-type registry rule, as jose's algorithm registry).
  *
  * A family covers: the policy's `key_size`, generation, the stored-JSON codec
  * of a version's material (`../policy-codec.ts`), the Vault backup
