@@ -7,8 +7,9 @@
  * HMAC and sign/verify (sign.bench.ts), ML-DSA sign/verify (ml-dsa.bench.ts),
  * HTTP (http.bench.ts), scale and memory (scale.bench.ts), cold start
  * (cold-start.bench.ts), throughput under load: 4 worker processes on one
- * Redis vs 1 (load.bench.ts). `--only=a,b` runs some of them (names:
- * encrypt, batch, sign, mldsa, http, scale, cold, load).
+ * Redis vs 1 (load.bench.ts), HTTP encrypt with metrics on vs off
+ * (metrics.bench.ts). `--only=a,b` runs some of them (names: encrypt, batch,
+ * sign, mldsa, http, scale, cold, load, metrics).
  *
  * The lease manager's 1,000,000-lease run (issue 6) has its own script,
  * `npm run bench:leases` (about a minute, ~1 GB of heap); `--quick` runs its
@@ -22,6 +23,7 @@ import { printTable, quick, type Row } from './harness.js';
 import { httpBench } from './http.bench.js';
 import { leaseBench, printLeaseRows } from './leases.bench.js';
 import { loadBench } from './load.bench.js';
+import { metricsBench } from './metrics.bench.js';
 import { mlDsaBench } from './ml-dsa.bench.js';
 import { scaleBench } from './scale.bench.js';
 import { signBench } from './sign.bench.js';
@@ -36,6 +38,7 @@ const sections: [string, () => Promise<Row[]>][] = [
   ['scale', scaleBench],
   ['cold', coldStartBench],
   ['load', () => loadBench({ quick })],
+  ['metrics', () => metricsBench({ quick })],
 ];
 const only = process.argv
   .find((a) => a.startsWith('--only='))

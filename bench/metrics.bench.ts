@@ -1,0 +1,222 @@
+/**
+ * Metrics cost over HTTP: encrypt of 64 bytes over keep-alive loopback
+ * HTTP/1.1 through `createHandler`, with and without metrics:
+ *
+ * - metrics off (the baseline): no `metrics` anywhere;
+ * - metrics on: a `PrometheusMetrics` on the handler (request histogram by
+ *   route pattern), the engine (crypto operations, key cache) and the
+ *   storage (`instrumentStorage`), and a scrape of `GET /v1/sys/metrics`
+ *   every second meanwhile, as Prometheus would.
+ *
+ * Target (issue #19: metrics-on costs little): the server's CPU time per
+ * request with metrics off ÷ with metrics on ≥ 0.9 (on a shared host CPU per
+ * request is steadier than requests/s, also printed). The servers run in a
+ * child process, the load client here; rounds alternate and each ratio is
+ * taken within a round (as audit.bench.ts). Before timing, the metrics are
+ * checked: the encrypts are counted by route pattern and key type.
+ *
+ * `npx tsx bench/metrics.bench.ts [--quick]`, or `metricsBench({ quick })` from a runner.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { Agent, createServer, request } from 'node:http';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { instrumentStorage, MemoryStorage, Transit } from 'transitkit';
+import { AclPolicyStore, createHandler, PrometheusMetrics, TokenStore } from 'transitkit/http';
+import type { Row } from './harness.js';
+
+interface Target {
+  name: string;
+  port: number;
+  token: string;
+}
+
+const PATH = '/v1/transit/encrypt/bench';
+
+/** One handler on its own store, with or without metrics. */
+async function server(on: boolean) {
+  const metrics = on ? new PrometheusMetrics() : undefined;
+  const storage = metrics
+    ? instrumentStorage(new MemoryStorage(), metrics, 'inmem')
+    : new MemoryStorage();
+  const tokens = new TokenStore({ storage });
+  const root = await tokens.createRoot();
+  const transit = new Transit({ storage, autoRotate: false, ...(metrics ? { metrics } : {}) });
+  await transit.createKey('bench');
+  const services = { transit, tokens, policies: new AclPolicyStore({ storage }) };
+  const s = createServer(createHandler(services, metrics ? { metrics } : {}).node);
+  s.keepAliveTimeout = 120_000;
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const a = s.address();
+  return { port: typeof a === 'object' && a ? a.port : 0, token: root };
+}
+
+/** The child process: both servers, their ports. */
+async function serve(): Promise<void> {
+  const off = await server(false);
+  const on = await server(true);
+  const targets: Target[] = [
+    { name: 'metrics off', port: off.port, token: off.token },
+    { name: 'metrics on', port: on.port, token: on.token },
+  ];
+  process.send?.(targets);
+  process.on('message', (m) => {
+    if (m !== 'cpu') process.exit(0);
+    const { user, system } = process.cpuUsage();
+    process.send?.({ cpu: user + system });
+  });
+}
+
+function send(
+  agent: Agent,
+  t: Target,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { 'x-vault-token': t.token };
+    if (body !== undefined) headers['content-length'] = Buffer.byteLength(body);
+    const req = request(
+      { agent, host: '127.0.0.1', port: t.port, path, method, headers },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Requests/s for `ms` with `concurrency` in flight (and a scrape a second when `scrape`). */
+async function load(agent: Agent, t: Target, body: string, ms: number, concurrency: number) {
+  let done = 0;
+  const end = performance.now() + ms;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const r = await send(agent, t, 'POST', PATH, body);
+      if (r.status !== 200) throw new Error(`${t.name}: ${r.status} ${r.body}`);
+      done++;
+    }
+  };
+  const scraper = async () => {
+    if (t.name !== 'metrics on') return;
+    while (performance.now() < end) {
+      const r = await send(agent, t, 'GET', '/v1/sys/metrics?format=prometheus');
+      if (r.status !== 200) throw new Error(`scrape: ${r.status}`);
+      await new Promise((res) => setTimeout(res, 1000));
+    }
+  };
+  const start = performance.now();
+  await Promise.all([...Array.from({ length: concurrency }, worker), scraper()]);
+  return { rps: (done * 1000) / (performance.now() - start), done };
+}
+
+/** The server process's CPU time so far (µs). */
+function serverCpu(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const on = (m: unknown) => {
+      if (typeof m === 'object' && m !== null && 'cpu' in m) {
+        child.off('message', on);
+        resolve((m as { cpu: number }).cpu);
+      }
+    };
+    child.on('message', on);
+    child.send('cpu');
+  });
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;
+
+/** Run the metrics benchmark: requests/s with metrics on, as a ratio of metrics off. */
+export async function metricsBench({ quick = false }: { quick?: boolean } = {}): Promise<Row[]> {
+  const child = fork(fileURLToPath(import.meta.url), [SERVER_FLAG], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const targets = await new Promise<Target[]>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as Target[]));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
+  });
+  const agents = new Map(targets.map((t) => [t, new Agent({ keepAlive: true, maxSockets: 64 })]));
+  const body = JSON.stringify({ plaintext: Buffer.alloc(64, 7).toString('base64') });
+  try {
+    const concurrency = quick ? 8 : 32;
+    const ms = quick ? 300 : 2000;
+    const rounds = quick ? 1 : 7;
+    for (const t of targets)
+      await load(agents.get(t) as Agent, t, body, quick ? 100 : 500, concurrency);
+    // Correctness first: the encrypts are counted by route pattern and key type.
+    const on = targets[1] as Target;
+    const scrape = await send(
+      agents.get(on) as Agent,
+      on,
+      'GET',
+      '/v1/sys/metrics?format=prometheus',
+    );
+    for (const want of [
+      'transitkit_http_request_duration_seconds_count{route="/transit/encrypt/:name",method="POST",status="200"}',
+      'transitkit_crypto_operations_total{operation="encrypt",key_type="aes256-gcm96"}',
+    ]) {
+      if (!scrape.body.includes(want)) throw new Error(`metrics: ${want} missing`);
+    }
+    const rps = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+    const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (const t of round % 2 ? [...targets].reverse() : targets) {
+        const before = await serverCpu(child);
+        const r = await load(agents.get(t) as Agent, t, body, ms, concurrency);
+        rps.get(t.name)?.push(r.rps);
+        cpu.get(t.name)?.push(((await serverCpu(child)) - before) / r.done);
+      }
+    }
+    const off = rps.get('metrics off') ?? [];
+    const ratios = (rps.get('metrics on') ?? []).map((x, i) => x / (off[i] ?? Number.NaN));
+    const offCpu = cpu.get('metrics off') ?? [];
+    const cpuRatios = (cpu.get('metrics on') ?? []).map((x, i) => (offCpu[i] ?? Number.NaN) / x);
+    return [
+      {
+        group: 'http encrypt 64 B, metrics',
+        name: 'metrics on (server CPU/req)',
+        value: median(cpu.get('metrics on') ?? []),
+        unit: 'µs',
+        ratio: median(cpuRatios),
+        range: [Math.min(...cpuRatios), Math.max(...cpuRatios)],
+        baseline: `metrics off (${median(offCpu).toFixed(0)} µs/req): its CPU/req ÷ this`,
+        target: { min: 0.9 },
+      },
+      {
+        group: 'http encrypt 64 B, metrics',
+        name: 'metrics on, scraped every second (req/s)',
+        value: median(rps.get('metrics on') ?? []),
+        unit: 'req/s',
+        ratio: median(ratios),
+        range: [Math.min(...ratios), Math.max(...ratios)],
+        baseline: `metrics off (${median(off).toFixed(0)} req/s)`,
+      },
+    ];
+  } finally {
+    for (const a of agents.values()) a.destroy();
+    const exited = new Promise((r) => child.once('exit', r));
+    child.send('stop');
+    await exited;
+  }
+}
+
+const SERVER_FLAG = '--metrics-bench-server';
+
+if (process.argv[2] === SERVER_FLAG) {
+  await serve();
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const quick = process.argv.includes('--quick');
+  const { printTable } = await import('./harness.js');
+  console.log(
+    `Metrics bench — node ${process.version}, keep-alive loopback${quick ? ' (quick)' : ''}`,
+  );
+  printTable(await metricsBench({ quick }));
+}
