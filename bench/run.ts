@@ -8,8 +8,10 @@
  * HTTP (http.bench.ts), scale and memory (scale.bench.ts), cold start
  * (cold-start.bench.ts), throughput under load: 4 worker processes on one
  * Redis vs 1 (load.bench.ts), HTTP encrypt with metrics on vs off
- * (metrics.bench.ts). `--only=a,b` runs some of them (names: encrypt, batch,
- * sign, mldsa, http, scale, cold, load, metrics).
+ * (metrics.bench.ts), streams of large objects in process (stream.bench.ts).
+ * `--only=a,b` runs some of them (names: encrypt, batch, sign, mldsa, http,
+ * scale, cold, load, metrics, stream). The stream section runs its full
+ * 1 GiB / 4 GiB sizes unless `--quick`; `npm run bench:stream` runs it alone.
  *
  * The lease manager's 1,000,000-lease run (issue 6) has its own script,
  * `npm run bench:leases` (about a minute, ~1 GB of heap); `--quick` runs its
@@ -27,6 +29,7 @@ import { metricsBench } from './metrics.bench.js';
 import { mlDsaBench } from './ml-dsa.bench.js';
 import { scaleBench } from './scale.bench.js';
 import { signBench } from './sign.bench.js';
+import { streamBench } from './stream.bench.js';
 import { encryptBench } from './transit.bench.js';
 
 const sections: [string, () => Promise<Row[]>][] = [
@@ -39,6 +42,7 @@ const sections: [string, () => Promise<Row[]>][] = [
   ['cold', coldStartBench],
   ['load', () => loadBench({ quick })],
   ['metrics', () => metricsBench({ quick })],
+  ['stream', streamBench],
 ];
 const only = process.argv
   .find((a) => a.startsWith('--only='))
