@@ -2,15 +2,18 @@
  * Vault's transit API mounted inside an existing Express app with
  * `app.use(vault.node)`: the app keeps its own routes and JSON body parser,
  * transitkit serves `/v1/*`, and anything it does not serve goes on to the
- * app's next handlers (here a 404 page). Then a client round trip with the
- * root token: create a key, encrypt, decrypt, sign and verify.
+ * app's next handlers (here a 404 page). The app is served by `createServer`
+ * from `transitkit/http/node`, not `app.listen()`: Vault clients list with the
+ * `LIST` method, which Node's own HTTP parser refuses before Express runs.
+ * Then a client round trip with the root token: create a key, list (`LIST`),
+ * encrypt, decrypt, sign and verify.
  *
  * Run: `npx tsx examples/express.ts` (CI runs every example).
  */
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { MemoryStorage, Transit } from 'transitkit';
 import { AclPolicyStore, createHandler, TokenStore } from 'transitkit/http';
+import { createServer } from 'transitkit/http/node';
 
 const storage = new MemoryStorage();
 const tokens = new TokenStore({ storage });
@@ -32,9 +35,8 @@ app.use((_req, res) => {
   res.status(404).send('not found\n');
 });
 
-const server = app.listen(0, '127.0.0.1');
-await new Promise<void>((resolve) => server.once('listening', resolve));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const server = createServer(app); // not app.listen(): keeps LIST working
+const { url: base } = await server.listen(0, '127.0.0.1');
 
 async function call(method: string, path: string, body?: unknown) {
   const r = await fetch(base + path, {
@@ -47,6 +49,9 @@ async function call(method: string, path: string, body?: unknown) {
 
 await call('POST', '/v1/transit/keys/orders');
 await call('POST', '/v1/transit/keys/signer', { type: 'ed25519' });
+const listed = await call('LIST', '/v1/transit/keys');
+console.log('list    ', listed.status, listed.json.data.keys);
+if (listed.json.data.keys.join() !== 'orders,signer') throw new Error('LIST failed');
 const plaintext = Buffer.from('card 4111-1111').toString('base64');
 const enc = await call('POST', '/v1/transit/encrypt/orders', { plaintext });
 const dec = await call('POST', '/v1/transit/decrypt/orders', {
@@ -68,4 +73,4 @@ console.log('app route', own.status, '| unknown route', other.status);
 if (dec.json.data.plaintext !== plaintext || ver.json.data.valid !== true || own.status !== 200)
   throw new Error('unexpected result');
 if (other.status !== 404) throw new Error('unserved paths must reach the next handler');
-await new Promise((resolve) => server.close(resolve));
+await server.close();

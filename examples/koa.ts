@@ -1,15 +1,17 @@
 /**
  * Vault's transit API as Koa middleware, `app.use(vault.koa)`, inside an
  * existing Koa app with routes of its own: transitkit answers `/v1/*`, and
- * calls `next()` for everything else. Then a client round trip with the root
- * token: create a key, HMAC and verify, encrypt and decrypt a batch.
+ * calls `next()` for everything else. Served by `createServer(app.callback())`
+ * from `transitkit/http/node` (not `app.listen()`, whose Node parser refuses
+ * Vault's `LIST`). Then a client round trip with the root token: create a
+ * key, list it (`LIST`), HMAC and verify, encrypt and decrypt a batch.
  *
  * Run: `npx tsx examples/koa.ts` (CI runs every example).
  */
-import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { MemoryStorage, Transit } from 'transitkit';
 import { AclPolicyStore, createHandler, TokenStore } from 'transitkit/http';
+import { createServer } from 'transitkit/http/node';
 
 const storage = new MemoryStorage();
 const tokens = new TokenStore({ storage });
@@ -26,9 +28,8 @@ app.use((ctx) => {
   if (ctx.path === '/') ctx.body = 'my app\n';
 });
 
-const server = app.listen(0, '127.0.0.1');
-await new Promise<void>((resolve) => server.once('listening', resolve));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const server = createServer(app.callback()); // not app.listen(): keeps LIST working
+const { url: base } = await server.listen(0, '127.0.0.1');
 
 async function call(method: string, path: string, body?: unknown) {
   const r = await fetch(base + path, {
@@ -41,6 +42,9 @@ async function call(method: string, path: string, body?: unknown) {
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 await call('POST', '/v1/transit/keys/events');
+const listed = await call('LIST', '/v1/transit/keys');
+console.log('list    ', listed.status, listed.json.data.keys);
+if (listed.json.data.keys.join() !== 'events') throw new Error('LIST failed');
 const mac = await call('POST', '/v1/transit/hmac/events', { input: b64('event 42') });
 const check = await call('POST', '/v1/transit/verify/events', {
   input: b64('event 42'),
@@ -65,4 +69,4 @@ const plain = back.json.data.batch_results.map((r: { plaintext: string }) => r.p
 if (check.json.data.valid !== true || plain.join() !== [b64('a'), b64('b')].join())
   throw new Error('unexpected result');
 if (batch.json.data.batch_results[0].reference !== 'first') throw new Error('reference lost');
-await new Promise((resolve) => server.close(resolve));
+await server.close();
