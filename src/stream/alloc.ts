@@ -1,13 +1,11 @@
 /**
- * Output buffers of the stream coders. On Node the global `Buffer`'s
- * `allocUnsafeSlow` skips the zero-fill (a 64 KiB memset per output piece,
- * about 7 % of the encrypt path); elsewhere a plain `Uint8Array`.
+ * Output buffers of the stream encoder. On Node the global `Buffer`'s
+ * `allocUnsafeSlow` skips the zero-fill (a memset of every output piece);
+ * elsewhere a plain `Uint8Array`.
  *
  * Safe only because every byte of such a buffer is written before it leaves:
- * the coders fill whole pieces, and a partial piece (a failure mid-piece) is
- * copied out with `slice`, never handed out as a view, since a view's
- * `.buffer` would expose the unwritten rest. The result is always a plain
- * `Uint8Array` that owns its whole ArrayBuffer. No `node:` import: the
+ * the encoder seals whole chunks into the whole of it. The result is always
+ * a plain `Uint8Array` that owns its whole ArrayBuffer. No `node:` import: the
  * global is looked up, as `encoding.ts` does.
  * @module
  */

@@ -171,36 +171,24 @@ export class ChunkDecoder {
       cipher = this.#open(this.#header);
       this.#cipher = cipher;
     }
-    const chunks = Math.floor((this.#fill + data.length - off) / WIRE_CHUNK);
-    if (chunks === 0) {
-      this.#pending.set(data.subarray(off), this.#fill);
-      this.#fill += data.length - off;
-      return;
+    // Each chunk's plaintext leaves as the backend returns it (node:crypto's
+    // own output buffer, no copy): gathering them into one piece would cost
+    // an allocation and a copy per chunk, more than the extra enqueues.
+    if (this.#fill > 0) {
+      const take = Math.min(WIRE_CHUNK - this.#fill, data.length - off);
+      this.#pending.set(data.subarray(off, off + take), this.#fill);
+      this.#fill += take;
+      off += take;
+      if (this.#fill < WIRE_CHUNK) return;
+      this.#fill = 0;
+      emit(cipher.open(this.#index++, this.#pending));
     }
-    // One output piece per push; on a failure, the chunks that did
-    // authenticate are released first (in order), then the error.
-    const out = unfilled(chunks * CHUNK_SIZE);
-    let at = 0;
-    try {
-      if (this.#fill > 0) {
-        const take = WIRE_CHUNK - this.#fill;
-        this.#pending.set(data.subarray(off, off + take), this.#fill);
-        off += take;
-        this.#fill = 0;
-        out.set(cipher.open(this.#index++, this.#pending), 0);
-        at = CHUNK_SIZE;
-      }
-      for (; at < out.length; at += CHUNK_SIZE, off += WIRE_CHUNK) {
-        out.set(cipher.open(this.#index++, data.subarray(off, off + WIRE_CHUNK)), at);
-      }
-    } catch (e) {
-      if (at > 0) emit(out.slice(0, at));
-      throw e;
+    for (; data.length - off >= WIRE_CHUNK; off += WIRE_CHUNK) {
+      emit(cipher.open(this.#index++, data.subarray(off, off + WIRE_CHUNK)));
     }
     if (off < data.length) {
       this.#pending.set(data.subarray(off), 0);
       this.#fill = data.length - off;
     }
-    emit(out);
   }
 }
