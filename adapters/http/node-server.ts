@@ -1,14 +1,16 @@
 /**
  * `transitkit/http/node`: a `node:http` server for the handler that
  *
- * - accepts Vault's `LIST` method (each connection's bytes go through
- *   {@link ListMethodRewriter}, since Node's parser refuses unknown methods);
+ * - accepts Vault's `LIST` method (each connection's bytes go through a
+ *   rewriter to `GET ?list=true`, since Node's parser refuses unknown methods);
+ *   {@link acceptListMethod} does the same for a server you create yourself
+ *   (`app.listen()`, `https.createServer()`);
  * - shuts down gracefully: {@link TransitkitServer.close} stops accepting,
  *   lets in-flight requests finish (answering them with `Connection: close`),
  *   closes idle keep-alive connections, and after `drainMs` closes the rest.
  *
  * Node only. The `transitkit/http` handlers work on any `node:http` server
- * too; there, list with `GET ?list=true`.
+ * too; there, call {@link acceptListMethod} on it, or list with `GET ?list=true`.
  * @packageDocumentation
  */
 import type { Buffer } from 'node:buffer';
@@ -18,11 +20,14 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
+import { type TLSSocket, Server as TlsServer } from 'node:tls';
 import { ListMethodRewriter } from './list-method.js';
 
 export { fileAuditDevice, nodeAuditDevices, socketAuditDevice } from '../audit/index.js';
+export type { MetricsExporter } from './metrics-prometheus.js';
 export type {
   MetricsListenerOptions,
   ScrapeRequestLike,
@@ -87,6 +92,57 @@ class ListSocket extends Duplex {
   get localPort(): number | undefined {
     return this.raw.localPort;
   }
+  // TLS: what `req.socket` answers on an https server (Express's `req.secure`, client certificates).
+  get encrypted(): boolean {
+    return (this.raw as Partial<TLSSocket>).encrypted === true;
+  }
+  get authorized(): boolean | undefined {
+    return (this.raw as Partial<TLSSocket>).authorized;
+  }
+  get authorizationError(): Error | undefined {
+    return (this.raw as Partial<TLSSocket>).authorizationError;
+  }
+  get alpnProtocol(): string | false | null | undefined {
+    return (this.raw as Partial<TLSSocket>).alpnProtocol;
+  }
+  getPeerCertificate(detailed?: boolean): ReturnType<TLSSocket['getPeerCertificate']> | undefined {
+    return (this.raw as Partial<TLSSocket>).getPeerCertificate?.(detailed as true);
+  }
+  getProtocol(): string | null | undefined {
+    return (this.raw as Partial<TLSSocket>).getProtocol?.();
+  }
+}
+
+const LIST_ACCEPTED = Symbol('transitkit.acceptListMethod');
+
+/**
+ * Make a `node:http` or `node:https` server you created yourself accept
+ * Vault's `LIST` method, which Node's HTTP parser otherwise answers with a
+ * bare 400 before any handler runs: each connection's request lines
+ * `LIST /p HTTP/1.1` become `GET /p?list=true HTTP/1.1` (Vault's equivalent)
+ * before Node parses them; bodies and every other request pass unchanged.
+ * Call it right after creating or starting the server, before the first
+ * connection; a second call does nothing. {@link createServer} does this itself.
+ *
+ * @example
+ * ```ts
+ * const server = https.createServer({ key, cert }, app); // or app.listen(8200)
+ * acceptListMethod(server);
+ * ```
+ * @public
+ */
+export function acceptListMethod(server: Server | HttpsServer): void {
+  const marked = server as (Server | HttpsServer) & { [LIST_ACCEPTED]?: true };
+  if (marked[LIST_ACCEPTED]) return;
+  marked[LIST_ACCEPTED] = true;
+  // https: the HTTP parser starts on 'secureConnection' (the decrypted socket).
+  const event = server instanceof TlsServer ? 'secureConnection' : 'connection';
+  const listeners = server.listeners(event) as ((socket: Duplex) => void)[];
+  server.removeAllListeners(event);
+  server.on(event, (socket: Socket) => {
+    const wrapped = new ListSocket(socket);
+    for (const l of listeners) l.call(server, wrapped);
+  });
 }
 
 /**
@@ -153,14 +209,7 @@ export function createServer(
     node(req, res);
   });
   if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
-  if (options.listMethod !== false) {
-    const listeners = server.listeners('connection') as ((socket: Duplex) => void)[];
-    server.removeAllListeners('connection');
-    server.on('connection', (socket: Socket) => {
-      const wrapped = new ListSocket(socket);
-      for (const l of listeners) l.call(server, wrapped);
-    });
-  }
+  if (options.listMethod !== false) acceptListMethod(server);
   return {
     server,
     get inFlight() {
