@@ -8,7 +8,8 @@
  *   the development reference (`reference §…`), none of which is in the
  *   package;
  * - README.md's relative links and the repository paths it names in
- *   backticks exist in the repository (GitHub and npm resolve them there).
+ *   backticks exist in the repository (GitHub and npm resolve them there),
+ *   and its `#anchors` name its headings.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -85,5 +86,19 @@ describe('pointers in the documentation users read', () => {
       (p) => !existsSync(path.join(ROOT_DIR, (p as string).replace(/\/$/, ''))),
     );
     expect(missing).toEqual([]);
+  });
+
+  it("README.md's #anchors name its headings (GitHub's slugs)", () => {
+    const readme = readFileSync(path.join(ROOT_DIR, 'README.md'), 'utf8');
+    const slug = (h: string) =>
+      h
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+        .replaceAll(' ', '-');
+    const headings = new Set([...readme.matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1] as string)));
+    const anchors = [...readme.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1] as string);
+    expect(anchors.length).toBeGreaterThan(3);
+    expect(anchors.filter((a) => !headings.has(a))).toEqual([]);
   });
 });
