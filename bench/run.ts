@@ -8,9 +8,10 @@
  * HTTP (http.bench.ts), scale and memory (scale.bench.ts), cold start
  * (cold-start.bench.ts), throughput under load: 4 worker processes on one
  * Redis vs 1 (load.bench.ts), HTTP encrypt with metrics on vs off
- * (metrics.bench.ts), streams of large objects in process (stream.bench.ts).
+ * (metrics.bench.ts), streams of large objects in process (stream.bench.ts),
+ * HTTP encrypt with one file audit device vs none (audit.bench.ts).
  * `--only=a,b` runs some of them (names: encrypt, batch, sign, mldsa, http,
- * scale, cold, load, metrics, stream). The stream section runs its full
+ * scale, cold, load, metrics, stream, audit). The stream section runs its full
  * 1 GiB / 4 GiB sizes unless `--quick`; `npm run bench:stream` runs it alone.
  *
  * The lease manager's 1,000,000-lease run (issue 6) has its own script,
@@ -19,6 +20,7 @@
  * @module
  */
 import os from 'node:os';
+import { auditBench } from './audit.bench.js';
 import { batchBench } from './batch.bench.js';
 import { coldStartBench } from './cold-start.bench.js';
 import { printTable, quick, type Row } from './harness.js';
@@ -43,6 +45,7 @@ const sections: [string, () => Promise<Row[]>][] = [
   ['load', () => loadBench({ quick })],
   ['metrics', () => metricsBench({ quick })],
   ['stream', streamBench],
+  ['audit', () => auditBench({ quick })],
 ];
 const only = process.argv
   .find((a) => a.startsWith('--only='))

@@ -5,16 +5,19 @@
  * process's standard output and `file_path=discard` drops every entry (both
  * as Vault).
  *
- * Entries go through a bounded, ordered buffer (src/audit/queue.ts): lines
- * that arrive while a write is in flight are appended together by the next
- * write, and each request waits for the write carrying its entry. `reopen`
- * (SIGHUP on the CLI server) closes and reopens the file after a log
- * rotation, between two writes.
+ * Entries are appended with synchronous writes, one per event-loop turn for
+ * all the entries of that turn, and a request goes on only once its entry
+ * is written (as Vault's file device, which writes before answering): order
+ * is the order of the requests, and a SIGTERM or even a SIGKILL loses no
+ * entry of a request that ran. A write reaches the page cache (no `fsync`).
+ * `stdout` goes through the bounded, ordered buffer of src/audit/queue.ts
+ * (a pipe may block). `reopen` (SIGHUP on the CLI server) opens the path
+ * again after a log rotation.
  *
  * Node only.
  * @module
  */
-import { chmod, type FileHandle, open } from 'node:fs/promises';
+import { closeSync, fchmodSync, openSync, writeSync } from 'node:fs';
 import { LineQueue } from '../../src/audit/queue.js';
 import type { AuditDevice, AuditDeviceFactory } from '../../src/audit/types.js';
 import { invalidRequest } from '../../src/errors.js';
@@ -32,74 +35,108 @@ function parseMode(value: string | undefined): number | undefined {
   return mode === 0 ? undefined : mode;
 }
 
+/**
+ * A file written with synchronous appends, batched per event-loop turn: the
+ * entries that arrive during one turn (a busy server's concurrent requests)
+ * are written together by one `write(2)` at the start of the next
+ * (`setImmediate`), and each request goes on only once the write that
+ * carried its entry returned. Order is the call order, nothing waits longer
+ * than one turn, and an entry whose `write` resolved is in the file even if
+ * the process is killed next. At most `buffer_entries` lines wait for their
+ * turn; past that a line is refused at once (the entry is not recorded).
+ */
 class FileDevice implements AuditDevice {
   readonly #path: string;
   readonly #mode: number | undefined;
-  #fh: FileHandle | undefined;
-  #reopen = false;
-  readonly #queue: LineQueue;
+  readonly #maxEntries: number;
+  #fd: number | undefined;
+  #closed = false;
+  #lines: string[] = [];
+  #waiters: Array<{ resolve(): void; reject(e: unknown): void }> = [];
+  #scheduled = false;
 
-  private constructor(
-    path: string,
-    mode: number | undefined,
-    fh: FileHandle,
-    o: Record<string, string>,
-  ) {
+  private constructor(path: string, mode: number | undefined, fd: number, maxEntries: number) {
     this.#path = path;
     this.#mode = mode;
-    this.#fh = fh;
-    this.#queue = new LineQueue({ ...bufferOptions(o), write: (batch) => this.#append(batch) });
+    this.#fd = fd;
+    this.#maxEntries = maxEntries;
   }
 
-  static async open(path: string, o: Readonly<Record<string, string>>): Promise<FileDevice> {
+  static open(path: string, o: Readonly<Record<string, string>>): FileDevice {
     const mode = parseMode(o.mode);
-    const fh = await FileDevice.#openFile(path, mode);
-    return new FileDevice(path, mode, fh, { ...o });
+    const { maxEntries } = bufferOptions(o);
+    return new FileDevice(path, mode, FileDevice.#openFile(path, mode), maxEntries);
   }
 
-  static async #openFile(path: string, mode: number | undefined): Promise<FileHandle> {
-    const fh = await open(path, 'a', mode ?? 0o600);
+  static #openFile(path: string, mode: number | undefined): number {
+    const fd = openSync(path, 'a', mode ?? 0o600);
     if (mode !== undefined) {
       try {
-        await chmod(path, mode);
+        fchmodSync(fd, mode);
       } catch (e) {
-        await fh.close().catch(() => undefined);
+        closeSync(fd);
         throw e;
       }
     }
-    return fh;
-  }
-
-  async #append(batch: string): Promise<void> {
-    if (this.#reopen || !this.#fh) {
-      this.#reopen = false;
-      const old = this.#fh;
-      this.#fh = undefined;
-      await old?.close().catch(() => undefined);
-      this.#fh = await FileDevice.#openFile(this.#path, this.#mode);
-    }
-    await this.#fh.appendFile(batch);
+    return fd;
   }
 
   write(line: string): Promise<void> {
-    return this.#queue.push(line);
+    if (this.#closed) return Promise.reject(new Error('audit device closed'));
+    if (this.#lines.length >= this.#maxEntries) {
+      return Promise.reject(new Error('audit buffer full'));
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.#lines.push(line);
+      this.#waiters.push({ resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => this.#flushNow());
+      }
+    });
   }
 
-  flush(): Promise<void> {
-    return this.#queue.flush();
+  /** Write every waiting line with one append; settle their promises. */
+  #flushNow(): void {
+    this.#scheduled = false;
+    const lines = this.#lines;
+    const waiters = this.#waiters;
+    if (lines.length === 0) return;
+    this.#lines = [];
+    this.#waiters = [];
+    try {
+      this.#fd ??= FileDevice.#openFile(this.#path, this.#mode);
+      const text = lines.length === 1 ? (lines[0] as string) : lines.join('');
+      const n = writeSync(this.#fd, text);
+      // A short write (rare on a regular file): the rest, by bytes.
+      if (n !== Buffer.byteLength(text)) {
+        const bytes = Buffer.from(text, 'utf8');
+        for (let off = n; off < bytes.length; ) off += writeSync(this.#fd, bytes, off);
+      }
+      for (const w of waiters) w.resolve();
+    } catch (e) {
+      for (const w of waiters) w.reject(e);
+    }
+  }
+
+  async flush(): Promise<void> {
+    this.#flushNow();
   }
 
   async reopen(): Promise<void> {
-    this.#reopen = true;
-    // An idle device reopens now, so a rotated file is released at once.
-    if (this.#queue.waiting === 0) await this.#queue.push('').catch(() => undefined);
+    if (this.#closed) return;
+    this.#flushNow();
+    const old = this.#fd;
+    this.#fd = FileDevice.#openFile(this.#path, this.#mode);
+    if (old !== undefined) closeSync(old);
   }
 
   async close(): Promise<void> {
-    await this.#queue.close();
-    const fh = this.#fh;
-    this.#fh = undefined;
-    await fh?.close();
+    this.#flushNow();
+    this.#closed = true;
+    const fd = this.#fd;
+    this.#fd = undefined;
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -127,7 +164,8 @@ const discard: AuditDevice = {
 
 /**
  * The `file` device type: options `file_path` (required; `stdout`,
- * `discard`), `mode`, `buffer_entries`, `buffer_bytes`.
+ * `discard`), `mode`, `buffer_entries` (lines waiting for the next write,
+ * default 8,192), `buffer_bytes` (for `stdout`).
  * @public
  */
 export const fileAuditDevice: AuditDeviceFactory = {

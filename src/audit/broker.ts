@@ -35,11 +35,12 @@ import {
   type AuditRequestInput,
   type AuditResponseInput,
   buildEntry,
+  type DeviceHashing,
   entryLine,
   type FormatOptions,
   formatOptions,
 } from './format.js';
-import { type Hasher, saltHasher } from './hash.js';
+import { type Hasher, saltHasher, tokenHasher } from './hash.js';
 import {
   AUDIT_PREFIX,
   type AuditTable,
@@ -83,11 +84,15 @@ interface LiveDevice {
   readonly path: string;
   readonly stored: StoredDevice;
   readonly format: FormatOptions;
-  readonly hash: Hasher;
+  readonly hashing: DeviceHashing;
+  /** Serialised `auth` and `request` blocks by request, for its response entry. */
+  readonly parts: WeakMap<AuditRequestInput, string>;
   /** Undefined when it failed to open here (then every entry fails, with `openError`). */
   readonly device: AuditDevice | undefined;
   readonly openError: string | undefined;
 }
+
+const hashingOf = (hash: Hasher): DeviceHashing => ({ hash, tokens: tokenHasher(hash) });
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -115,6 +120,7 @@ export class AuditBroker {
   /** The devices, as an array for the hot path. */
   #targets: LiveDevice[] = [];
   #sinkHash: Hasher | undefined;
+  #sinkHashing: DeviceHashing | undefined;
   #sinkFormat: FormatOptions = formatOptions({});
   #active = false;
   #closed = false;
@@ -329,6 +335,7 @@ export class AuditBroker {
     }
     if (this.#sink && table.sink_salt !== undefined) {
       this.#sinkHash = saltHasher(this.#backend, saltBytes(table.sink_salt));
+      this.#sinkHashing = { hash: this.#sinkHash, tokens: tokenHasher(this.#sinkHash) };
     }
     await this.#serial(() => this.#apply(table));
   }
@@ -394,7 +401,8 @@ export class AuditBroker {
       path: p,
       stored,
       format,
-      hash: saltHasher(this.#backend, saltBytes(stored.salt)),
+      hashing: hashingOf(saltHasher(this.#backend, saltBytes(stored.salt))),
+      parts: new WeakMap(),
       device,
       openError,
     });
@@ -420,14 +428,14 @@ export class AuditBroker {
 
   async #write(d: LiveDevice, input: AuditRequestInput, response: AuditResponseInput | undefined) {
     if (!d.device) throw new Error(d.openError ?? 'audit device not open');
-    await d.device.write(entryLine(buildEntry(input, response, d.format, d.hash), d.format));
+    await d.device.write(entryLine(input, response, d.format, d.hashing, d.parts));
   }
 
   async #toSink(input: AuditRequestInput, response: AuditResponseInput | undefined) {
     const sink = this.#sink as AuditSink;
-    const hash = this.#sinkHash;
-    if (!hash) throw new Error('the audit sink has no salt');
-    await sink(buildEntry(input, response, this.#sinkFormat, hash));
+    const hashing = this.#sinkHashing;
+    if (!hashing) throw new Error('the audit sink has no salt');
+    await sink(buildEntry(input, response, this.#sinkFormat, hashing));
   }
 
   async #log(input: AuditRequestInput, response: AuditResponseInput | undefined): Promise<void> {

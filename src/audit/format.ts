@@ -9,7 +9,7 @@
 import { rfc3339 } from '../clock.js';
 import { invalidRequest } from '../errors.js';
 import { goParseBool } from '../request.js';
-import { type Hasher, hashStructure, rawStructure } from './hash.js';
+import { type Hasher, hashStructure, rawStructure, type TokenHashes } from './hash.js';
 import type { AuditAuth, AuditEntry, AuditRequest } from './types.js';
 
 /** The options every device type takes. @internal */
@@ -81,6 +81,8 @@ export interface AuditRequestInput {
     readonly accessor: string;
     readonly policies: readonly string[];
     readonly isRoot: boolean;
+    /** The token store's digest of the token (a `TokenContext` has it): keys the HMAC cache. */
+    readonly hash?: string;
   };
   /** Time of the request (ms). */
   time: number;
@@ -103,13 +105,28 @@ export interface AuditResponseInput {
 
 const hashOr = (raw: boolean, hash: Hasher, v: string) => (raw ? v : hash(v));
 
-function authBlock(input: AuditRequestInput, o: FormatOptions, hash: Hasher): AuditAuth {
+/** How one device writes a token: hashed (cached per token context), or raw. */
+export interface DeviceHashing {
+  hash: Hasher;
+  tokens: (t: NonNullable<AuditRequestInput['token']>) => TokenHashes;
+}
+
+function tokenFields(input: AuditRequestInput, o: FormatOptions, h: DeviceHashing) {
   const t = input.token;
-  if (!t) return {};
+  if (!t) return undefined;
+  if (o.raw) return { token: t.token, accessor: t.accessor };
+  const hashed = h.tokens(t);
+  return { token: hashed.token, accessor: o.hmacAccessor ? hashed.accessor : t.accessor };
+}
+
+function authBlock(input: AuditRequestInput, o: FormatOptions, h: DeviceHashing): AuditAuth {
+  const t = input.token;
+  const f = tokenFields(input, o, h);
+  if (!t || !f) return {};
   const policies = [...t.policies];
   return {
-    client_token: hashOr(o.raw, hash, t.token),
-    accessor: hashOr(o.raw || !o.hmacAccessor, hash, t.accessor),
+    client_token: f.token,
+    accessor: f.accessor,
     display_name: t.isRoot ? 'root' : 'token',
     policies,
     token_policies: policies,
@@ -119,19 +136,15 @@ function authBlock(input: AuditRequestInput, o: FormatOptions, hash: Hasher): Au
   };
 }
 
-function requestBlock(input: AuditRequestInput, o: FormatOptions, hash: Hasher): AuditRequest {
-  const t = input.token;
+function requestBlock(input: AuditRequestInput, o: FormatOptions, h: DeviceHashing): AuditRequest {
+  const hash = h.hash;
+  const f = tokenFields(input, o, h);
   const out: AuditRequest = {
     id: input.id,
     operation: input.operation,
     mount_point: input.mountPoint,
     mount_type: input.mountType,
-    ...(t
-      ? {
-          client_token: hashOr(o.raw, hash, t.token),
-          client_token_accessor: hashOr(o.raw || !o.hmacAccessor, hash, t.accessor),
-        }
-      : {}),
+    ...(f ? { client_token: f.token, client_token_accessor: f.accessor } : {}),
     namespace: { id: 'root' },
     path: input.path,
   };
@@ -169,36 +182,69 @@ function replyAuth(auth: Record<string, unknown>, o: FormatOptions, hash: Hasher
   return out;
 }
 
+function responseBlock(
+  input: AuditRequestInput,
+  response: AuditResponseInput,
+  o: FormatOptions,
+  hash: Hasher,
+): NonNullable<AuditEntry['response']> {
+  const r: NonNullable<AuditEntry['response']> = {
+    mount_point: input.mountPoint,
+    mount_type: input.mountType,
+  };
+  if (response.data !== undefined && response.data !== null) {
+    const data = o.elideList && input.operation === 'list' ? elide(response.data) : response.data;
+    r.data = (o.raw ? rawStructure(data) : hashStructure(data, hash)) as Record<string, unknown>;
+  }
+  if (response.auth) r.auth = replyAuth(response.auth, o, hash);
+  return r;
+}
+
 /** The entry of one request (`response` undefined) or response, for one device. @internal */
 export function buildEntry(
   input: AuditRequestInput,
   response: AuditResponseInput | undefined,
   o: FormatOptions,
-  hash: Hasher,
+  h: DeviceHashing,
 ): AuditEntry {
   const entry: AuditEntry = {
     type: response ? 'response' : 'request',
     time: rfc3339(response ? response.time : input.time),
-    auth: authBlock(input, o, hash),
-    request: requestBlock(input, o, hash),
+    auth: authBlock(input, o, h),
+    request: requestBlock(input, o, h),
   };
-  if (response) {
-    const r: NonNullable<AuditEntry['response']> = {
-      mount_point: input.mountPoint,
-      mount_type: input.mountType,
-    };
-    if (response.data !== undefined && response.data !== null) {
-      const data = o.elideList && input.operation === 'list' ? elide(response.data) : response.data;
-      r.data = (o.raw ? rawStructure(data) : hashStructure(data, hash)) as Record<string, unknown>;
-    }
-    if (response.auth) r.auth = replyAuth(response.auth, o, hash);
-    entry.response = r;
-  }
+  if (response) entry.response = responseBlock(input, response, o, h.hash);
   if (response?.error !== undefined) entry.error = response.error;
   return entry;
 }
 
-/** The line a device writes: prefix, JSON, newline. @internal */
-export function entryLine(entry: AuditEntry, o: FormatOptions): string {
-  return `${o.prefix}${JSON.stringify(entry)}\n`;
+/**
+ * The line a device writes for an entry: prefix, the JSON of
+ * {@link buildEntry}'s entry, newline. `parts` keeps the serialised `auth`
+ * and `request` blocks of each request (per device), so the response entry
+ * reuses them instead of hashing and serialising them again; the text is the
+ * same as `JSON.stringify(buildEntry(…))`.
+ * @internal
+ */
+export function entryLine(
+  input: AuditRequestInput,
+  response: AuditResponseInput | undefined,
+  o: FormatOptions,
+  h: DeviceHashing,
+  parts: WeakMap<AuditRequestInput, string>,
+): string {
+  let common = parts.get(input);
+  if (common === undefined) {
+    const auth = JSON.stringify(authBlock(input, o, h));
+    common = `"auth":${auth},"request":${JSON.stringify(requestBlock(input, o, h))}`;
+    parts.set(input, common);
+  }
+  const type = response ? 'response' : 'request';
+  const time = rfc3339(response ? response.time : input.time);
+  let line = `${o.prefix}{"type":"${type}","time":"${time}",${common}`;
+  if (response) {
+    line += `,"response":${JSON.stringify(responseBlock(input, response, o, h.hash))}`;
+    if (response.error !== undefined) line += `,"error":${JSON.stringify(response.error)}`;
+  }
+  return `${line}}\n`;
 }

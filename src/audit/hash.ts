@@ -14,7 +14,7 @@
  * @module
  */
 import type { CryptoBackend } from '../crypto/backend.js';
-import { encodeBase64, encodeHex, utf8 } from '../encoding.js';
+import { encodeBase64, utf8 } from '../encoding.js';
 
 /** Vault's prefix of a hashed value. @internal */
 export const HMAC_PREFIX = 'hmac-sha256:';
@@ -22,9 +22,59 @@ export const HMAC_PREFIX = 'hmac-sha256:';
 /** A value hasher bound to one salt. @internal */
 export type Hasher = (value: string) => string;
 
+const HEX = /* @__PURE__ */ Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** Lower-case hex of a MAC (a table: this runs several times per audited request). */
+function hexOf(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i] as number];
+  return out;
+}
+
 /** The hasher of one salt. @internal */
 export function saltHasher(backend: CryptoBackend, salt: Uint8Array): Hasher {
-  return (value) => HMAC_PREFIX + encodeHex(backend.hmac('sha256', salt, utf8(value)));
+  return (value) => HMAC_PREFIX + hexOf(backend.hmac('sha256', salt, utf8(value)));
+}
+
+/** A token's hashed id and accessor, for one device. @internal */
+export interface TokenHashes {
+  token: string;
+  accessor: string;
+}
+
+/** Tokens whose hashes one device keeps (cleared when full). */
+const TOKEN_CACHE_MAX = 1024;
+
+/**
+ * The hashes of a token for one device, computed once per token: kept by the
+ * token's `hash` (the token store's salted SHA-256 of it: the raw token is
+ * never a key) when the context carries one, else per context object (a
+ * `WeakMap`). A request's two entries, and the requests of one token, then
+ * hash it once.
+ * @internal
+ */
+export function tokenHasher(
+  hash: Hasher,
+): (t: {
+  readonly token: string;
+  readonly accessor: string;
+  readonly hash?: string;
+}) => TokenHashes {
+  const byContext = new WeakMap<object, TokenHashes>();
+  const byDigest = new Map<string, TokenHashes>();
+  return (t) => {
+    const digest = typeof t.hash === 'string' && t.hash !== '' ? t.hash : undefined;
+    let h = digest === undefined ? byContext.get(t) : byDigest.get(digest);
+    if (!h) {
+      h = { token: hash(t.token), accessor: hash(t.accessor) };
+      if (digest === undefined) byContext.set(t, h);
+      else {
+        if (byDigest.size >= TOKEN_CACHE_MAX) byDigest.clear();
+        byDigest.set(digest, h);
+      }
+    }
+    return h;
+  };
 }
 
 /** `value` with every string (at any depth) hashed; a new value, the input is not changed. @internal */

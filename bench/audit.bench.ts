@@ -1,0 +1,226 @@
+/**
+ * Audit cost over HTTP: encrypt of 64 bytes over keep-alive loopback HTTP/1.1
+ * through `createHandler` with
+ *
+ * - no audit broker (the baseline);
+ * - an audit broker with no device enabled (the idle check: one field read);
+ * - one `file` device, every request and response entry written to a real
+ *   file before the reply (group commit through the bounded buffer).
+ *
+ * Target (issue #19): with one file device, throughput ≥ 0.7× without
+ * auditing. The servers run in a child process, the load client here;
+ * rounds alternate and each ratio is taken within a round (as http.bench.ts).
+ * After timing, the log is checked: two whole JSON lines per answered request.
+ *
+ * `npx tsx bench/audit.bench.ts [--quick]`, or `auditBench({ quick })` from a runner.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, createServer, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { AuditBroker, MemoryStorage, Transit } from 'transitkit';
+import { AclPolicyStore, createHandler, TokenStore } from 'transitkit/http';
+import { nodeAuditDevices } from 'transitkit/http/node';
+import type { Row } from './harness.js';
+
+interface Target {
+  name: string;
+  port: number;
+  token: string;
+}
+
+const PATH = '/v1/transit/encrypt/bench';
+
+/** One handler on its own store: `audit` none, idle (a broker, no device) or a file device. */
+async function server(audit: 'none' | 'idle' | 'file', logFile: string) {
+  const storage = new MemoryStorage();
+  const tokens = new TokenStore({ storage });
+  const root = await tokens.createRoot();
+  const transit = new Transit({ storage, autoRotate: false });
+  await transit.createKey('bench');
+  const services = { transit, tokens, policies: new AclPolicyStore({ storage }) };
+  let broker: AuditBroker | undefined;
+  if (audit !== 'none') {
+    broker = await AuditBroker.open({ storage, devices: nodeAuditDevices() });
+    if (audit === 'file')
+      await broker.enable('file', { type: 'file', options: { file_path: logFile } });
+  }
+  const s = createServer(createHandler(broker ? { ...services, audit: broker } : services).node);
+  s.keepAliveTimeout = 120_000;
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const a = s.address();
+  return { port: typeof a === 'object' && a ? a.port : 0, token: root, broker };
+}
+
+/** The child process: three servers, their ports, CPU on demand. */
+async function serve(logFile: string): Promise<void> {
+  const none = await server('none', logFile);
+  const idle = await server('idle', logFile);
+  const file = await server('file', logFile);
+  const targets: Target[] = [
+    { name: 'no audit broker', port: none.port, token: none.token },
+    { name: 'audit broker, no device', port: idle.port, token: idle.token },
+    { name: 'one file device', port: file.port, token: file.token },
+  ];
+  process.send?.(targets);
+  process.on('message', (m) => {
+    if (m === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send?.({ cpu: user + system });
+    } else {
+      void file.broker?.close().then(() => process.exit(0));
+    }
+  });
+}
+
+function post(agent: Agent, t: Target, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        agent,
+        host: '127.0.0.1',
+        port: t.port,
+        path: PATH,
+        method: 'POST',
+        headers: { 'x-vault-token': t.token, 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Requests/s for `ms` with `concurrency` in flight; counts the answered ones. */
+async function load(agent: Agent, t: Target, body: string, ms: number, concurrency: number) {
+  let done = 0;
+  const end = performance.now() + ms;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const r = await post(agent, t, body);
+      if (r.status !== 200) throw new Error(`${t.name}: ${r.status} ${r.body}`);
+      done++;
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { rps: (done * 1000) / (performance.now() - start), done };
+}
+
+function serverCpu(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const on = (m: unknown) => {
+      if (typeof m === 'object' && m !== null && 'cpu' in m) {
+        child.off('message', on);
+        resolve((m as { cpu: number }).cpu);
+      }
+    };
+    child.on('message', on);
+    child.send('cpu');
+  });
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;
+
+/** Run the audit benchmark; rows carry requests/s and CPU/request against no broker. */
+export async function auditBench({ quick = false }: { quick?: boolean } = {}): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'transitkit-audit-bench-'));
+  const logFile = join(dir, 'audit.log');
+  const child = fork(fileURLToPath(import.meta.url), [SERVER_FLAG, logFile], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const targets = await new Promise<Target[]>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as Target[]));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
+  });
+  const agents = new Map(targets.map((t) => [t, new Agent({ keepAlive: true, maxSockets: 64 })]));
+  const body = JSON.stringify({ plaintext: Buffer.alloc(64, 7).toString('base64') });
+  let fileRequests = 0;
+  try {
+    const concurrency = quick ? 8 : 32;
+    const ms = quick ? 300 : 1500;
+    const rounds = quick ? 1 : 5;
+    for (const t of targets) {
+      const r = await load(agents.get(t) as Agent, t, body, quick ? 100 : 500, concurrency);
+      if (t.name === 'one file device') fileRequests += r.done;
+    }
+    const rps = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+    const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (const t of round % 2 ? [...targets].reverse() : targets) {
+        const before = await serverCpu(child);
+        const r = await load(agents.get(t) as Agent, t, body, ms, concurrency);
+        if (t.name === 'one file device') fileRequests += r.done;
+        rps.get(t.name)?.push(r.rps);
+        cpu.get(t.name)?.push(((await serverCpu(child)) - before) / r.done);
+      }
+    }
+    // Correctness: two whole entries per answered request on the file device.
+    const lines = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+    for (const l of lines) JSON.parse(l);
+    if (lines.length !== 2 * fileRequests) {
+      throw new Error(`audit log has ${lines.length} lines for ${fileRequests} requests`);
+    }
+    const base = targets[0]?.name ?? '';
+    const rows: Row[] = [];
+    for (const t of targets.slice(1)) {
+      const ratios = (rps.get(t.name) ?? []).map((x, i) => x / (rps.get(base)?.[i] ?? Number.NaN));
+      const cpuRatios = (cpu.get(t.name) ?? []).map(
+        (x, i) => (cpu.get(base)?.[i] ?? Number.NaN) / x,
+      );
+      const target = t.name === 'one file device' ? { min: 0.7 } : { min: 0.95 };
+      rows.push({
+        group: 'http encrypt 64 B, audit',
+        name: `${t.name} (req/s)`,
+        value: median(rps.get(t.name) ?? []),
+        unit: 'req/s',
+        ratio: median(ratios),
+        range: [Math.min(...ratios), Math.max(...ratios)],
+        baseline: `${base} (${median(rps.get(base) ?? []).toFixed(0)} req/s)`,
+        target,
+      });
+      rows.push({
+        group: 'http encrypt 64 B, audit',
+        name: `${t.name} (server CPU/req)`,
+        value: median(cpu.get(t.name) ?? []),
+        unit: 'µs',
+        ratio: median(cpuRatios),
+        range: [Math.min(...cpuRatios), Math.max(...cpuRatios)],
+        baseline: `${base}: its CPU/req ÷ this`,
+      });
+    }
+    return rows;
+  } finally {
+    for (const a of agents.values()) a.destroy();
+    const exited = new Promise((r) => child.once('exit', r));
+    child.send('stop');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const SERVER_FLAG = '--audit-bench-server';
+
+if (process.argv[2] === SERVER_FLAG) {
+  await serve(process.argv[3] ?? '');
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const quick = process.argv.includes('--quick');
+  const { printTable } = await import('./harness.js');
+  console.log(
+    `Audit bench — node ${process.version}, keep-alive loopback${quick ? ' (quick)' : ''}`,
+  );
+  printTable(await auditBench({ quick }));
+}
