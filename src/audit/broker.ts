@@ -36,11 +36,11 @@ import {
   type AuditResponseInput,
   buildEntry,
   type DeviceHashing,
-  entryLine,
   type FormatOptions,
   formatOptions,
 } from './format.js';
 import { type Hasher, saltHasher, tokenHasher } from './hash.js';
+import { type LiveDevice, liveDevice, openLive, writeEntry } from './live.js';
 import {
   AUDIT_PREFIX,
   type AuditTable,
@@ -79,22 +79,6 @@ export interface AuditBrokerOptions {
   /** Where device errors go (message and error; never an entry). Default `console`. */
   logger?: { error(message: string, error?: unknown): void };
 }
-
-interface LiveDevice {
-  readonly path: string;
-  readonly stored: StoredDevice;
-  readonly format: FormatOptions;
-  readonly hashing: DeviceHashing;
-  /** Serialised `auth` and `request` blocks by request, for its response entry. */
-  readonly parts: WeakMap<AuditRequestInput, string>;
-  /** Undefined when it failed to open here (then every entry fails, with `openError`). */
-  readonly device: AuditDevice | undefined;
-  readonly openError: string | undefined;
-}
-
-const hashingOf = (hash: Hasher): DeviceHashing => ({ hash, tokens: tokenHasher(hash) });
-
-const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /**
  * The audit devices of one store and the fan-out of entries to them.
@@ -197,7 +181,8 @@ export class AuditBroker {
       device = await factory.create({ path: p, options });
     } catch (e) {
       if (isTransitError(e)) throw e;
-      throw invalidRequest(`sanity check failed; unable to open audit device: ${messageOf(e)}`);
+      const why = e instanceof Error ? e.message : String(e);
+      throw invalidRequest(`sanity check failed; unable to open audit device: ${why}`);
     }
     const stored: StoredDevice = {
       type,
@@ -222,7 +207,8 @@ export class AuditBroker {
         await device.close().catch(() => undefined);
         return;
       }
-      this.#install(p, stored, device, undefined);
+      this.#live.set(p, liveDevice(this.#backend, p, stored, device, undefined));
+      this.#refreshTargets();
       if (old) await old.device?.close().catch(() => undefined);
     });
   }
@@ -367,46 +353,10 @@ export class AuditBroker {
       const factory = Object.hasOwn(this.#factories, stored.type)
         ? this.#factories[stored.type]
         : undefined;
-      try {
-        if (!factory) throw new Error(`no audit device type ${stored.type} on this instance`);
-        this.#install(
-          p,
-          stored,
-          await factory.create({ path: p, options: stored.options }),
-          undefined,
-        );
-      } catch (e) {
-        this.#logger.error(`transitkit/audit: cannot open audit device ${p}`, e);
-        this.#install(p, stored, undefined, messageOf(e));
-      }
+      this.#live.set(p, await openLive(factory, this.#backend, p, stored, this.#logger));
     }
     this.#refreshTargets();
     await Promise.all(closing.map((d) => d.device?.close().catch(() => undefined)));
-  }
-
-  #install(
-    p: string,
-    stored: StoredDevice,
-    device: AuditDevice | undefined,
-    openError: string | undefined,
-  ): void {
-    let format: FormatOptions;
-    try {
-      format = formatOptions(stored.options);
-    } catch (e) {
-      format = formatOptions({});
-      openError ??= messageOf(e);
-    }
-    this.#live.set(p, {
-      path: p,
-      stored,
-      format,
-      hashing: hashingOf(saltHasher(this.#backend, saltBytes(stored.salt))),
-      parts: new WeakMap(),
-      device,
-      openError,
-    });
-    this.#refreshTargets();
   }
 
   #refreshTargets(): void {
@@ -415,7 +365,7 @@ export class AuditBroker {
   }
 
   #failed(path: string, kind: 'request' | 'response', e: unknown): void {
-    const reason = messageOf(e);
+    const reason = e instanceof Error ? e.message : String(e);
     try {
       this.#onFailure?.({ path, entry: kind, reason });
     } catch {
@@ -424,11 +374,6 @@ export class AuditBroker {
     this.#logger.error(
       `transitkit/audit: device ${path} did not record a ${kind} entry: ${reason}`,
     );
-  }
-
-  async #write(d: LiveDevice, input: AuditRequestInput, response: AuditResponseInput | undefined) {
-    if (!d.device) throw new Error(d.openError ?? 'audit device not open');
-    await d.device.write(entryLine(input, response, d.format, d.hashing, d.parts));
   }
 
   async #toSink(input: AuditRequestInput, response: AuditResponseInput | undefined) {
@@ -457,10 +402,10 @@ export class AuditBroker {
     };
     if (targets.length === 1 && !this.#sink) {
       await one((targets[0] as LiveDevice).path, () =>
-        this.#write(targets[0] as LiveDevice, input, response),
+        writeEntry(targets[0] as LiveDevice, input, response),
       );
     } else {
-      const all = targets.map((d) => one(d.path, () => this.#write(d, input, response)));
+      const all = targets.map((d) => one(d.path, () => writeEntry(d, input, response)));
       if (this.#sink) all.push(one('sink', () => this.#toSink(input, response)));
       await Promise.all(all);
     }

@@ -58,6 +58,26 @@ describe('file audit device', () => {
     await bad({ file_path: join(dir, 'no', 'such', 'dir', 'x.log') }, 'ENOENT');
   });
 
+  it('buffer_entries bounds the lines waiting for the next write; past it, refused at once', async () => {
+    const path = join(dir, 'full.log');
+    const d = await fileAuditDevice.create({
+      path: 'f/',
+      options: { file_path: path, buffer_entries: '3' },
+    });
+    // Four entries in one event-loop turn: three wait for the turn's write, the fourth is refused.
+    const results = await Promise.allSettled(['a\n', 'b\n', 'c\n', 'd\n'].map((l) => d.write(l)));
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+    ]);
+    expect(String((results[3] as PromiseRejectedResult).reason)).toContain('audit buffer full');
+    await d.write('e\n'); // room again after the write
+    await d.close();
+    expect(readFileSync(path, 'utf8')).toBe('a\nb\nc\ne\n');
+  });
+
   it('discard records every entry and writes nothing', async () => {
     const d = await fileAuditDevice.create({ path: 'f/', options: { file_path: 'discard' } });
     await d.write('x\n');
