@@ -15,7 +15,7 @@
  * @module
  */
 import type { AclOperation, AuditBroker, AuditRequestInput, TokenContext } from 'transitkit';
-import { TransitError } from '../../src/errors.js';
+import { isTransitError, TransitError } from '../../src/errors.js';
 import type { HttpRequest } from './dispatch.js';
 import type { Route } from './route.js';
 
@@ -53,14 +53,8 @@ function mountOf(s: AuditStart): { mountPoint: string; mountType: string } {
 export const notAudited = (route: Route): boolean =>
   route.whileSealed || route.path === '/sys/seal';
 
-/**
- * Record the request entry.
- * @returns the trail for {@link auditResponse}.
- * @throws TransitError `internal` when no device recorded it (fail closed).
- * @internal
- */
-export async function auditRequest(broker: AuditBroker, s: AuditStart): Promise<AuditTrail> {
-  const input: AuditRequestInput = {
+function requestInput(broker: AuditBroker, s: AuditStart): AuditRequestInput {
+  return {
     id: s.requestId,
     operation: s.operation,
     ...mountOf(s),
@@ -71,6 +65,37 @@ export async function auditRequest(broker: AuditBroker, s: AuditStart): Promise<
     ...(s.token === undefined ? {} : { token: s.token }),
     time: broker.clock.now(),
   };
+}
+
+/**
+ * A request refused by the token or ACL check is logged as a request entry
+ * with `error: "permission denied"` (as Vault), on a best-effort basis: the
+ * refusal is the answer either way. Returns `error` rejected, for
+ * `.catch(...)` on the checks.
+ * @internal
+ */
+export async function auditRefused(
+  broker: AuditBroker | undefined,
+  s: Omit<AuditStart, 'operation' | 'data'>,
+  error: unknown,
+): Promise<never> {
+  if (broker?.active && !notAudited(s.route) && isTransitError(error, 'permission_denied')) {
+    const cap = s.route.cap;
+    const operation = cap === null || cap === 'create|update' ? 'update' : cap;
+    const input = requestInput(broker, { ...s, operation, data: {} });
+    await broker.logRequest({ ...input, error: error.message }).catch(() => undefined);
+  }
+  throw error;
+}
+
+/**
+ * Record the request entry.
+ * @returns the trail for {@link auditResponse}.
+ * @throws TransitError `internal` when no device recorded it (fail closed).
+ * @internal
+ */
+export async function auditRequest(broker: AuditBroker, s: AuditStart): Promise<AuditTrail> {
+  const input = requestInput(broker, s);
   await broker.logRequest(input);
   return { broker, input, route: s.route };
 }

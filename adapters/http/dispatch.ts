@@ -19,13 +19,14 @@
  * that carries only that id (status.ts `internalReply`).
  * @module
  */
-import type { AclOperation } from 'transitkit';
+import type { AclOperation, TokenContext } from 'transitkit';
 import type { Clock } from '../../src/clock.js';
 import { TransitError } from '../../src/errors.js';
 import { GO_TRUE } from '../../src/request.js';
 import {
   type AuditStart,
   auditError,
+  auditRefused,
   auditRequest,
   auditResponse,
   notAudited,
@@ -273,14 +274,26 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     seen.route = route;
 
     const served = await source.forRequest(route);
-    const token = await authenticate(served, route, req.headers, o.auth);
     // The body may complete the ACL path only where the URL leaves a part out.
     const deferAcl =
       route.fillBody !== undefined ||
       Object.keys(route.aclFromBody).some((p) => params[p] === undefined);
     let operation: AclOperation = 'update';
-    if (deferAcl) await authorizeSomeCompletion(served, route, aclPath, token);
-    else operation = await authorize(served, route, params, aclPath, token);
+    let token: TokenContext | undefined;
+    // A refused token or ACL check is audited too, as Vault (audit-dispatch.ts).
+    const refused = (e: unknown) =>
+      auditRefused(
+        served.audit,
+        { requestId, route, aclPath, transitMount: aclMount.join('/'), req, token },
+        e,
+      );
+    try {
+      token = await authenticate(served, route, req.headers, o.auth);
+      if (deferAcl) await authorizeSomeCompletion(served, route, aclPath, token);
+      else operation = await authorize(served, route, params, aclPath, token);
+    } catch (e) {
+      return refused(e);
+    }
     if (req.headers('x-vault-wrap-ttl')) {
       throw new TransitError('invalid_request', 'response wrapping is not supported');
     }
@@ -302,7 +315,7 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     route.fillBody?.(body);
     if (deferAcl) {
       const fullPath = [aclPath, ...aclTail(route, params, body)].join('/');
-      operation = await authorize(served, route, params, fullPath, token);
+      operation = await authorize(served, route, params, fullPath, token).catch(refused);
     }
     const warnings = unknown.length > 0 ? [unknownFieldsWarning(unknown)] : [];
     // Audit (audit-dispatch.ts): one check when no device is enabled.

@@ -86,6 +86,8 @@ export interface AuditRequestInput {
   };
   /** Time of the request (ms). */
   time: number;
+  /** A request refused before it ran (`permission denied`): written as the request entry's `error`. */
+  error?: string;
 }
 
 /**
@@ -214,7 +216,8 @@ export function buildEntry(
     request: requestBlock(input, o, h),
   };
   if (response) entry.response = responseBlock(input, response, o, h.hash);
-  if (response?.error !== undefined) entry.error = response.error;
+  const error = response ? response.error : input.error;
+  if (error !== undefined) entry.error = error;
   return entry;
 }
 
@@ -244,7 +247,8 @@ export function entryLine(
   let line = `${o.prefix}{"type":"${type}","time":"${time}",${common}`;
   if (response) {
     line += `,"response":${JSON.stringify(responseBlock(input, response, o, h.hash))}`;
-    if (response.error !== undefined) line += `,"error":${JSON.stringify(response.error)}`;
   }
+  const error = response ? response.error : input.error;
+  if (error !== undefined) line += `,"error":${JSON.stringify(error)}`;
   return `${line}}\n`;
 }

@@ -227,6 +227,49 @@ describe('the log', () => {
   });
 });
 
+describe('refusals', () => {
+  it('a request refused by the token or ACL check is logged with its error, as Vault', async () => {
+    const file = join(dir, 'denied.log');
+    await call(server, 'PUT', '/v1/sys/audit/denied', {
+      body: { type: 'file', options: { file_path: file } },
+    });
+    const t = await call(server, 'POST', '/v1/auth/token/create', {
+      body: { policies: ['default'] },
+    });
+    const weak = { url: server.url, root: t.json.auth.client_token as string };
+    const plaintext = b64('not for this token');
+    expect(
+      (await call(weak, 'POST', '/v1/transit/encrypt/audited', { body: { plaintext } })).status,
+    ).toBe(403);
+    const bogus = { url: server.url, root: 'no-such-token' };
+    expect((await call(bogus, 'GET', '/v1/transit/keys/audited')).status).toBe(403);
+    const [byAcl, byToken] = entries(file).filter((e) => e.error !== undefined);
+    const hashed = await call(server, 'PUT', '/v1/sys/audit-hash/denied', {
+      body: { input: weak.root },
+    });
+    const weakHash = hashed.json.data.hash as string;
+    expect(byAcl).toMatchObject({
+      type: 'request',
+      error: 'permission denied',
+      request: { path: 'transit/encrypt/audited', operation: 'update' },
+      auth: {
+        policies: ['default'],
+        client_token: weakHash,
+      },
+    });
+    expect(byToken).toMatchObject({
+      type: 'request',
+      error: 'permission denied',
+      auth: {},
+      request: { path: 'transit/keys/audited', operation: 'read' },
+    });
+    const log = readFileSync(file, 'utf8');
+    expect(log).not.toContain(weak.root);
+    expect(log).not.toContain('no-such-token');
+    await call(server, 'DELETE', '/v1/sys/audit/denied');
+  });
+});
+
 describe('fail closed', () => {
   it('with the only device unable to record, create and rotate are refused and not applied', async () => {
     // A socket device whose listener is gone: every write is refused.
