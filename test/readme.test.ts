@@ -89,6 +89,22 @@ describe('README.md ts blocks', () => {
     expect(prepared?.problems).toEqual([]);
   });
 
+  it('the checker itself reports undeclared names and type errors with README lines', () => {
+    const { files, problems } = prepareTsBlocks(
+      [
+        { lang: 'ts', line: 10, code: "const n: number = 'text';\nconsole.log(n);" },
+        { lang: 'ts', line: 20, code: 'await notDeclaredAnywhere();' },
+        { lang: 'ts', line: 30, code: "await storage.put('k', new Uint8Array(1));" },
+      ],
+      { root: ROOT_DIR, dir: path.join(WORK, 'self-check'), placeholders: Object.keys(readme) },
+    );
+    expect(problems).toEqual([
+      expect.stringMatching(/^README\.md:20: Cannot find name 'notDeclaredAnywhere'/),
+      expect.stringMatching(/^README\.md:10: Type 'string' is not assignable to type 'number'/),
+    ]);
+    expect(files.map((f) => f.placeholders)).toEqual([[], [], ['storage']]);
+  }, 120_000);
+
   for (const b of BLOCKS.filter((x) => x.lang === 'ts')) {
     if (b.notRun !== undefined) {
       it.skip(`${where(b)} not run: ${b.notRun}`, () => {});

@@ -84,6 +84,20 @@ function moduleText(block: Block, placeholders: string[], placeholdersModule: st
   return `${prelude}\n${block.code}\n`;
 }
 
+/** The diagnostics of the block files only (checking all of src/ again would be slow). */
+function blockDiagnostics(program: ts.Program, files: Map<string, BlockFile>): ts.Diagnostic[] {
+  const out: ts.Diagnostic[] = [
+    ...program.getOptionsDiagnostics(),
+    ...program.getGlobalDiagnostics(),
+  ];
+  for (const file of files.keys()) {
+    const sf = program.getSourceFile(file);
+    if (!sf) throw new Error(`${file} is not in the program`);
+    out.push(...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf));
+  }
+  return out;
+}
+
 function diagnosticText(d: ts.Diagnostic, files: Map<string, BlockFile>): string {
   const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');
   if (!d.file || d.start === undefined) return message;
@@ -118,7 +132,7 @@ export function prepareTsBlocks(
   const problems: string[] = [];
   // Pass 1: the names each block leaves undeclared.
   const first = ts.createProgram([...files.keys()], compilerOptions);
-  for (const d of ts.getPreEmitDiagnostics(first)) {
+  for (const d of blockDiagnostics(first, files)) {
     const bf = d.file && files.get(path.resolve(d.file.fileName));
     if (!bf || !d.file || d.start === undefined || !FREE_NAME.has(d.code)) continue;
     const name = d.file.text.slice(d.start, d.start + (d.length ?? 0));
@@ -133,7 +147,7 @@ export function prepareTsBlocks(
     writeFileSync(bf.file, moduleText(bf.block, bf.placeholders, placeholdersModule));
   }
   const second = ts.createProgram([...files.keys()], compilerOptions, undefined, first);
-  for (const d of ts.getPreEmitDiagnostics(second)) {
+  for (const d of blockDiagnostics(second, files)) {
     const inBlock = d.file && files.has(path.resolve(d.file.fileName));
     if (inBlock && !FREE_NAME.has(d.code)) problems.push(diagnosticText(d, files));
     if (!d.file) problems.push(diagnosticText(d, files));
