@@ -32,6 +32,11 @@
  *   `--metrics-listen HOST:PORT` also serves `/metrics` without a token on a
  *   separate port, for a Prometheus scrape job: keep that port private.
  *   Config keys `metrics_listen`, `unauthenticated_metrics_access`.
+ * - Audit devices (`sys/audit`, Vault's `file` and `socket` types) are
+ *   stored in the barrier and opened on every instance; each request's entry
+ *   is written before it runs. SIGTERM drains in-flight requests, then closes
+ *   the node, which flushes and closes the devices (no entry of an answered
+ *   request is lost); SIGHUP reopens audit files after a log rotation.
  * - Prints one line with `http://HOST:PORT` once listening. Never prints or
  *   logs the root key.
  * @module

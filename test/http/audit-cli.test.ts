@@ -1,6 +1,7 @@
 /**
  * Audit devices on real `transitkit server` processes:
  *
+ * - SIGHUP reopens the file after a rotation;
  * - SIGTERM while requests are in flight: the server drains and exits 0, and
  *   every request that was answered 200 has both its entries in the file —
  *   whole JSON lines, request before response (no lost or torn entry);
@@ -10,11 +11,12 @@
  *   value in the log, and the plaintext itself is not there.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/index.js';
+import { eventually } from '../auth/flaky-storage.js';
 import { NO_HVAC_REASON, pythonWithHvac, SKIP_HVAC } from '../helpers/tools.js';
 import { b64, type CliServer, call, startDev } from './helpers.js';
 
@@ -57,6 +59,26 @@ describe('transitkit server with a file audit device', () => {
     for (const r of answered) {
       expect(byId.get(r?.json.request_id), r?.json.request_id).toEqual(['request', 'response']);
     }
+  });
+});
+
+describe('SIGHUP', () => {
+  it('reopens the audit file after a rotation, as Vault', async () => {
+    const server = await startDev();
+    servers.push(server);
+    const file = join(dir, 'rotate.log');
+    await call(server, 'PUT', '/v1/sys/audit/file', {
+      body: { type: 'file', options: { file_path: file } },
+    });
+    expect((await call(server, 'POST', '/v1/transit/keys/before')).status).toBe(200);
+    renameSync(file, `${file}.1`);
+    server.proc.kill('SIGHUP');
+    await eventually(async () => {
+      await call(server, 'POST', '/v1/transit/keys/after');
+      return existsSync(file) && parse(file).some((e) => e.request.path === 'transit/keys/after');
+    }, 'entries in the new file');
+    expect(parse(`${file}.1`).some((e) => e.request.path === 'transit/keys/before')).toBe(true);
+    expect(await server.stop()).toBe(0);
   });
 });
 
