@@ -49,6 +49,12 @@ export interface NodeResponseLike {
   statusCode: number;
   readonly headersSent: boolean;
   setHeader(name: string, value: string | number): unknown;
+  /**
+   * Status and headers in one call (merged with headers set before), used
+   * when present: with `Content-Length` given, Node skips its own header
+   * bookkeeping. Every `node:http` and Express response has it.
+   */
+  writeHead?(status: number, headers: Record<string, string | number>): unknown;
   end(chunk?: string): unknown;
   /**
    * The streaming routes also need `write`, `on`/`off` (`drain`, `close`)
@@ -169,6 +175,17 @@ export function writeNodeReply(
     void writeNodeStream(res, { ...reply, stream: reply.stream });
     return;
   }
+  const close = reply.status === 413 || (reply.status >= 400 && unreceivedBody(req));
+  if (res.writeHead) {
+    // One call for status and headers, Content-Length included; one end() with the body.
+    const headers: Record<string, string | number> = { ...reply.headers };
+    if (reply.body !== undefined) headers['content-length'] = utf8Length(reply.body);
+    if (close) headers.connection = 'close';
+    res.writeHead(reply.status, headers);
+    if (reply.body === undefined) res.end();
+    else res.end(reply.body);
+    return;
+  }
   res.statusCode = reply.status;
   for (const k in reply.headers) res.setHeader(k, reply.headers[k] as string);
   const unreceived =
@@ -177,6 +194,28 @@ export function writeNodeReply(
   // A string body goes out in one write with the headers; Node sets Content-Length.
   if (reply.body === undefined) res.end();
   else res.end(reply.body);
+}
+
+/** A request whose body has not been read to the end (an early error answer). */
+const unreceivedBody = (req: NodeRequestLike | undefined): boolean =>
+  req !== undefined && !req.complete && !req.readableEnded;
+
+/** Bytes of `s` in UTF-8 (lone surrogates count as U+FFFD, as Node encodes them). @internal */
+export function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 2; // a pair: 4 bytes for 2 code units
+        i++;
+      } else n += 2;
+    } else n += 2;
+  }
+  return n;
 }
 
 /**
