@@ -188,9 +188,7 @@ export function writeNodeReply(
   }
   res.statusCode = reply.status;
   for (const k in reply.headers) res.setHeader(k, reply.headers[k] as string);
-  const unreceived =
-    reply.status >= 400 && req !== undefined && !req.complete && !req.readableEnded;
-  if (reply.status === 413 || unreceived) res.setHeader('connection', 'close');
+  if (close) res.setHeader('connection', 'close');
   // A string body goes out in one write with the headers; Node sets Content-Length.
   if (reply.body === undefined) res.end();
   else res.end(reply.body);
