@@ -161,6 +161,20 @@ export class PolicyStore {
     return pending;
   }
 
+  /**
+   * The cached key when it is younger than the re-check age: no I/O and no
+   * promise (the hot path of every call); `undefined` otherwise, and then
+   * {@link get} loads or re-checks it.
+   */
+  cached(name: string): LoadedKey | undefined {
+    const hit = this.#cache.get(name);
+    if (!hit) return undefined;
+    const age = this.#clock.now() - hit.at;
+    if (age < 0 || age >= MAX_AGE_MS) return undefined;
+    this.#events?.hit();
+    return hit.key;
+  }
+
   /** Read a key from storage; `previous` is reused when the stored bytes did not change. */
   async #load(name: string, previous?: LoadedKey): Promise<LoadedKey | undefined> {
     const stamp = this.#stamp(name);

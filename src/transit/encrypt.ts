@@ -13,7 +13,7 @@
  * message.
  * @module
  */
-import { AeadAuthError } from '../crypto/backend.js';
+import { type AeadAlgorithm, AeadAuthError } from '../crypto/backend.js';
 import { concatBytes, encodeBase64, toBytes, tryDecodeBase64 } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { familyOf } from '../keys/asymmetric/family.js';
@@ -27,6 +27,8 @@ import {
   convergentVersionOf,
   decryptionVersion,
   encryptionVersion,
+  type KeyPolicy,
+  type KeyVersion,
   typeInfo,
 } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
@@ -168,12 +170,18 @@ export async function sealWith(
   return { ciphertext, key_version: ver };
 }
 
-/** Decrypt a ciphertext string with `key` (shared by decrypt and rewrap). @internal */
-export async function openWith(
+/**
+ * Decrypt a ciphertext string with `key` (shared by decrypt and rewrap).
+ * Synchronous when the version is at hand (an AEAD key whose version is
+ * inline or cached): no promise on the hot path. Call it from an async
+ * function (its checks throw synchronously).
+ * @internal
+ */
+export function openWith(
   e: Engine,
   key: LoadedKey,
   item: Record<string, unknown>,
-): Promise<Uint8Array> {
+): Uint8Array | Promise<Uint8Array> {
   const p = key.doc.policy;
   assertNotSoftDeleted(p);
   const info = typeInfo(p);
@@ -191,15 +199,43 @@ export async function openWith(
   const ver = decryptionVersion(p, parsed.version, 'ciphertext');
   const payload = tryDecodeBase64(parsed.body);
   if (!payload) throw invalidRequest('invalid ciphertext: could not decode base64');
-  const version = e.store.cachedVersion(key, ver) ?? (await e.store.version(key, ver));
-  if (!info.aead) {
-    refuseAssociatedData(info, aad);
-    const family = familyOf(info);
-    const material = requireMaterial(version.asymmetric);
-    const plain = await family.decrypt?.(e.backend, material, payload);
-    if (!plain) throw invalidRequest(`message decryption not supported for key type ${p.type}`);
-    return plain;
-  }
+  const input = { payload, context, aad, callerNonce };
+  const at = e.store.cachedVersion(key, ver);
+  if (at && info.aead) return openAead(e, p, info, info.aead, at, input);
+  return (at ? Promise.resolve(at) : e.store.version(key, ver)).then((version) =>
+    info.aead
+      ? openAead(e, p, info, info.aead, version, input)
+      : openAsymmetric(e, p, info, version, payload, aad),
+  );
+}
+
+/** Decrypt with an RSA key. */
+async function openAsymmetric(
+  e: Engine,
+  p: KeyPolicy,
+  info: KeyTypeInfo,
+  version: KeyVersion,
+  payload: Uint8Array,
+  aad: Uint8Array,
+): Promise<Uint8Array> {
+  refuseAssociatedData(info, aad);
+  const family = familyOf(info);
+  const material = requireMaterial(version.asymmetric);
+  const plain = await family.decrypt?.(e.backend, material, payload);
+  if (!plain) throw invalidRequest(`message decryption not supported for key type ${p.type}`);
+  return plain;
+}
+
+/** Decrypt with an AEAD key's version (synchronous). */
+function openAead(
+  e: Engine,
+  p: KeyPolicy,
+  info: KeyTypeInfo,
+  alg: AeadAlgorithm,
+  version: KeyVersion,
+  input: { payload: Uint8Array; context: Uint8Array; aad: Uint8Array; callerNonce: Uint8Array },
+): Uint8Array {
+  const { payload, context, aad, callerNonce } = input;
   const conv = convergentVersionOf(p, version);
   const derived = deriveKey(e.backend, p, version.key, info.keyBytes, context, conv);
   let nonce: Uint8Array;
@@ -217,13 +253,13 @@ export async function openWith(
   }
   const authFailed = () =>
     invalidRequest(
-      info.aead === 'aes-gcm'
+      alg === 'aes-gcm'
         ? 'cipher: message authentication failed'
         : 'chacha20poly1305: message authentication failed',
     );
   if (sealed.length < 16) throw authFailed();
   try {
-    return e.backend.aeadOpen(info.aead, derived.key, nonce, sealed, aad);
+    return e.backend.aeadOpen(alg, derived.key, nonce, sealed, aad);
   } catch (err) {
     if (err instanceof AeadAuthError) throw authFailed();
     throw invalidRequest('invalid ciphertext', err);
@@ -304,7 +340,7 @@ export async function encrypt(
       (error) => ({ error }),
     );
   };
-  const existing = await e.store.get(name);
+  const existing = e.store.cached(name) ?? (await e.store.get(name));
   if (existing) return run(existing);
   if (!upsertAllowed || e.settings.disable_upsert) throw invalidRequest(NOT_FOUND);
   const pending = await pendingKey(e, name, r, batch?.[0] ?? r);
@@ -327,7 +363,10 @@ export async function decrypt(
   const batch = optionalBatch(r, e.maxBatch);
   const key = await requireKey(e, name, NOT_FOUND);
   e.ops('decrypt', key.doc.policy.type, batch);
-  if (!batch) return { plaintext: encodeBase64(await openWith(e, key, r)) };
+  if (!batch) {
+    const opened = openWith(e, key, r);
+    return { plaintext: encodeBase64(opened instanceof Promise ? await opened : opened) };
+  }
   return runBatch<DecryptBatchItem>(
     batch,
     async (item) => ({ plaintext: encodeBase64(await openWith(e, key, item)) }),

@@ -30,8 +30,16 @@ export interface Engine {
 }
 
 /** Load a key or fail with Vault's message for the operation. @internal */
-export async function requireKey(e: Engine, name: string, missing: string): Promise<LoadedKey> {
-  const key = await e.store.get(name);
-  if (!key) throw invalidRequest(missing);
-  return key;
+export function requireKey(
+  e: Engine,
+  name: string,
+  missing: string,
+): LoadedKey | Promise<LoadedKey> {
+  // A cached key is answered without a promise; otherwise storage is read.
+  const hit = e.store.cached(name);
+  if (hit) return hit;
+  return e.store.get(name).then((key) => {
+    if (!key) throw invalidRequest(missing);
+    return key;
+  });
 }

@@ -41,6 +41,10 @@ export function startTransit(opts: unknown, tick: () => Promise<AutoRotateResult
   })();
   // Keep an unhandled rejection from escaping; every call awaits `ready` and sees it.
   ready.catch(() => undefined);
+  // One promise for every call: awaiting it once settled costs a call one tick,
+  // where an async wrapper cost three and a new promise each time.
+  const engine = ready.then(() => e);
+  engine.catch(() => undefined);
   if (options.autoRotate !== false) {
     const leadership = options.leadership;
     const onResult = options.autoRotate?.onResult;
@@ -59,10 +63,7 @@ export function startTransit(opts: unknown, tick: () => Promise<AutoRotateResult
   }
   return {
     context: e,
-    engine: async () => {
-      await ready;
-      return e;
-    },
+    engine: () => engine,
     async close() {
       if (timer) clearInterval(timer);
       timer = undefined;
