@@ -63,6 +63,8 @@ export async function wrapDataKey(
 ): Promise<{ dataKey: Uint8Array; wrapped: string }> {
   const o = asRequest(options, 'options');
   const key = await loadKey(e, name);
+  // Counted as the transit operation it is (metrics): a data key wrapped.
+  e.ops('datakey', key.doc.policy.type, undefined);
   const dataKey = e.backend.randomBytes(DATA_KEY_SIZE);
   const { ciphertext } = await sealWith(
     e,
@@ -88,6 +90,7 @@ export async function unwrapDataKey(
 ): Promise<Uint8Array> {
   const o = asRequest(options, 'options');
   const key = await loadKey(e, name);
+  e.ops('decrypt', key.doc.policy.type, undefined);
   const dataKey = await openWith(e, key, { ciphertext: wrapped, context: o.context });
   if (dataKey.length !== DATA_KEY_SIZE) {
     throw invalidRequest('stream: the wrapped data key is not a 32-byte key');
