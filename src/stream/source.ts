@@ -17,12 +17,14 @@ import { truncated } from './cobblestone.js';
  * @public
  */
 export interface FileHandleLike {
+  /** Read up to `length` bytes at file `position` into `buffer` from `offset`. */
   read(
     buffer: Uint8Array,
     offset: number,
     length: number,
     position: number,
   ): Promise<{ bytesRead: number }>;
+  /** The file's size, read once when the object is opened. */
   stat(): Promise<{ size: number }>;
 }
 
@@ -32,7 +34,9 @@ export interface FileHandleLike {
  * @public
  */
 export interface ReadAtSource {
+  /** `length` bytes at `offset` (fewer means the source is truncated: an error). */
   read(offset: number, length: number): Promise<Uint8Array>;
+  /** The total size in bytes, or a function returning it (called once, at open). */
   size: number | (() => Promise<number>);
 }
 
