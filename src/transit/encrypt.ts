@@ -361,7 +361,8 @@ export async function decrypt(
   checkKeyName(name);
   const r = DECRYPT_FIELDS.request(req);
   const batch = optionalBatch(r, e.maxBatch);
-  const key = await requireKey(e, name, NOT_FOUND);
+  const found = requireKey(e, name, NOT_FOUND);
+  const key = found instanceof Promise ? await found : found; // no tick when cached
   e.ops('decrypt', key.doc.policy.type, batch);
   if (!batch) {
     const opened = openWith(e, key, r);

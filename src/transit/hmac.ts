@@ -87,7 +87,8 @@ export async function hmac(
   const batch = optionalBatch(r, e.maxBatch);
   // A single input is checked before the key is looked up (Vault's order), and decoded once.
   const single = batch ? undefined : inputBytes(r.input, 'missing input for HMAC');
-  const key = await requireKey(e, name, 'encryption key not found');
+  const found = requireKey(e, name, 'encryption key not found');
+  const key = found instanceof Promise ? await found : found; // no tick when cached
   const p = key.doc.policy;
   e.ops('hmac', p.type, batch);
   assertNotSoftDeleted(p);
