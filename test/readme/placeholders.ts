@@ -23,8 +23,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { RevokableLease } from '../../src/index.js';
 import { MemoryStorage, Transit } from '../../src/index.js';
-import { PostgresServer } from '../helpers/postgres-server.js';
-import { RedisServer } from '../helpers/redis-server.js';
+import { NO_POSTGRES_REASON, PostgresServer, SKIP_POSTGRES } from '../helpers/postgres-server.js';
+import { NO_REDIS_REASON, RedisServer, SKIP_REDIS } from '../helpers/redis-server.js';
+
+/**
+ * Thrown by a placeholder whose program is missing outside CI: the block is
+ * skipped with this reason (in CI the placeholder fails instead).
+ */
+export class MissingTool extends Error {}
 
 const cleanups: Array<() => Promise<void> | void> = [];
 const memo = new Map<string, Promise<unknown>>();
@@ -90,6 +96,7 @@ export const readme = {
   /** The URL of a running Redis (a real redis-server on a free port). */
   redisUrl: (): Promise<string> =>
     once('redis', async () => {
+      if (SKIP_REDIS) throw new MissingTool(NO_REDIS_REASON);
       const server = await RedisServer.start();
       cleanups.push(() => server.stop());
       return server.url;
@@ -98,6 +105,7 @@ export const readme = {
   /** The URL of a running PostgreSQL (a real cluster in a temp directory). */
   postgresUrl: (): Promise<string> =>
     once('postgres', async () => {
+      if (SKIP_POSTGRES) throw new MissingTool(NO_POSTGRES_REASON);
       const server = await PostgresServer.start();
       cleanups.push(() => server.stop());
       return server.url;
