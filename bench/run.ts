@@ -9,9 +9,11 @@
  * (cold-start.bench.ts), throughput under load: 4 worker processes on one
  * Redis vs 1 (load.bench.ts), HTTP encrypt with metrics on vs off
  * (metrics.bench.ts), streams of large objects in process (stream.bench.ts),
- * HTTP encrypt with one file audit device vs none (audit.bench.ts).
+ * HTTP encrypt with one file audit device vs none (audit.bench.ts), 1 GiB
+ * through the HTTP encrypt-stream route vs a bare node:http AES-GCM pipe and
+ * the server's RSS streaming both ways (stream-http.bench.ts).
  * `--only=a,b` runs some of them (names: encrypt, batch, sign, mldsa, http,
- * scale, cold, load, metrics, stream, audit). The stream section runs its full
+ * scale, cold, load, metrics, stream, audit, stream-http). The stream section runs its full
  * 1 GiB / 4 GiB sizes unless `--quick`; `npm run bench:stream` runs it alone.
  *
  * The lease manager's 1,000,000-lease run (issue 6) has its own script,
@@ -32,6 +34,7 @@ import { mlDsaBench } from './ml-dsa.bench.js';
 import { scaleBench } from './scale.bench.js';
 import { signBench } from './sign.bench.js';
 import { streamBench } from './stream.bench.js';
+import { streamHttpBench } from './stream-http.bench.js';
 import { encryptBench } from './transit.bench.js';
 
 const sections: [string, () => Promise<Row[]>][] = [
@@ -46,6 +49,7 @@ const sections: [string, () => Promise<Row[]>][] = [
   ['metrics', () => metricsBench({ quick })],
   ['stream', streamBench],
   ['audit', () => auditBench({ quick })],
+  ['stream-http', () => streamHttpBench({ quick })],
 ];
 const only = process.argv
   .find((a) => a.startsWith('--only='))

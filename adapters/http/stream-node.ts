@@ -24,7 +24,7 @@ type Bytes = Uint8Array;
 
 const ENCODER = /* @__PURE__ */ new TextEncoder();
 /** Bytes queued from the request before it is paused. */
-const BODY_QUEUE_BYTES = 64 * 1024;
+const BODY_QUEUE_BYTES = 256 * 1024;
 
 const cut = () => new TransitError('invalid_request', 'request body was not fully received');
 

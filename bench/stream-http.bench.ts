@@ -1,0 +1,372 @@
+/**
+ * HTTP streaming (issue 17): throughput of `POST /v1/transit/encrypt-stream`
+ * over loopback, and the server's memory while it streams.
+ *
+ * - baseline: a bare `node:http` server that pipes the request body through
+ *   AES-256-GCM (node:crypto, one random nonce, the tag appended) into the
+ *   response — nothing else;
+ * - transitkit: `createServer` of `transitkit/http/node` (what `transitkit
+ *   server` runs: the LIST-capable socket, token, ACL, TKS1 envelope with
+ *   Cobblestone-256 chunks); encrypt-stream, then decrypt-stream of the
+ *   same size for information;
+ * - memory: one pipeline through the transitkit server in both directions at
+ *   once (client → encrypt-stream → decrypt-stream → client, the envelope
+ *   never stored), the server process's RSS sampled every 20 ms; the figure
+ *   is the peak minus the RSS before the pipeline (target < 96 MiB).
+ *
+ * The servers run in a child process and the client in this one; the same
+ * bytes (a random 4 MiB block, repeated) go to both servers in alternating
+ * rounds, and each ratio is taken within a round. Correctness first: the
+ * bare server's output is opened with node:crypto and transitkit's with
+ * decrypt-stream before anything is timed.
+ *
+ * `npx tsx bench/stream-http.bench.ts [--quick] [--gib N]` (default 1 GiB per
+ * stream, 3 rounds; `--quick`: 64 MiB, one round, 256 MiB pipeline), or
+ * `streamHttpBench({ quick })` from bench/run.ts (`--only=stream-http`).
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, request, type Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { MemoryStorage, Transit } from 'transitkit';
+import { AclPolicyStore, createHandler, TokenStore } from 'transitkit/http';
+import { createServer as createListServer } from 'transitkit/http/node';
+import type { Row } from './harness.js';
+
+const SERVER_FLAG = '--stream-http-server';
+const MiB = 1024 * 1024;
+/** The ratio encrypt-stream must reach against the bare server (issue 17). */
+const THROUGHPUT_TARGET = 0.7;
+/** The server's RSS growth budget while streaming both ways (issue 17). */
+const RSS_BUDGET = 96 * MiB;
+
+interface Ports {
+  bare: number;
+  /** `transitkit/http/node` createServer (LIST-capable socket). */
+  kit: number;
+  /** `handler.node` on a plain `node:http` server. */
+  node: number;
+  token: string;
+}
+
+/** The baseline: request body → AES-256-GCM → response (nonce first, tag last). */
+function bareServer(key: Buffer): Server {
+  return createServer((req, res) => {
+    const nonce = randomBytes(12);
+    const c = createCipheriv('aes-256-gcm', key, nonce);
+    res.writeHead(200, { 'content-type': 'application/octet-stream' });
+    res.write(nonce);
+    req.on('data', (chunk: Buffer) => {
+      if (!res.write(c.update(chunk))) {
+        req.pause();
+        res.once('drain', () => req.resume());
+      }
+    });
+    req.on('end', () => {
+      res.write(c.final());
+      res.end(c.getAuthTag());
+    });
+  });
+}
+
+/** Server side (the child process). */
+async function serve(key: Buffer): Promise<void> {
+  const storage = new MemoryStorage();
+  const tokens = new TokenStore({ storage });
+  const token = await tokens.createRoot();
+  const transit = new Transit({ storage, autoRotate: false });
+  await transit.createKey('bench');
+  const handler = createHandler({ transit, tokens, policies: new AclPolicyStore({ storage }) });
+  const bare = bareServer(key);
+  await new Promise<void>((r) => bare.listen(0, '127.0.0.1', r));
+  const a = bare.address();
+  const kit = await createListServer(handler).listen(0);
+  const plain = createServer(handler.node);
+  await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
+  const pa = plain.address();
+  let peak = 0;
+  setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 20).unref();
+  process.on('message', (m) => {
+    if (m === 'rss') {
+      peak = process.memoryUsage.rss();
+      process.send?.({ rss: peak });
+    } else if (m === 'peak') process.send?.({ peak: Math.max(peak, process.memoryUsage.rss()) });
+    else process.exit(0);
+  });
+  process.send?.({
+    bare: typeof a === 'object' && a ? a.port : 0,
+    kit: kit.port,
+    node: typeof pa === 'object' && pa ? pa.port : 0,
+    token,
+  } satisfies Ports);
+}
+
+/** Ask the server process something; resolves with the field of its answer. */
+function ask(child: ChildProcess, what: 'rss' | 'peak'): Promise<number> {
+  return new Promise((resolve) => {
+    const on = (m: unknown) => {
+      if (typeof m === 'object' && m !== null && what in m) {
+        child.off('message', on);
+        resolve((m as Record<string, number>)[what] as number);
+      }
+    };
+    child.on('message', on);
+    child.send(what);
+  });
+}
+
+const BLOCK = randomBytes(4 * MiB);
+const CHUNK = 64 * 1024;
+
+/**
+ * Write `total` bytes (the block, repeated) to `req` with backpressure, or
+ * pipe `from` into it.
+ */
+function feed(req: ReturnType<typeof request>, total: number): void {
+  let sent = 0;
+  const pump = () => {
+    while (sent < total) {
+      const n = Math.min(CHUNK, total - sent);
+      const off = sent % BLOCK.length;
+      const piece = BLOCK.subarray(off, Math.min(off + n, BLOCK.length));
+      sent += piece.length;
+      if (!req.write(piece)) return;
+    }
+    req.end();
+  };
+  req.on('drain', pump);
+  pump();
+}
+
+/** POST to the server; the response is handed to `onResponse`. */
+function post(
+  port: number,
+  path: string,
+  token: string,
+  onResponse: (res: IncomingMessage) => void,
+  onError: (e: Error) => void,
+) {
+  const req = request({
+    host: '127.0.0.1',
+    port,
+    path,
+    method: 'POST',
+    headers: { 'content-type': 'application/octet-stream', 'x-vault-token': token },
+  });
+  req.on('response', onResponse);
+  req.on('error', onError);
+  return req;
+}
+
+/** Stream `total` bytes through `path`; resolves with MiB/s and the bytes that came back. */
+function through(
+  port: number,
+  path: string,
+  token: string,
+  total: number,
+  keep = false,
+): Promise<{ mibps: number; out: Buffer[]; outBytes: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const out: Buffer[] = [];
+    let outBytes = 0;
+    const req = post(
+      port,
+      path,
+      token,
+      (res) => {
+        if (res.statusCode !== 200) reject(new Error(`${path}: status ${res.statusCode}`));
+        res.on('data', (c: Buffer) => {
+          outBytes += c.length;
+          if (keep) out.push(c);
+        });
+        res.on('end', () => {
+          if (!res.complete) reject(new Error(`${path}: response cut`));
+          const s = (performance.now() - started) / 1000;
+          resolve({ mibps: total / MiB / s, out, outBytes });
+        });
+        res.on('error', reject);
+      },
+      reject,
+    );
+    feed(req, total);
+  });
+}
+
+/** Both directions at once: bytes → encrypt-stream → decrypt-stream → SHA-256 of the result. */
+function pipeline(p: Ports, total: number): Promise<{ digest: string; mibps: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const hash = createHash('sha256');
+    const dec = post(
+      p.kit,
+      '/v1/transit/decrypt-stream/bench',
+      p.token,
+      (res) => {
+        res.on('data', (c: Buffer) => hash.update(c));
+        res.on('end', () =>
+          res.complete
+            ? resolve({
+                digest: hash.digest('hex'),
+                mibps: total / MiB / ((performance.now() - started) / 1000),
+              })
+            : reject(new Error('decrypt-stream cut')),
+        );
+        res.on('error', reject);
+      },
+      reject,
+    );
+    const enc = post(
+      p.kit,
+      '/v1/transit/encrypt-stream/bench',
+      p.token,
+      (res) => {
+        res.on('error', reject);
+        res.pipe(dec);
+      },
+      reject,
+    );
+    feed(enc, total);
+  });
+}
+
+/** SHA-256 of `total` bytes of the repeated block (what `feed` sends). */
+function expectedDigest(total: number): string {
+  const h = createHash('sha256');
+  for (let sent = 0; sent < total; ) {
+    const off = sent % BLOCK.length;
+    const piece = BLOCK.subarray(off, Math.min(off + Math.min(CHUNK, total - sent), BLOCK.length));
+    h.update(piece);
+    sent += piece.length;
+  }
+  return h.digest('hex');
+}
+
+/** Before timing: each server's output opens to the input. */
+async function check(p: Ports, key: Buffer): Promise<void> {
+  const n = 3 * MiB + 7;
+  const bare = await through(p.bare, '/', '', n, true);
+  const raw = Buffer.concat(bare.out);
+  const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+  d.setAuthTag(raw.subarray(raw.length - 16));
+  const back = Buffer.concat([d.update(raw.subarray(12, raw.length - 16)), d.final()]);
+  if (createHash('sha256').update(back).digest('hex') !== expectedDigest(n)) {
+    throw new Error('bare server: wrong output');
+  }
+  const kit = await pipeline(p, n);
+  if (kit.digest !== expectedDigest(n)) throw new Error('transitkit: round trip differs');
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+/**
+ * Run the HTTP streaming benchmark.
+ * @param options.quick - a short smoke run (CI): 64 MiB streams, one round
+ * @param options.bytes - bytes per timed stream (default 1 GiB)
+ */
+export async function streamHttpBench({
+  quick = false,
+  bytes = quick ? 64 * MiB : 1024 * MiB,
+}: {
+  quick?: boolean;
+  bytes?: number;
+} = {}): Promise<Row[]> {
+  const key = randomBytes(32);
+  const child = fork(fileURLToPath(import.meta.url), [SERVER_FLAG, key.toString('base64')], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const p = await new Promise<Ports>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as Ports));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
+  });
+  try {
+    await check(p, key);
+    const warm = Math.min(bytes, 64 * MiB);
+    await through(p.bare, '/', '', warm);
+    await through(p.kit, '/v1/transit/encrypt-stream/bench', p.token, warm);
+    const rounds = quick ? 1 : 3;
+    const ENC = '/v1/transit/encrypt-stream/bench';
+    const runs: Record<'bare' | 'kit' | 'node', () => Promise<number>> = {
+      bare: async () => (await through(p.bare, '/', '', bytes)).mibps,
+      kit: async () => (await through(p.kit, ENC, p.token, bytes)).mibps,
+      node: async () => (await through(p.node, ENC, p.token, bytes)).mibps,
+    };
+    const got = { bare: [] as number[], kit: [] as number[], node: [] as number[] };
+    for (let i = 0; i < rounds; i++) {
+      const order = ['bare', 'kit', 'node'] as const;
+      for (const which of i % 2 ? [...order].reverse() : order)
+        got[which].push(await runs[which]());
+    }
+    const { bare, kit, node } = got;
+    const ratios = kit.map((k, i) => k / (bare[i] as number));
+    const nodeRatios = node.map((k, i) => k / (bare[i] as number));
+    // Memory: both directions at once through one server, RSS before vs peak.
+    const pipeBytes = quick ? 256 * MiB : bytes;
+    const before = await ask(child, 'rss');
+    const both = await pipeline(p, pipeBytes);
+    const peak = await ask(child, 'peak');
+    if (both.digest !== expectedDigest(pipeBytes)) throw new Error('pipeline: digest differs');
+    const growth = Math.max(0, peak - before);
+    const size = `${bytes >= 1024 * MiB ? `${bytes / 1024 / MiB} GiB` : `${bytes / MiB} MiB`}`;
+    const group = `http stream ${size}`;
+    const bareName = 'bare node:http → AES-256-GCM';
+    return [
+      { group, name: `${bareName} (MiB/s)`, value: median(bare), unit: 'MiB/s' },
+      {
+        group,
+        name: 'transitkit createServer encrypt-stream (MiB/s)',
+        value: median(kit),
+        unit: 'MiB/s',
+        ratio: median(ratios),
+        range: [Math.min(...ratios), Math.max(...ratios)],
+        baseline: bareName,
+        target: { min: THROUGHPUT_TARGET },
+      },
+      {
+        group,
+        name: 'transitkit handler.node on node:http (MiB/s)',
+        value: median(node),
+        unit: 'MiB/s',
+        ratio: median(nodeRatios),
+        range: [Math.min(...nodeRatios), Math.max(...nodeRatios)],
+        baseline: bareName,
+        target: { min: THROUGHPUT_TARGET },
+      },
+      {
+        group,
+        name: `encrypt→decrypt pipeline, ${pipeBytes / MiB} MiB (MiB/s)`,
+        value: both.mibps,
+        unit: 'MiB/s',
+      },
+      {
+        group,
+        name: 'server RSS growth, both directions at once',
+        value: growth / MiB,
+        unit: 'MiB',
+        ratio: growth / RSS_BUDGET,
+        baseline: `${RSS_BUDGET / MiB} MiB budget`,
+        target: { max: 1 },
+      },
+    ];
+  } finally {
+    child.send('exit');
+  }
+}
+
+if (process.argv.includes(SERVER_FLAG)) {
+  await serve(Buffer.from(process.argv[process.argv.indexOf(SERVER_FLAG) + 1] as string, 'base64'));
+} else if (fileURLToPath(import.meta.url) === process.argv[1]) {
+  const { printTable } = await import('./harness.js');
+  const gib = process.argv.indexOf('--gib');
+  const quick = process.argv.includes('--quick');
+  const bytes = gib > 0 ? Number(process.argv[gib + 1]) * 1024 * MiB : undefined;
+  printTable(await streamHttpBench({ quick, ...(bytes ? { bytes } : {}) }));
+}
