@@ -39,7 +39,7 @@ export interface PrometheusMetricsOptions {
 
 /**
  * What the HTTP adapter needs from a metrics sink to serve `sys/metrics`:
- * the core {@link Metrics} interface plus the two expositions.
+ * the core `Metrics` interface plus the two expositions.
  * @public
  */
 export interface MetricsExporter extends Metrics {

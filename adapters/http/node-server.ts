@@ -27,6 +27,11 @@ import { type TLSSocket, Server as TlsServer } from 'node:tls';
 import { ListMethodRewriter } from './list-method.js';
 
 export { fileAuditDevice, nodeAuditDevices, socketAuditDevice } from '../audit/index.js';
+export type {
+  VaultGaugeValue,
+  VaultMetricsSummary,
+  VaultSampledValue,
+} from './metrics-json.js';
 export type { MetricsExporter } from './metrics-prometheus.js';
 export type {
   MetricsListenerOptions,
