@@ -7,7 +7,8 @@
  * Order of a request: URL → route (404/405) → sealed check (503) → token
  * (403) → ACL (403) → body (413; 400 for malformed JSON or past the shape
  * limits, json-limits.ts) → fields (400, warnings)
- * → one library call → reply. The body is read only after the token is
+ * → one library call → reply (a streaming row pipes its body through the
+ * library's transform instead, stream-reply.ts). The body is read only after the token is
  * verified and the ACL could allow the request, so a caller without the
  * capability cannot make the server buffer or parse 32 MiB. Rows whose ACL
  * path the body can complete (`aclFromBody`, when the URL leaves the part
@@ -50,6 +51,8 @@ import {
   ROUTE_STATUS,
   redactInternalItems,
 } from './status.js';
+import { streamReply } from './stream-reply.js';
+import { STREAM_ROUTES } from './stream-routes.js';
 
 /**
  * A request as a binding hands it over.
@@ -67,6 +70,13 @@ export interface HttpRequest {
    * ran first). Absent: no body.
    */
   body?: (limit: number) => Promise<Uint8Array | string | Record<string, unknown> | undefined>;
+  /**
+   * The body as a byte stream, for the streaming routes (encrypt-stream,
+   * decrypt-stream); called at most once, after the token and ACL checks.
+   * It must error (never end) when the body is cut short. Absent: those
+   * routes read `body` (buffered, within `maxRequestBytes`).
+   */
+  stream?: () => ReadableStream<Uint8Array>;
   /** The client's address and port, for audit entries (`remote_address`, `remote_port`). */
   remoteAddress?: string;
   remotePort?: number;
@@ -82,6 +92,8 @@ export interface DispatchOptions {
   mount: string;
   apiPrefix: string;
   maxRequestBytes: number;
+  /** Largest body of a streaming route (`Infinity`: unlimited). */
+  maxStreamBytes: number;
   jsonLimits: ResolvedJsonLimits;
   unknownFields: UnknownFields;
   auth: boolean;
@@ -186,8 +198,9 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
   const aclMount =
     startsWith(mount, api) && mount.length > api.length ? mount.slice(api.length) : mount;
   // The spec's table, then the seal routes (served only when the handler has a
-  // TransitNode), then the audit device routes (audit-routes.ts).
-  const rows = [...ROUTES, ...SEAL_ROUTES, ...AUDIT_ROUTES].map((r) =>
+  // TransitNode), then the streaming routes (stream-routes.ts), then the audit
+  // device routes (audit-routes.ts).
+  const rows = [...ROUTES, ...SEAL_ROUTES, ...STREAM_ROUTES, ...AUDIT_ROUTES].map((r) =>
     r.needsMetrics && o.unauthenticatedMetrics ? openMetricsRow(r) : r,
   );
   const router = new Router(rows, (first) => (first === 'transit' ? mount : [...api, first]));
@@ -297,6 +310,19 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     if (req.headers('x-vault-wrap-ttl')) {
       throw new TransitError('invalid_request', 'response wrapping is not supported');
     }
+    // Audit (audit-dispatch.ts): one check when no device is enabled.
+    const audit = served.audit?.active && !notAudited(route) ? served.audit : undefined;
+    const start = (data: Record<string, unknown>): AuditStart => ({
+      ...{ requestId, route, operation, aclPath, transitMount: aclMount.join('/') },
+      ...{ token, data, req },
+    });
+    if (route.stream) {
+      const ctx = { operation, token };
+      const trail = audit ? await auditRequest(audit, start(queryFields(query))) : undefined;
+      const streamed = await streamReply({ route, served, params, query, req, requestId, ctx }, o);
+      if (trail) await auditResponse(trail, { status: streamed.status, streamed: true });
+      return streamed;
+    }
     let raw: Record<string, unknown>;
     if (method === 'POST') {
       const got = req.body ? await req.body(o.maxRequestBytes) : undefined;
@@ -318,12 +344,6 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
       operation = await authorize(served, route, params, fullPath, token).catch(refused);
     }
     const warnings = unknown.length > 0 ? [unknownFieldsWarning(unknown)] : [];
-    // Audit (audit-dispatch.ts): one check when no device is enabled.
-    const audit = served.audit?.active && !notAudited(route) ? served.audit : undefined;
-    const start = (data: Record<string, unknown>): AuditStart => ({
-      ...{ requestId, route, operation, aclPath, transitMount: aclMount.join('/') },
-      ...{ token, data, req },
-    });
     const trail = audit ? await auditRequest(audit, start(body)) : undefined;
     let result: unknown;
     try {

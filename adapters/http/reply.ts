@@ -19,8 +19,15 @@ import { batchReplyStatus, errorsBody } from './status.js';
 export interface HttpReply {
   status: number;
   headers: Record<string, string>;
-  /** JSON text; `undefined` for no body (204, HEAD). */
+  /** JSON text; `undefined` for no body (204, HEAD, or a streamed reply). */
   body: string | undefined;
+  /**
+   * The body of a streaming route's 200 (`application/octet-stream`),
+   * pulled by the binding with backpressure. If it errors, the binding must
+   * abort the response (reset the connection or cut the chunked body), never
+   * end it cleanly; if the client goes away, the binding cancels it.
+   */
+  stream?: ReadableStream<Uint8Array>;
 }
 
 /** Headers of every JSON response (hvac compares the content type exactly). @internal */
