@@ -43,6 +43,24 @@ export interface StreamDecryptOptions {
   context?: BinaryInput;
 }
 
+/** The options object, with no field outside `known` (a typo is refused, not ignored). */
+function optionsOf(options: unknown, known: readonly string[]): Record<string, unknown> {
+  const o = asRequest(options, 'options');
+  for (const k of Object.keys(o)) {
+    if (!known.includes(k)) throw invalidRequest(`unknown stream option '${k}'`);
+  }
+  return o;
+}
+
+/**
+ * Check decrypt options up front (the decrypt stream does it before any input).
+ * @throws TransitError `invalid_request` for a non-object or an unknown field.
+ * @internal
+ */
+export function checkDecryptOptions(options: unknown): void {
+  optionsOf(options, ['context']);
+}
+
 async function loadKey(e: Engine, name: string): Promise<LoadedKey> {
   checkKeyName(name);
   const key = await e.store.get(name);
@@ -61,7 +79,7 @@ export async function wrapDataKey(
   name: string,
   options: StreamEncryptOptions = {},
 ): Promise<{ dataKey: Uint8Array; wrapped: string }> {
-  const o = asRequest(options, 'options');
+  const o = optionsOf(options, ['context', 'keyVersion']);
   const key = await loadKey(e, name);
   // Counted as the transit operation it is (metrics): a data key wrapped.
   e.ops('datakey', key.doc.policy.type, undefined);
@@ -88,7 +106,7 @@ export async function unwrapDataKey(
   wrapped: string,
   options: StreamDecryptOptions = {},
 ): Promise<Uint8Array> {
-  const o = asRequest(options, 'options');
+  const o = optionsOf(options, ['context']);
   const key = await loadKey(e, name);
   e.ops('decrypt', key.doc.policy.type, undefined);
   const dataKey = await openWith(e, key, { ciphertext: wrapped, context: o.context });

@@ -23,6 +23,7 @@ import type { Engine } from '../transit/engine.js';
 import { asBytes, ChunkDecoder, ChunkEncoder } from './chunker.js';
 import { asStreamError, COBBLESTONE_256, startMessage, truncated } from './cobblestone.js';
 import {
+  checkDecryptOptions,
   type StreamDecryptOptions,
   type StreamEncryptOptions,
   unwrapDataKey,
@@ -129,6 +130,11 @@ export function decryptStream(
 
   return new TransformStream<Uint8Array, Uint8Array>(
     {
+      // Async, so that a refusal errors the stream instead of throwing from
+      // the constructor.
+      async start() {
+        guarded(() => checkDecryptOptions(options));
+      },
       async transform(chunk, controller) {
         try {
           let data: Uint8Array | undefined = asBytes(chunk);

@@ -89,6 +89,12 @@ for (const [name, backend] of BACKENDS) {
         ['derived', { context: '***' }, 'invalid_request', /context/],
         ['derived', { keyVersion: 9 }, 'invalid_request', /version/],
         ['Bad/Name', undefined, 'invalid_request', /./],
+        [
+          'derived',
+          { context: 'eA==', key_version: 1 },
+          'invalid_request',
+          /unknown stream option 'key_version'/,
+        ],
       ];
       for (const [key, options, code, message] of cases) {
         const out = await settleStream(
@@ -151,6 +157,8 @@ for (const [name, backend] of BACKENDS) {
       const env = await encryptAll(transit, 'a', pattern(20_000));
       expectCode((await decryptAll(transit, 'b', env)).error, 'invalid_request');
       expectCode((await decryptAll(transit, 'nope', env)).error, 'not_found');
+      const typo = await decryptAll(transit, 'a', env, { contxt: 'eA==' } as never);
+      expect(expectCode(typo.error, 'invalid_request').message).toMatch(/unknown stream option/);
       // A wrapped key from another envelope (same key, valid) fails the commitment.
       const other = await encryptAll(transit, 'a', pattern(20_000));
       const lenA = ((env[4] ?? 0) << 8) | (env[5] ?? 0);
