@@ -94,12 +94,12 @@ describe('a consumer of the built package', () => {
         path.join(PKG_DIR, 'dist'),
         '--silent',
       ],
-      { cwd: ROOT_DIR, stdio: ['ignore', 'ignore', 'pipe'], timeout: 300_000 },
+      { cwd: ROOT_DIR, stdio: ['ignore', 'ignore', 'pipe'], timeout: 600_000 },
     );
     writeFileSync(path.join(WORK, 'package.json'), '{ "type": "module", "private": true }\n');
     writeFileSync(path.join(WORK, 'consumer.ts'), consumerSource());
     writeFileSync(path.join(WORK, 'consumer.cts'), consumerSource());
-  }, 300_000);
+  }, 600_000);
 
   afterAll(() => rmSync(WORK, { recursive: true, force: true }));
 
