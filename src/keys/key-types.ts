@@ -16,7 +16,14 @@
  * without `key_size`, the OpenBao form).
  *
  * Families: AEAD and HMAC in `./families/`, ECDSA, Ed25519, RSA and ML-DSA in
- * `./asymmetric/`. Asymmetric rows carry the curve or modulus size and the
+ * `./asymmetric/`. The key-pair families are loaded on first use
+ * ({@link loadAsymmetricFamilies}, a dynamic `import()` of
+ * `./asymmetric/families.ts`), so a symmetric-only bundle carries none of
+ * their code (pkijs, asn1js, curves: issue 22). Their rows' `family` is
+ * readable once loaded; every path that meets a key-pair type first awaits
+ * {@link familyReady} (key creation, import, restore, the wrapping key, and
+ * the policy store when it decodes a stored key), so a key-pair policy never
+ * exists before its family. Asymmetric rows carry the curve or modulus size and the
  * name the read body shows (`P-256`, `ed25519`, `rsa-2048`).
  *
  * @module
@@ -25,11 +32,8 @@ import type { EcCurve, RsaModulusBits } from '../crypto/asymmetric-backend.js';
 import type { AeadAlgorithm } from '../crypto/backend.js';
 import type { MlDsaLevel } from '../crypto/ml-dsa.js';
 import { internal, invalidRequest } from '../errors.js';
-import { ecdsaFamily } from './asymmetric/ecdsa.js';
-import { ed25519Family } from './asymmetric/ed25519.js';
+import type { ASYMMETRIC_FAMILIES, AsymmetricFamilyName } from './asymmetric/families.js';
 import type { AsymmetricMaterial } from './asymmetric/material.js';
-import { mlDsaFamily } from './asymmetric/ml-dsa.js';
-import { rsaFamily } from './asymmetric/rsa.js';
 import { aeadFamily } from './families/aead.js';
 import type { KeyFamily } from './families/family.js';
 import { hmacFamily } from './families/hmac.js';
@@ -120,12 +124,58 @@ const aead = (
 });
 
 /** Signing-only, non-derivable; encrypt-upsert refuses with "not supported for this operation". */
+/** The loaded key-pair families (`undefined` until {@link loadAsymmetricFamilies} resolves). */
+let loadedFamilies: typeof ASYMMETRIC_FAMILIES | undefined;
+let loadingFamilies: Promise<typeof ASYMMETRIC_FAMILIES> | undefined;
+
+/**
+ * Load the key-pair families (once; a failed load is retried on the next call).
+ * @throws TransitError `internal` when the chunk cannot be loaded.
+ * @internal
+ */
+export function loadAsymmetricFamilies(): Promise<typeof ASYMMETRIC_FAMILIES> {
+  loadingFamilies ??= import('./asymmetric/families.js').then(
+    (m) => {
+      loadedFamilies = m.ASYMMETRIC_FAMILIES;
+      return loadedFamilies;
+    },
+    (e: unknown) => {
+      loadingFamilies = undefined;
+      throw internal('could not load the key-pair families', e);
+    },
+  );
+  return loadingFamilies;
+}
+
+/**
+ * `undefined` when `info.family` is usable now; else the promise to await
+ * first (a key-pair type before its family was loaded). No promise, and so no
+ * extra tick, on the symmetric path.
+ * @internal
+ */
+export function familyReady(info: KeyTypeInfo): Promise<unknown> | undefined {
+  return info.asymmetric && loadedFamilies === undefined ? loadAsymmetricFamilies() : undefined;
+}
+
+/**
+ * The loaded family `name` (a key-pair row's `family` getter).
+ * @throws TransitError `internal` when read before {@link familyReady} was awaited: a bug.
+ */
+function loadedFamily(name: AsymmetricFamilyName): KeyFamily {
+  if (loadedFamilies === undefined) {
+    throw internal(`the ${name} key family was used before it was loaded`);
+  }
+  return loadedFamilies[name];
+}
+
 const ecdsa = (name: KeyType, vaultId: number, curve: EcCurve, publicKeyName: string) =>
   ({
     name,
     vaultId,
-    family: ecdsaFamily,
-    asymmetric: ecdsaFamily.asymmetric,
+    get family() {
+      return loadedFamily('ecdsa');
+    },
+    asymmetric: true,
     curve,
     publicKeyName,
     keyBytes: 0,
@@ -144,8 +194,10 @@ const rsa = (name: KeyType, vaultId: number, bits: RsaModulusBits) =>
   ({
     name,
     vaultId,
-    family: rsaFamily,
-    asymmetric: rsaFamily.asymmetric,
+    get family() {
+      return loadedFamily('rsa');
+    },
+    asymmetric: true,
     rsaBits: bits,
     publicKeyName: name,
     keyBytes: 0,
@@ -169,8 +221,10 @@ const mlDsa = (name: KeyType, vaultId: number, level: MlDsaLevel) =>
   ({
     name,
     vaultId,
-    family: mlDsaFamily,
-    asymmetric: mlDsaFamily.asymmetric,
+    get family() {
+      return loadedFamily('ml-dsa');
+    },
+    asymmetric: true,
     mlDsaLevel: level,
     publicKeyName: name,
     keyBytes: 32,
@@ -212,8 +266,10 @@ const TABLE: ReadonlyMap<string, KeyTypeInfo> = /* @__PURE__ */ new Map<string, 
     {
       name: 'ed25519',
       vaultId: 2,
-      family: ed25519Family,
-      asymmetric: ed25519Family.asymmetric,
+      get family() {
+        return loadedFamily('ed25519');
+      },
+      asymmetric: true,
       publicKeyName: 'ed25519',
       // Vault stores Go's 64-byte private key: seed ‖ public key.
       keyBytes: 64,

@@ -14,7 +14,7 @@
 import { encodeBase64, fromUtf8, tryDecodeBase64, utf8 } from '../encoding.js';
 import { internal } from '../errors.js';
 import type { AsymmetricJson } from './asymmetric/material.js';
-import { type KeyTypeInfo, keyType, materialFamily } from './key-types.js';
+import { familyReady, type KeyTypeInfo, keyType, materialFamily } from './key-types.js';
 import type { KeyPolicy, KeyVersion } from './policy.js';
 
 /** A key as stored: configuration, incarnation id and the inline versions. @internal */
@@ -92,6 +92,30 @@ export function encodeDocument(doc: KeyDocument): Uint8Array {
 
 /** Parse a key document. @internal */
 export function decodeDocument(bytes: Uint8Array): KeyDocument {
+  return documentFromJson(parseDocument(bytes));
+}
+
+/**
+ * Parse a stored key document, loading its type's family first when it is a
+ * key pair whose family is not loaded yet (`familyReady`, issue 22).
+ * @internal
+ */
+export async function decodeStoredDocument(bytes: Uint8Array): Promise<KeyDocument> {
+  const parsed = parseDocument(bytes);
+  const wait = familyReady(parsed.info);
+  if (wait) await wait;
+  return documentFromJson(parsed);
+}
+
+/** A key document's checked top level, its versions not decoded yet. */
+interface ParsedDocument {
+  readonly o: Record<string, unknown>;
+  readonly uid: string;
+  readonly policy: KeyPolicy;
+  readonly info: KeyTypeInfo;
+}
+
+function parseDocument(bytes: Uint8Array): ParsedDocument {
   let j: unknown;
   try {
     j = JSON.parse(fromUtf8(bytes));
@@ -106,12 +130,15 @@ export function decodeDocument(bytes: Uint8Array): KeyDocument {
   if (typeof policy !== 'object' || policy === null || typeof policy.name !== 'string') {
     corrupt('policy');
   }
-  const info = keyType(policy.type);
+  return { o, uid: o.uid as string, policy, info: keyType(policy.type) };
+}
+
+function documentFromJson({ o, uid, policy, info }: ParsedDocument): KeyDocument {
   const versions = new Map<number, KeyVersion>();
   const vs = o.versions;
   if (typeof vs !== 'object' || vs === null) corrupt('versions');
   for (const [k, v] of Object.entries(vs)) versions.set(Number(k), versionFromJson(v, info));
-  return { uid: o.uid, policy: { ...policy }, versions };
+  return { uid, policy: { ...policy }, versions };
 }
 
 /** Serialise an archived version. @internal */

@@ -23,13 +23,13 @@ import type { StorageAdapter } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { Lru } from '../util/lru.js';
-import { ArchiveCache } from './archive-cache.js';
 import { sameBytes } from '../util/same-bytes.js';
+import { ArchiveCache } from './archive-cache.js';
 import { keyType } from './key-types.js';
 import { isInternalKeyName } from './names.js';
 import { type KeyPolicy, type KeyVersion, oldestVersion } from './policy.js';
 import {
-  decodeDocument,
+  decodeStoredDocument,
   decodeVersion,
   encodeDocument,
   encodeVersion,
@@ -184,7 +184,9 @@ export class PolicyStore {
       return undefined;
     }
     const loaded =
-      previous && sameBytes(previous.raw, raw) ? previous : { doc: decodeDocument(raw), raw };
+      previous && sameBytes(previous.raw, raw)
+        ? previous
+        : { doc: await decodeStoredDocument(raw), raw };
     this.#remember(name, loaded, stamp);
     return loaded;
   }

@@ -28,7 +28,7 @@ import {
   objectField,
   stringField,
 } from './go-json.js';
-import { type KeyTypeInfo, keyTypeRows } from './key-types.js';
+import { familyReady, type KeyTypeInfo, keyTypeRows } from './key-types.js';
 import { checkKeyName } from './names.js';
 import type { BackupInfo, KeyPolicy, KeyVersion } from './policy.js';
 import { decodeEntry, encodeEntry } from './vault-backup-entry.js';
@@ -118,9 +118,11 @@ function infoField(o: GoObject, name: string): BackupInfo | null {
  */
 function typeFromVaultId(id: number, hasKeySize: boolean): KeyTypeInfo {
   const rows = keyTypeRows();
-  const sized = rows.find((r) => r.family.keySized);
+  // Key-pair rows are never key-sized; their family may not be loaded yet (issue 22).
+  const keySized = (r: KeyTypeInfo): boolean => !r.asymmetric && r.family.keySized;
+  const sized = rows.find(keySized);
   if (hasKeySize && (id === 10 || id === 11) && sized) return sized;
-  const row = rows.find((r) => r.vaultId === id && !r.family.keySized);
+  const row = rows.find((r) => r.vaultId === id && !keySized(r));
   if (row) return row;
   if (id === 10) throw invalidRequest(`${WHAT}: managed keys (type 10) cannot be restored`);
   throw invalidRequest(`${WHAT}: unsupported key type ${id}`);
@@ -181,6 +183,8 @@ export async function decodeVaultBackup(blob: unknown, c: BackupCrypto): Promise
 
   const keySize = intField(po, 'key_size', WHAT);
   const type = typeFromVaultId(intField(po, 'type', WHAT), keySize > 0);
+  const ready = familyReady(type);
+  if (ready) await ready;
   const versions = new Map<number, KeyVersion>();
   const entries: [number, GoObject][] = [];
   const put = (n: number, o: GoObject) => entries.push([n, o]);

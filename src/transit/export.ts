@@ -12,7 +12,7 @@
  * refusals with HTTP 500; here they are all `invalid_request`.
  * @module
  */
-import { chainToPem } from '../crypto/pki/chain.js';
+import { chainToPem } from '../crypto/pki/pem.js';
 import { invalidRequest, notFound } from '../errors.js';
 import type { ExportFormat } from '../keys/families/family.js';
 import { exportSymmetric } from '../keys/families/symmetric.js';

@@ -23,7 +23,7 @@ import { toBytes } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { MISSING_CONTEXT } from '../keys/derive.js';
 import type { KeyTypeInfo } from '../keys/key-types.js';
-import { keyTypeWithParameterSet } from '../keys/key-types.js';
+import { familyReady, keyTypeWithParameterSet } from '../keys/key-types.js';
 import { checkKeyName } from '../keys/names.js';
 import {
   assertNotSoftDeleted,
@@ -135,6 +135,8 @@ export async function importKey(e: Engine, name: string, request: ImportKeyReque
   const typeName = optString(r.type, 'type');
   if (typeName === undefined) throw invalidRequest("missing 'type' of the imported key");
   const info = keyTypeWithParameterSet(typeName, r.parameter_set);
+  const ready = familyReady(info);
+  if (ready) await ready;
   if (!info.family.importable) {
     throw invalidRequest(`keys of type ${info.name} cannot be imported`);
   }

@@ -9,7 +9,13 @@
 import { toBytes } from '../encoding.js';
 import { invalidRequest, notFound } from '../errors.js';
 import { parseAutoRotatePeriod } from '../keys/duration.js';
-import { DEFAULT_KEY_TYPE, keyType, keyTypeWithParameterSet } from '../keys/key-types.js';
+import {
+  DEFAULT_KEY_TYPE,
+  familyReady,
+  type KeyTypeInfo,
+  keyType,
+  keyTypeWithParameterSet,
+} from '../keys/key-types.js';
 import { checkKeyName } from '../keys/names.js';
 import type { KeyPolicy } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
@@ -97,6 +103,24 @@ export function buildPolicy(name: string, request: CreateKeyRequest): KeyPolicy 
 }
 
 /**
+ * Load the family of the requested type first when it is a key pair not loaded
+ * yet (the registry loads those on demand: issue 22). A request that names no
+ * valid type is left to {@link buildPolicy}, which refuses it in its own order.
+ */
+async function requestedFamilyReady(req: CreateKeyRequest): Promise<void> {
+  const r = req as { type?: unknown; parameter_set?: unknown } | null;
+  if (typeof r !== 'object' || r === null || r.type === undefined) return;
+  let info: KeyTypeInfo;
+  try {
+    info = keyTypeWithParameterSet(r.type, r.parameter_set);
+  } catch {
+    return;
+  }
+  const ready = familyReady(info);
+  if (ready) await ready;
+}
+
+/**
  * Create a key; an existing key is returned unchanged (`created: false`), as Vault.
  * @internal
  */
@@ -105,6 +129,7 @@ export async function createKey(
   name: string,
   req: CreateKeyRequest = {},
 ): Promise<{ info: KeyInfo; created: boolean }> {
+  await requestedFamilyReady(req);
   const policy = buildPolicy(name, req);
   // An existing key is returned as is: do not generate material (an RSA key
   // takes seconds) only to discard it. A concurrent creation is still handled

@@ -11,7 +11,7 @@
  */
 
 import { rfc3339 } from '../clock.js';
-import { chainToPem } from '../crypto/pki/chain.js';
+import { chainToPem } from '../crypto/pki/pem.js';
 import type { KeyTypeInfo } from '../keys/key-types.js';
 import { type KeyVersion, oldestVersion, typeInfo } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';

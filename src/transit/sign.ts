@@ -1,6 +1,7 @@
 /**
- * Signing and verification with asymmetric keys (reference §5), and the
- * verify route's dispatch between signatures and HMACs.
+ * Signing and verification with asymmetric keys (reference §5). The verify
+ * route's dispatch between signatures and HMACs is `./verify.ts`, which loads
+ * this module on the first signature verification.
  *
  * Routes: `POST /transit/sign/:name(/:hash_algorithm)`,
  * `POST /transit/verify/:name(/:hash_algorithm)`.
@@ -15,7 +16,6 @@
  * @module
  */
 
-import { vaultHash } from '../crypto/hash.js';
 import { toBytes } from '../encoding.js';
 import { invalidRequest, isTransitError } from '../errors.js';
 import { type AsymmetricFamily, familyOf, type SignOptions } from '../keys/asymmetric/family.js';
@@ -24,17 +24,11 @@ import { checkKeyName } from '../keys/names.js';
 import { assertNotSoftDeleted, type KeyVersion, typeInfo } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
 import { optInt } from '../request.js';
-import { type FieldSpecs, schemaFor } from '../schema.js';
+import { schemaFor } from '../schema.js';
 import { optionalBatch, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
 import * as F from './fields.js';
-import {
-  inputBytes,
-  verifyHashName,
-  verifyHmacBatch,
-  verifyHmacValue,
-  verifyKind,
-} from './hmac.js';
+import { inputBytes } from './hmac.js';
 import {
   checkHashNone,
   formatSignature,
@@ -48,40 +42,17 @@ import type {
   SignRequest,
   SignResult,
   VerifyBatchItem,
-  VerifyRequest,
 } from './types.js';
+import { SIGNATURE_FIELDS } from './verify.js';
 
-/** Signing fields shared by sign and verify. */
-const SIGNATURE_FIELDS = {
-  input: F.INPUT,
-  hash_algorithm: F.HASH_ALGORITHM,
-  algorithm: { ...F.HASH_ALGORITHM, description: 'Deprecated alias of hash_algorithm.' },
-  context: F.CONTEXT,
-  reference: F.REFERENCE,
-  batch_input: F.BATCH_INPUT,
-  prehashed: { type: 'bool', description: 'The input is already a digest.' },
-  signature_algorithm: { type: 'string', description: 'RSA: pss (default) or pkcs1v15.' },
-  marshaling_algorithm: { type: 'string', description: 'ECDSA: asn1 (default) or jws.' },
-  salt_length: { type: 'string', description: 'RSA-PSS: auto (default), hash, or a byte count.' },
-  signature_context: {
-    type: 'string',
-    binary: true,
-    description: 'ML-DSA: the FIPS 204 context string (base64, at most 255 bytes).',
-  },
-  deterministic: { type: 'bool', description: 'ML-DSA: deterministic instead of hedged signing.' },
-} as const satisfies FieldSpecs;
+// The verify route's fields and dispatch live in ./verify.ts (loaded eagerly: HMAC
+// verification needs no key-pair code); re-exported here for the route table.
+export { VERIFY_FIELDS, verify } from './verify.js';
 
 /** Fields of `POST /transit/sign/:name(/:hash_algorithm)`. @public */
 export const SIGN_FIELDS = schemaFor<SignRequest>()({
   ...SIGNATURE_FIELDS,
   key_version: F.KEY_VERSION,
-});
-
-/** Fields of `POST /transit/verify/:name(/:hash_algorithm)`. @public */
-export const VERIFY_FIELDS = schemaFor<VerifyRequest>()({
-  ...SIGNATURE_FIELDS,
-  signature: { type: 'string', description: 'The signature to verify, `vault:v<N>:…`.' },
-  hmac: { type: 'string', description: 'The HMAC to verify, `vault:v<N>:…`.' },
 });
 
 /** Run a crypto call; the backends' argument errors are the caller's mistakes. */
@@ -191,8 +162,12 @@ export async function sign(
   );
 }
 
-/** Signature verification (the `signature` form of the verify route). */
-async function verifySignatures(
+/**
+ * Signature verification (the `signature` form of the verify route, which
+ * `./verify.ts` dispatches).
+ * @internal
+ */
+export async function verifySignatures(
   e: Engine,
   name: string,
   r: Record<string, unknown>,
@@ -225,30 +200,4 @@ async function verifySignatures(
     async (item) => ({ valid: await one(item) }),
     (error) => ({ valid: false, error }),
   );
-}
-
-/**
- * `POST /transit/verify/:name`: exactly one kind of proof, `signature` (keys
- * that sign) or `hmac` (any key), for the single value or every batch item.
- * @throws TransitError `invalid_request` (bad options or values, missing or
- * unsuitable key; single mode: a malformed signature or HMAC).
- * @internal
- */
-export async function verify(
-  e: Engine,
-  name: string,
-  req: VerifyRequest,
-): Promise<{ valid: boolean } | BatchResult<VerifyBatchItem>> {
-  checkKeyName(name);
-  const r = VERIFY_FIELDS.request(req);
-  const batch = optionalBatch(r, e.maxBatch);
-  const kind = verifyKind(r, batch);
-  if (kind === 'signature') return verifySignatures(e, name, r, batch);
-  const hashName = verifyHashName(r);
-  vaultHash(hashName);
-  const key = await requireKey(e, name, 'signature verification key not found');
-  e.ops('verify', key.doc.policy.type, batch);
-  assertNotSoftDeleted(key.doc.policy);
-  if (!batch) return { valid: await verifyHmacValue(e, key, hashName, r.hmac, r.input) };
-  return verifyHmacBatch(e, key, hashName, batch);
 }

@@ -2,34 +2,31 @@
  * The `Transit` class: the public face of the engine. Each method is a TSDoc
  * block and one line delegating to the endpoint module that implements it
  * (one module per endpoint); the route each method serves is named in its doc.
+ *
+ * Signing and signature verification, CSRs and certificates, backup and restore, BYOK
+ * import and export, the wrapping key, key export, rotation, trimming and
+ * key configuration (with the auto-rotation pass), data keys, hash and random
+ * bytes, and random access to an encrypted object are loaded with a dynamic
+ * `import()` on first use: a browser bundle of `Transit` for encryption and HMAC carries
+ * none of their code (issue 22: the edge build; `npm run check:bundle`).
  * @module
  */
 
 import { withWarnings } from '../result-meta.js';
 import type { StreamDecryptOptions, StreamEncryptOptions } from '../stream/data-key.js';
-import { openEncrypted } from '../stream/open.js';
 import type { EncryptedObject } from '../stream/reader.js';
 import type { RandomAccessSource } from '../stream/source.js';
 import { decryptStream, encryptStream } from '../stream/transforms.js';
-import { type AutoRotateResult, autoRotateTick } from './auto-rotate.js';
-import { backupKey, restoreKey } from './backup.js';
-import { byokExport } from './byok.js';
-import { setCertificate, signCsr } from './certificates.js';
+import type { AutoRotateResult } from './auto-rotate.js';
 import * as config from './config.js';
-import { generateDataKey } from './datakey.js';
 import { decrypt, encrypt, rewrap } from './encrypt.js';
-import { exportKey } from './export.js';
-import { hash, randomBytes } from './hash-random.js';
 import { hmac } from './hmac.js';
-import { importKey, importKeyVersion } from './import.js';
 import { createKey, deleteKey, listKeys, readKey, setSoftDeleted } from './keys.js';
 import { type Lifecycle, startTransit } from './lifecycle.js';
 import type * as M from './mobility-types.js';
 import type { TransitOptions } from './options.js';
-import { rotateKey, trimKey, updateKeyConfig } from './rotate-config.js';
-import { sign, verify } from './sign.js';
 import type * as T from './types.js';
-import { getWrappingKey } from './wrapping-key.js';
+import { verify } from './verify.js';
 
 export type { TransitOptions } from './options.js';
 
@@ -93,6 +90,7 @@ export class Transit {
    * @throws TransitError `invalid_request` when a version bound or flag change is not allowed.
    */
   async updateKeyConfig(name: string, req: T.KeyConfigRequest = {}): Promise<T.KeyInfo> {
+    const { updateKeyConfig } = await import('./rotate-config.js');
     const { info, warnings } = await updateKeyConfig(await this.#life.engine(), name, req);
     return withWarnings(info, warnings);
   }
@@ -102,6 +100,7 @@ export class Transit {
    * @throws TransitError `invalid_request` for a missing or soft-deleted key.
    */
   async rotateKey(name: string): Promise<T.KeyInfo> {
+    const { rotateKey } = await import('./rotate-config.js');
     return rotateKey(await this.#life.engine(), name);
   }
 
@@ -110,6 +109,7 @@ export class Transit {
    * @throws TransitError `invalid_request` when the bound is outside the key's min versions.
    */
   async trimKey(name: string, req: { min_available_version?: number }): Promise<T.KeyInfo> {
+    const { trimKey } = await import('./rotate-config.js');
     return trimKey(await this.#life.engine(), name, req ?? {});
   }
 
@@ -200,6 +200,7 @@ export class Transit {
     kind: 'plaintext' | 'wrapped',
     req: T.DataKeyRequest = {},
   ): Promise<T.DataKeyResult> {
+    const { generateDataKey } = await import('./datakey.js');
     return generateDataKey(await this.#life.engine(), name, kind, req);
   }
 
@@ -251,6 +252,7 @@ export class Transit {
     source: RandomAccessSource,
     options?: StreamDecryptOptions,
   ): Promise<EncryptedObject> {
+    const { openEncrypted } = await import('../stream/open.js');
     return openEncrypted(await this.#life.engine(), name, source, options);
   }
 
@@ -283,6 +285,7 @@ export class Transit {
     name: string,
     req: T.SignRequest,
   ): Promise<T.SignResult | T.BatchResult<T.SignBatchItem>> {
+    const { sign } = await import('./sign.js');
     return sign(await this.#life.engine(), name, req);
   }
 
@@ -317,6 +320,7 @@ export class Transit {
     version?: string | number,
     options: T.ExportKeyOptions = {},
   ): Promise<T.ExportKeyResult> {
+    const { exportKey } = await import('./export.js');
     return exportKey(await this.#life.engine(), type, name, version, options);
   }
 
@@ -327,6 +331,7 @@ export class Transit {
    * key, a public-only or missing version, or a template that does not parse.
    */
   async signCsr(name: string, req: T.SignCsrRequest = {}): Promise<T.SignCsrResult> {
+    const { signCsr } = await import('./certificates.js');
     return signCsr(await this.#life.engine(), name, req);
   }
 
@@ -340,16 +345,19 @@ export class Transit {
     name: string,
     req: T.SetCertificateRequest,
   ): Promise<T.SetCertificateResult> {
+    const { setCertificate } = await import('./certificates.js');
     return setCertificate(await this.#life.engine(), name, req);
   }
 
   /** Hash data (`POST /transit/hash(/:algorithm)`); `format` hex (default) or base64. */
   async hash(req: T.HashRequest): Promise<{ sum: string }> {
+    const { hash } = await import('./hash-random.js');
     return hash(await this.#life.engine(), req ?? {});
   }
 
   /** Random bytes from the platform CSPRNG (`POST /transit/random(/:source)(/:bytes)`). */
   async randomBytes(req: T.RandomRequest = {}): Promise<{ random_bytes: string }> {
+    const { randomBytes } = await import('./hash-random.js');
     return randomBytes(await this.#life.engine(), req ?? {});
   }
 
@@ -360,6 +368,7 @@ export class Transit {
    * @throws TransitError `not_found` for a missing key; `invalid_request` when backup is not allowed.
    */
   async backupKey(name: string): Promise<{ backup: string }> {
+    const { backupKey } = await import('./backup.js');
     return backupKey(await this.#life.engine(), name);
   }
 
@@ -369,6 +378,7 @@ export class Transit {
    * @throws TransitError `invalid_request` for a malformed blob or an existing name.
    */
   async restoreKey(req: T.RestoreRequest): Promise<void> {
+    const { restoreKey } = await import('./backup.js');
     return restoreKey(await this.#life.engine(), req);
   }
 
@@ -378,6 +388,7 @@ export class Transit {
    * use, once per storage; it is not listed among the keys.
    */
   async getWrappingKey(): Promise<M.WrappingKeyResult> {
+    const { getWrappingKey } = await import('./wrapping-key.js');
     return getWrappingKey(await this.#life.engine());
   }
 
@@ -390,6 +401,7 @@ export class Transit {
    * material that does not unwrap, parse or fit the type.
    */
   async importKey(name: string, req: M.ImportKeyRequest): Promise<void> {
+    const { importKey } = await import('./import.js');
     return importKey(await this.#life.engine(), name, req);
   }
 
@@ -401,6 +413,7 @@ export class Transit {
    * key that does not take imports, or a key pair that does not match.
    */
   async importKeyVersion(name: string, req: M.ImportKeyVersionRequest): Promise<void> {
+    const { importKeyVersion } = await import('./import.js');
     return importKeyVersion(await this.#life.engine(), name, req);
   }
 
@@ -416,6 +429,7 @@ export class Transit {
     source: string,
     options: M.ByokExportOptions = {},
   ): Promise<M.ByokExportResult> {
+    const { byokExport } = await import('./byok.js');
     return byokExport(await this.#life.engine(), destination, source, options);
   }
 
@@ -444,6 +458,7 @@ export class Transit {
 
   /** Run one auto-rotation pass now, on the configured clock. */
   async runAutoRotation(): Promise<AutoRotateResult> {
+    const { autoRotateTick } = await import('./auto-rotate.js');
     return autoRotateTick(await this.#life.engine());
   }
 

@@ -15,7 +15,7 @@ import { importHash, unwrapImportBlob } from '../crypto/import-blob.js';
 import { internal, invalidRequest } from '../errors.js';
 import { familyOf } from '../keys/asymmetric/family.js';
 import { requireMaterial } from '../keys/asymmetric/material.js';
-import { keyType, WRAPPING_KEY_TYPE } from '../keys/key-types.js';
+import { keyType, loadAsymmetricFamilies, WRAPPING_KEY_TYPE } from '../keys/key-types.js';
 import { WRAPPING_KEY_NAME } from '../keys/names.js';
 import type { KeyPolicy } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
@@ -29,6 +29,7 @@ const pending = new WeakMap<Engine, Promise<LoadedKey>>();
 async function create(e: Engine): Promise<LoadedKey> {
   const existing = await e.store.get(WRAPPING_KEY_NAME);
   if (existing) return existing;
+  await loadAsymmetricFamilies();
   const policy: KeyPolicy = {
     ...buildPolicy('wrapping-key', { type: WRAPPING_KEY_TYPE }),
     name: WRAPPING_KEY_NAME,

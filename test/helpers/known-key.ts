@@ -8,6 +8,7 @@
 import type { EcCurve, RsaPrivateKey, RsaPublicKey } from '../../src/crypto/asymmetric-backend.js';
 import { encodeSpki, pemEncode } from '../../src/crypto/pki/keys.js';
 import type { AsymmetricMaterial } from '../../src/keys/asymmetric/material.js';
+import { loadAsymmetricFamilies } from '../../src/keys/key-types.js';
 import type { KeyPolicy, KeyVersion } from '../../src/keys/policy.js';
 import { encodeDocument } from '../../src/keys/policy-codec.js';
 import type { StorageAdapter } from '../../src/storage/adapter.js';
@@ -79,6 +80,8 @@ export async function putKnownKey(
       ...(v.certificate_chain ? { certificate_chain: v.certificate_chain } : {}),
     });
   });
+  // Written as the engine would: a key-pair version's codec is its (lazily loaded) family's.
+  if (versions.some((v) => v.asymmetric)) await loadAsymmetricFamilies();
   await storage.put(keyspace.policy(name), encodeDocument({ uid: 'known', policy, versions: map }));
 }
 

@@ -27,11 +27,14 @@
  *
  * @module
  */
-import { PemConverter } from '@peculiar/x509';
 import { BasicConstraints, Certificate } from 'pkijs';
 import { invalidRequest } from '../../errors.js';
 import { bytesOf, parseDer, toDer } from './der.js';
+import { type PemBlock, pemBlocks } from './pem.js';
 import { decodeSpki, type PublicKeyMaterial } from './spki.js';
+
+// The read form needs no parser: it lives with the PEM armour (no pkijs on the read path).
+export { chainToPem } from './pem.js';
 
 /** basicConstraints (RFC 5280 §4.2.1.9). */
 const BASIC_CONSTRAINTS = '2.5.29.19';
@@ -53,9 +56,9 @@ const BASIC_CONSTRAINTS = '2.5.29.19';
 export function parseCertificateChain(pem: string): Uint8Array[] {
   if (typeof pem !== 'string') throw invalidRequest('certificate chain must be a PEM string');
   if (pem.trim() === '') throw invalidRequest('certificate chain is empty');
-  let blocks: ReturnType<typeof PemConverter.decodeWithHeaders>;
+  let blocks: PemBlock[];
   try {
-    blocks = PemConverter.decodeWithHeaders(pem);
+    blocks = pemBlocks(pem);
   } catch {
     throw invalidRequest('could not decode PEM block in certificate chain');
   }
@@ -68,14 +71,13 @@ export function parseCertificateChain(pem: string): Uint8Array[] {
     throw invalidRequest('could not decode PEM block in certificate chain');
   const ders = blocks.map((block, i) => {
     const n = i + 1;
-    if (block.type !== 'CERTIFICATE') {
+    if (block.label !== 'CERTIFICATE') {
       throw invalidRequest(
-        `certificate chain: PEM block ${n} is "${block.type.slice(0, 40)}", expected CERTIFICATE`,
+        `certificate chain: PEM block ${n} is "${block.label.slice(0, 40)}", expected CERTIFICATE`,
       );
     }
-    if (block.headers.length > 0)
-      throw invalidRequest(`certificate chain: PEM block ${n} has headers`);
-    const der = bytesOf(block.rawData);
+    if (block.hasHeaders) throw invalidRequest(`certificate chain: PEM block ${n} has headers`);
+    const der = block.der;
     const ca = isCa(parseCertificate(der, n), n);
     if (n === 1 && ca === true)
       throw invalidRequest('certificate in the first position is not a leaf certificate');
@@ -120,18 +122,6 @@ export function checkLeafMatches(
   if (!sameKey(actual, expected)) {
     throw invalidRequest("leaf certificate public key does not match the key version's public key");
   }
-}
-
-/**
- * The read-body form of a stored chain: each certificate as a PEM
- * `CERTIFICATE` block without trailing newline, joined by `\n` (Vault's
- * `strings.Join(TrimSpace(pem.EncodeToMemory(…)), "\n")`); `''` for none.
- * @public
- */
-export function chainToPem(ders: readonly Uint8Array[]): string {
-  return ders
-    .map((der) => PemConverter.encode(der as Uint8Array<ArrayBuffer>, 'CERTIFICATE'))
-    .join('\n');
 }
 
 /** Parse one certificate's DER (certificate `n` of the chain, 1-based). */

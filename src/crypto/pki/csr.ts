@@ -23,7 +23,6 @@
  *
  * @module
  */
-import { PemConverter } from '@peculiar/x509';
 import * as asn1js from 'asn1js';
 import {
   type AlgorithmIdentifier,
@@ -39,7 +38,7 @@ import type { HashName } from '../backend.js';
 import { mlDsaPublicKey, mlDsaSign } from '../ml-dsa.js';
 import { bufferOf, matchSchema, OID, parseDer, toDer } from './der.js';
 import { ML_DSA_OID } from './ml-dsa.js';
-import { pemDecode } from './pem.js';
+import { pemArmor, pemDecode } from './pem.js';
 import { algorithm, type PrivateKeyMaterial } from './pkcs8.js';
 import { encodeSpki, type PublicKeyMaterial } from './spki.js';
 
@@ -121,7 +120,7 @@ export async function signCsr(options: SignCsrOptions): Promise<string> {
   csr.signatureAlgorithm = signatureAlgorithm;
   csr.signatureValue = new asn1js.BitString({ valueHex: signature });
   const der = toDer(csr.toSchema(false));
-  return `${PemConverter.encode(der as Uint8Array<ArrayBuffer>, 'CERTIFICATE REQUEST')}\n`;
+  return `${pemArmor(der, 'CERTIFICATE REQUEST')}\n`;
 }
 
 /**
