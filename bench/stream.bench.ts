@@ -9,7 +9,13 @@
  * - memory: RSS growth while 4 GiB go through `encryptStream → decryptStream`
  *   (target < 64 MiB), sampled every 16 MiB.
  *
- * `--quick` (CI) runs 32 MiB / 4 MiB / 128 MiB with one round; `npm run
+ * Timing: the raw baseline runs inside the stream's own run, every segment
+ * (32 MiB node, 4 MiB noble), and each ratio is the median of the
+ * per-segment ratios, so both sides of a ratio see the same machine state.
+ * Time is the process's CPU time (`process.cpuUsage`), not wall time: on a
+ * shared host wall time mostly measures the neighbours.
+ *
+ * `--quick` (CI) runs 32 MiB / 4 MiB / 128 MiB in smaller segments; `npm run
  * bench:stream` runs the full sizes alone. Correctness first: a 1 MiB round
  * trip through the streams on each backend, checked byte for byte, and the
  * envelope opened by random access, before anything is timed.
