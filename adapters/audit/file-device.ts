@@ -18,8 +18,8 @@
  * @module
  */
 import { closeSync, fchmodSync, openSync, writeSync } from 'node:fs';
+import type { AuditDevice, AuditDeviceFactory } from 'transitkit';
 import { LineQueue } from '../../src/audit/queue.js';
-import type { AuditDevice, AuditDeviceFactory } from '../../src/audit/types.js';
 import { invalidRequest } from '../../src/errors.js';
 import { bufferOptions } from './device-options.js';
 

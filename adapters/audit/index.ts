@@ -6,7 +6,7 @@
  * Node only.
  * @module
  */
-import type { AuditDeviceFactory } from '../../src/audit/types.js';
+import type { AuditDeviceFactory } from 'transitkit';
 import { fileAuditDevice } from './file-device.js';
 import { socketAuditDevice } from './socket-device.js';
 

@@ -19,8 +19,8 @@
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
+import type { AuditDevice, AuditDeviceFactory } from 'transitkit';
 import { LineQueue } from '../../src/audit/queue.js';
-import type { AuditDevice, AuditDeviceFactory } from '../../src/audit/types.js';
 import { invalidRequest } from '../../src/errors.js';
 import { bufferOptions, durationOption } from './device-options.js';
 
