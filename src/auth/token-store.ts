@@ -82,10 +82,16 @@ const WATCH_RETRY_MS = 1_000;
 /** Parsed entries kept at most (the cache restarts when full). */
 const MAX_CACHED = 1024;
 
-/** A parsed entry, the bytes it came from, and when storage last showed them. */
-interface Cached {
+/** A read entry: the bytes, their parse, and whether it is the entry of the hash it is stored under. */
+interface Found {
   raw: Uint8Array;
   entry: StoredToken;
+  /** The entry names the hash it was read under (checked in constant time once per parse). */
+  own: boolean;
+}
+
+/** A cached entry and when storage last showed its bytes. */
+interface Cached extends Found {
   at: number;
 }
 
@@ -262,12 +268,7 @@ export class TokenStore {
    * than {@link MAX_AGE_MS} (and `fresh` is not asked for), else read from
    * storage; parsing is skipped when the bytes are unchanged.
    */
-  #read(
-    hash: string,
-    fresh = false,
-  ):
-    | { raw: Uint8Array; entry: StoredToken }
-    | Promise<{ raw: Uint8Array; entry: StoredToken } | undefined> {
+  #read(hash: string, fresh = false): Found | Promise<Found | undefined> {
     const hit = fresh ? undefined : this.#parsed.get(hash);
     if (hit && hit.entry.num_uses === 0 && this.#trusted()) {
       const age = this.#clock.now() - hit.at;
@@ -276,7 +277,7 @@ export class TokenStore {
     return this.#readStored(hash);
   }
 
-  async #readStored(hash: string): Promise<{ raw: Uint8Array; entry: StoredToken } | undefined> {
+  async #readStored(hash: string): Promise<Found | undefined> {
     const gen = this.#gen;
     let raw: Uint8Array | undefined;
     try {
@@ -291,16 +292,18 @@ export class TokenStore {
       return undefined;
     }
     const hit = this.#parsed.get(hash);
-    const entry = hit && sameBytes(hit.raw, raw) ? hit.entry : parseEntry(raw);
+    const same = hit !== undefined && sameBytes(hit.raw, raw);
+    const entry = same ? hit.entry : parseEntry(raw);
+    const own = same ? hit.own : sameHash(entry.hash, hash);
     const at = this.#clock.now();
     if (gen !== this.#gen) {
       // A change overtook this read: use what was read, but do not keep it.
       this.#parsed.delete(hash);
-      return { raw, entry };
+      return { raw, entry, own };
     }
     if (!hit && this.#parsed.size >= MAX_CACHED) this.#parsed.clear();
-    this.#parsed.set(hash, { raw, entry, at });
-    return { raw, entry };
+    this.#parsed.set(hash, { raw, entry, own, at });
+    return { raw, entry, own };
   }
 
   async #store(entry: StoredToken): Promise<void> {
@@ -373,7 +376,7 @@ export class TokenStore {
       const found = read instanceof Promise ? await read : read;
       if (!found) return undefined;
       const { raw, entry } = found;
-      if (!sameHash(entry.hash, hash)) return undefined;
+      if (!found.own) return undefined;
       if (entry.expire_ms !== 0 && entry.expire_ms <= this.#clock.now()) {
         await this.#revokeTree(hash);
         return undefined;
@@ -407,7 +410,7 @@ export class TokenStore {
     if (typeof token !== 'string' || token === '' || token.length > MAX_TOKEN_LENGTH) return false;
     const hash = await this.#hash(token);
     const found = await this.#read(hash);
-    if (!found || !sameHash(found.entry.hash, hash)) return false;
+    if (!found?.own) return false;
     return found.entry.expire_ms === 0 || found.entry.expire_ms > this.#clock.now();
   }
 

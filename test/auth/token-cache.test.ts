@@ -150,6 +150,22 @@ describe('token cache', () => {
     await tokens.close();
   });
 
+  it('never takes an entry stored under another token hash, cached or not', async () => {
+    const storage = new CountingStorage();
+    const tokens = new TokenStore({ storage });
+    const root = (await tokens.authenticate(await tokens.createRoot())) as TokenContext;
+    const t1 = (await tokens.create(root, { policies: ['a'] })).client_token;
+    const t2 = (await tokens.create(root, { policies: ['b'] })).client_token;
+    const h1 = ((await tokens.authenticate(t1)) as TokenContext).hash;
+    const h2 = ((await tokens.authenticate(t2)) as TokenContext).hash;
+    const moved = await storage.inner.get(`auth/token/id/${h1}`);
+    await storage.inner.put(`auth/token/id/${h2}`, moved as Uint8Array);
+    for (let i = 0; i < 3; i++) expect(await tokens.authenticate(t2)).toBeUndefined();
+    expect(await tokens.exists(t2)).toBe(false);
+    expect((await tokens.authenticate(t1))?.policies).toContain('a');
+    await tokens.close();
+  });
+
   it('still expires a cached token on the clock', async () => {
     const storage = new CountingStorage();
     const clock = new FakeClock();
