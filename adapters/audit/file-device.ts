@@ -23,7 +23,10 @@ import { LineQueue } from '../../src/audit/queue.js';
 import { invalidRequest } from '../../src/errors.js';
 import { bufferOptions } from './device-options.js';
 
-/** `mode`: an octal string (`0600`, `640`); `undefined` for `0000` (leave the mode alone). */
+/**
+ * `mode`: an octal string (`0600`, `640`) without executable bits;
+ * `undefined` for `0000` (leave the mode alone).
+ */
 function parseMode(value: string | undefined): number | undefined {
   const v = value === undefined || value === '' ? '0600' : value;
   if (!/^[0-7]{3,4}$/.test(v)) {
@@ -32,6 +35,12 @@ function parseMode(value: string | undefined): number | undefined {
     );
   }
   const mode = Number.parseInt(v, 8);
+  // As Vault since HCSEC-2024-20: an audit log is never made executable.
+  if ((mode & 0o111) !== 0) {
+    throw invalidRequest(
+      `options.mode must not make the file executable, got ${JSON.stringify(v)}`,
+    );
+  }
   return mode === 0 ? undefined : mode;
 }
 

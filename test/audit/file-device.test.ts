@@ -54,6 +54,7 @@ describe('file audit device', () => {
     };
     expect(isTransitError(await bad({}, 'file_path is required'), 'invalid_request')).toBe(true);
     await bad({ file_path: join(dir, 'x'), mode: 'rw' }, 'options.mode');
+    await bad({ file_path: join(dir, 'x'), mode: '0755' }, 'must not make the file executable');
     await bad({ file_path: join(dir, 'x'), buffer_entries: '0' }, 'buffer_entries');
     await bad({ file_path: join(dir, 'no', 'such', 'dir', 'x.log') }, 'ENOENT');
   });

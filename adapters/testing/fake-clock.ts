@@ -1,15 +1,15 @@
 /**
- * A hand-driven {@link Clock} for tests.
+ * A hand-driven {@link Clock} for tests (exported by `transitkit/testing`).
  *
- * design.md ("Time"): tests of lease expiry, auto-rotation and token TTLs move
- * time forward explicitly and never sleep. The clock starts at a fixed instant
- * so that runs are reproducible.
+ * Tests of lease expiry, auto-rotation and token TTLs move time forward
+ * explicitly and never sleep. The clock starts at a fixed instant so that runs
+ * are reproducible. The storage conformance suite drives lock expiry with it.
  *
  * @module
  */
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../clock.js';
 
-/** 2026-01-01T00:00:00Z, the default start of every {@link FakeClock}. */
+/** 2026-01-01T00:00:00Z, the default start of every {@link FakeClock}. @public */
 export const FAKE_CLOCK_START = Date.UTC(2026, 0, 1);
 
 /**
@@ -22,6 +22,7 @@ export const FAKE_CLOCK_START = Date.UTC(2026, 0, 1);
  * const lock = await storage.lock('leader', 1_000);
  * clock.advance(1_000); // the lease has now expired
  * ```
+ * @public
  */
 export class FakeClock implements Clock {
   #now: number;
