@@ -227,6 +227,30 @@ describe('the log', () => {
   });
 });
 
+describe('streaming rows', () => {
+  it('log the request (query fields) before the stream and its start after; the bytes never', async () => {
+    const file = join(dir, 'stream.log');
+    await call(server, 'PUT', '/v1/sys/audit/stream', {
+      body: { type: 'file', options: { file_path: file } },
+    });
+    await call(server, 'POST', '/v1/transit/keys/streamed');
+    const secret = 'streamed secret bytes '.repeat(100);
+    const r = await fetch(`${server.url}/v1/transit/encrypt-stream/streamed`, {
+      method: 'POST',
+      headers: { 'x-vault-token': server.root },
+      body: secret,
+    });
+    expect(r.status).toBe(200);
+    const sealed = new Uint8Array(await r.arrayBuffer());
+    expect(sealed.length).toBeGreaterThan(secret.length);
+    const mine = entries(file).filter((e) => e.request.path === 'transit/encrypt-stream/streamed');
+    expect(mine.map((e) => e.type)).toEqual(['request', 'response']);
+    expect(mine[1]?.response?.data).toMatchObject({ status: 200, streamed: true });
+    expect(readFileSync(file, 'utf8')).not.toContain('streamed secret');
+    await call(server, 'DELETE', '/v1/sys/audit/stream');
+  });
+});
+
 describe('refusals', () => {
   it('a request refused by the token or ACL check is logged with its error, as Vault', async () => {
     const file = join(dir, 'denied.log');
