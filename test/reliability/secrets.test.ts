@@ -318,7 +318,11 @@ describe('constant-time comparisons of MACs, tags and tokens', () => {
 
   it('token lookups compare hashes with sameHash (through constantTimeEqual)', () => {
     const store = read('auth/token-store.ts');
-    expect(store.match(/sameHash\(/g)?.length).toBeGreaterThanOrEqual(2);
+    // Compared once per parsed entry (#18: the result is cached with it), and
+    // every lookup (authenticate, exists) refuses an entry that failed it.
+    expect(store).toMatch(/const own = [^;]*sameHash\(entry\.hash, hash\)/);
+    expect(store).toMatch(/if \(!found\.own\) return undefined;/);
+    expect(store).toMatch(/if \(!found\?\.own\) return false;/);
     const body = /export function sameHash[\s\S]*?\n}/.exec(read('auth/token-entry.ts'))?.[0] ?? '';
     expect(body).toMatch(/return constantTimeEqual\(/);
     expect(sameHash('ab12', 'ab12')).toBe(true);
