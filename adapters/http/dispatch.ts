@@ -51,7 +51,7 @@ import {
   ROUTE_STATUS,
   redactInternalItems,
 } from './status.js';
-import { streamReply } from './stream-reply.js';
+import { streamGuard, streamReply } from './stream-reply.js';
 import { STREAM_ROUTES } from './stream-routes.js';
 
 /**
@@ -319,7 +319,12 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     if (route.stream) {
       const ctx = { operation, token };
       const trail = audit ? await auditRequest(audit, start(queryFields(query))) : undefined;
-      const streamed = await streamReply({ route, served, params, query, req, requestId, ctx }, o);
+      const services = () => source.forRequest(route);
+      const guard = await streamGuard({ services, route, params, aclPath, token });
+      const streamed = await streamReply(
+        { route, served, params, query, req, requestId, ctx, guard },
+        o,
+      );
       if (trail) await auditResponse(trail, { status: streamed.status, streamed: true });
       return streamed;
     }

@@ -25,11 +25,22 @@
  *   aborted, not closed, so encrypt cannot seal a truncated input.
  * - Cancelling the reply stream (the client went away) cancels the
  *   transform and the body, which frees both.
+ * - A stream may run for hours, so what allowed it is checked again every
+ *   {@link STREAM_RECHECK_MS} (on the handler's clock) while it runs: the
+ *   sealed state, that the token still exists, and the ACL with the
+ *   policies as they are now. A node sealed, a token revoked or expired, or
+ *   a policy narrowed — here or through another instance on the same
+ *   storage — aborts the response within that time. (A limited-use token
+ *   whose last use was this request is not looked up again: it was spent
+ *   by this stream.)
  *
  * Runtime-neutral.
  * @module
  */
+import type { TokenContext } from 'transitkit';
+import type { Clock } from '../../src/clock.js';
 import { TransitError } from '../../src/errors.js';
+import { authorize } from './auth.js';
 import { tooLarge } from './body.js';
 import type { HttpRequest, Logger } from './dispatch.js';
 import { queryFields, type UnknownFields, unknownFieldsWarning } from './params.js';
@@ -44,6 +55,40 @@ export interface StreamOptions {
   maxRequestBytes: number;
   unknownFields: UnknownFields;
   logger: Logger;
+  /** The time of the re-checks. */
+  clock: Clock;
+}
+
+/** How often a running stream's sealed state, token and ACL are checked again (ms). @internal */
+export const STREAM_RECHECK_MS = 5_000;
+
+/** Checks again what allowed a stream; throws what the dispatcher would have. @internal */
+export type StreamGuard = () => Promise<void>;
+
+/**
+ * The re-check of a stream: the services again (503 when sealed), the
+ * token's existence (403 once revoked or expired), the ACL on `aclPath`.
+ * @internal
+ */
+export async function streamGuard(g: {
+  services: () => Promise<ServedBy>;
+  route: Route;
+  params: Readonly<Record<string, string>>;
+  aclPath: string;
+  token: TokenContext | undefined;
+}): Promise<StreamGuard> {
+  const { token } = g;
+  const first = await g.services();
+  // A limited-use token this request used up is gone already: do not look for it.
+  const tracked = token !== undefined && (await first.tokens.exists(token.token));
+  return async () => {
+    const s = await g.services();
+    if (token === undefined) return;
+    if (tracked && !(await s.tokens.exists(token.token))) {
+      throw new TransitError('permission_denied', 'permission denied');
+    }
+    await authorize(s, g.route, g.params, g.aclPath, token);
+  };
 }
 
 /** One streaming request, as the dispatcher resolved it. @internal */
@@ -55,6 +100,8 @@ export interface StreamRequest {
   req: HttpRequest;
   requestId: string;
   ctx: CallContext;
+  /** Re-checked every {@link STREAM_RECHECK_MS} while the stream runs. */
+  guard?: StreamGuard;
 }
 
 type Bytes = Uint8Array;
@@ -161,6 +208,7 @@ export async function streamReply(r: StreamRequest, o: StreamOptions): Promise<H
     }
     return e;
   };
+  let nextCheck = o.clock.now() + STREAM_RECHECK_MS;
   const output = new ReadableStream<Bytes>(
     {
       start(c) {
@@ -170,8 +218,14 @@ export async function streamReply(r: StreamRequest, o: StreamOptions): Promise<H
       async pull(c) {
         let next: ReadableStreamReadResult<Bytes>;
         try {
+          if (r.guard && o.clock.now() >= nextCheck) {
+            nextCheck = o.clock.now() + STREAM_RECHECK_MS;
+            await r.guard();
+          }
           next = await reader.read();
         } catch (e) {
+          // The transform and the body are released too.
+          reader.cancel(e).catch(() => {});
           throw logged(e);
         }
         if (next.done) c.close();
