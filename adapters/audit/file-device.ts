@@ -46,10 +46,10 @@ function parseMode(value: string | undefined): number | undefined {
 
 /**
  * A file written with synchronous appends, batched per event-loop turn: the
- * entries that arrive during one turn (a busy server's concurrent requests)
- * are written together by one `write(2)` at the start of the next
- * (`setImmediate`), and each request goes on only once the write that
- * carried its entry returned. Order is the call order, nothing waits longer
+ * first entry of a turn is written at once; the ones that follow in the same
+ * turn (a busy server's concurrent requests) are written together by one
+ * `write(2)` when it ends (`setImmediate`). Each request goes on only once
+ * the write that carried its entry returned. Order is the call order, nothing waits longer
  * than one turn, and an entry whose `write` resolved is in the file even if
  * the process is killed next. At most `buffer_entries` lines wait for their
  * turn; past that a line is refused at once (the entry is not recorded).
@@ -92,17 +92,35 @@ class FileDevice implements AuditDevice {
 
   write(line: string): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('audit device closed'));
+    if (!this.#scheduled) {
+      // The first entry of a turn is written at once; the turn's later ones wait for its end.
+      this.#scheduled = true;
+      setImmediate(() => this.#flushNow());
+      try {
+        this.#append(line);
+        return Promise.resolve();
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
     if (this.#lines.length >= this.#maxEntries) {
       return Promise.reject(new Error('audit buffer full'));
     }
     return new Promise<void>((resolve, reject) => {
       this.#lines.push(line);
       this.#waiters.push({ resolve, reject });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(() => this.#flushNow());
-      }
     });
+  }
+
+  /** One synchronous append of `text` (the rest too after a short write). */
+  #append(text: string): void {
+    this.#fd ??= FileDevice.#openFile(this.#path, this.#mode);
+    const n = writeSync(this.#fd, text);
+    // A short write (rare on a regular file): the rest, by bytes.
+    if (n !== Buffer.byteLength(text)) {
+      const bytes = Buffer.from(text, 'utf8');
+      for (let off = n; off < bytes.length; ) off += writeSync(this.#fd, bytes, off);
+    }
   }
 
   /** Write every waiting line with one append; settle their promises. */
@@ -114,14 +132,7 @@ class FileDevice implements AuditDevice {
     this.#lines = [];
     this.#waiters = [];
     try {
-      this.#fd ??= FileDevice.#openFile(this.#path, this.#mode);
-      const text = lines.length === 1 ? (lines[0] as string) : lines.join('');
-      const n = writeSync(this.#fd, text);
-      // A short write (rare on a regular file): the rest, by bytes.
-      if (n !== Buffer.byteLength(text)) {
-        const bytes = Buffer.from(text, 'utf8');
-        for (let off = n; off < bytes.length; ) off += writeSync(this.#fd, bytes, off);
-      }
+      this.#append(lines.length === 1 ? (lines[0] as string) : lines.join(''));
       for (const w of waiters) w.resolve();
     } catch (e) {
       for (const w of waiters) w.reject(e);

@@ -65,18 +65,21 @@ describe('file audit device', () => {
       path: 'f/',
       options: { file_path: path, buffer_entries: '3' },
     });
-    // Four entries in one event-loop turn: three wait for the turn's write, the fourth is refused.
-    const results = await Promise.allSettled(['a\n', 'b\n', 'c\n', 'd\n'].map((l) => d.write(l)));
+    // Five entries in one event-loop turn: the first is written at once, three
+    // wait for the turn's end, the fifth is refused.
+    const lines = ['a\n', 'b\n', 'c\n', 'd\n', 'e\n'];
+    const results = await Promise.allSettled(lines.map((l) => d.write(l)));
     expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
       'fulfilled',
       'fulfilled',
       'fulfilled',
       'rejected',
     ]);
-    expect(String((results[3] as PromiseRejectedResult).reason)).toContain('audit buffer full');
-    await d.write('e\n'); // room again after the write
+    expect(String((results[4] as PromiseRejectedResult).reason)).toContain('audit buffer full');
+    await d.write('f\n'); // room again after the write
     await d.close();
-    expect(readFileSync(path, 'utf8')).toBe('a\nb\nc\ne\n');
+    expect(readFileSync(path, 'utf8')).toBe('a\nb\nc\nd\nf\n');
   });
 
   it('discard records every entry and writes nothing', async () => {
