@@ -1,7 +1,7 @@
 /**
  * A running stream is re-checked every STREAM_RECHECK_MS on the handler's
  * clock (a fake one here): revoking its token, or narrowing its policy,
- * aborts the response after the 200; a stream with nothing changed runs
+ * or sealing the node, aborts the response after the 200; a stream with nothing changed runs
  * through many re-checks to a clean end; a limited-use token spent by the
  * stream itself does not cut it. Over a real socket (`transitkit/http/node`).
  */
@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHandler } from '../../adapters/http/index.js';
 import { createServer } from '../../adapters/http/node-server.js';
 import { STREAM_RECHECK_MS } from '../../adapters/http/stream-reply.js';
+import { MemoryStorage, TransitNode } from '../../src/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { streamServices } from './stream-support.js';
 
@@ -134,6 +135,26 @@ describe('re-checks of a running stream', () => {
     await st.send(2);
     await s.policies.write('streamer', 'path "transit/encrypt/*" { capabilities = ["update"] }');
     s.clock.advance(STREAM_RECHECK_MS + 1);
+    await st.send(4);
+    expect(await st.end()).toBe('aborted');
+  });
+
+  it('sealing the node aborts the response', async () => {
+    const clock = new FakeClock();
+    const rootKey = new Uint8Array(32).fill(3);
+    const node = new TransitNode({ storage: new MemoryStorage(), rootKey, clock });
+    const root = (await node.start()).root_token as string;
+    await node.services().transit.createKey('k');
+    const server = createServer(createHandler(node, { clock, logger: { error: () => {} } }));
+    const { url } = await server.listen(0);
+    cleanup.push(async () => {
+      await server.close({ drainMs: 0 });
+      await node.close();
+    });
+    const st = await open(url, root);
+    await st.send(2);
+    await node.seal();
+    clock.advance(STREAM_RECHECK_MS + 1);
     await st.send(4);
     expect(await st.end()).toBe('aborted');
   });
