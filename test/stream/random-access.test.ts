@@ -184,6 +184,18 @@ for (const [name, backend] of BACKENDS) {
         await transit.openEncrypted('missing', new Blob([env])).catch((e: unknown) => e),
         'not_found',
       );
+      // A source that fails to read is an I/O failure: internal, its cause kept.
+      let calls = 0;
+      const flaky = {
+        size: env.length,
+        read: async (o: number, l: number) => {
+          if (++calls > 2) throw new Error('disk on fire');
+          return env.slice(o, o + l);
+        },
+      };
+      const opened = await transit.openEncrypted('k', flaky);
+      const io = expectCode(await opened.read(0, 10).catch((e: unknown) => e), 'internal');
+      expect((io.cause as Error).message).toBe('disk on fire');
       const obj = await transit.openEncrypted('k', new Blob([env]));
       for (const [o, l] of [
         [-1, 1],
