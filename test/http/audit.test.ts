@@ -332,4 +332,40 @@ describe('fail closed', () => {
     await node.audit.disable('broken');
     await node.audit.disable('second');
   });
+
+  it('a socket listener that stops reading: requests are refused after write_timeout, never stall', async () => {
+    const sockets: import('node:net').Socket[] = [];
+    const stuck = createNetServer((sock) => {
+      sock.pause(); // accepts, never reads
+      sockets.push(sock);
+    });
+    await new Promise<void>((r) => stuck.listen(0, '127.0.0.1', r));
+    const port = (stuck.address() as { port: number }).port;
+    await node.audit.enable('stuck', {
+      type: 'socket',
+      // log_raw: the entries carry the 1 MiB plaintexts, so the kernel buffers fill fast.
+      options: { address: `127.0.0.1:${port}`, write_timeout: '400ms', log_raw: true },
+    });
+    const plaintext = Buffer.alloc(1024 * 1024, 1).toString('base64');
+    const statuses: number[] = [];
+    for (let i = 0; i < 40 && !statuses.includes(500); i++) {
+      const t0 = Date.now();
+      const r = await call(server, 'POST', '/v1/transit/encrypt/audited', { body: { plaintext } });
+      statuses.push(r.status);
+      // Never longer than about two write timeouts (plus the request itself).
+      expect(Date.now() - t0).toBeLessThan(3000);
+    }
+    expect(statuses).toContain(500);
+    expect(
+      failures.some((f) => f.path === 'stuck/' && f.reason.includes('timed out after 400 ms')),
+    ).toBe(true);
+    // Once the listener is gone and the device disabled, requests go through again.
+    await node.audit.disable('stuck');
+    for (const sock of sockets) sock.destroy();
+    await new Promise((r) => stuck.close(r));
+    expect(
+      (await call(server, 'POST', '/v1/transit/encrypt/audited', { body: { plaintext: 'eA==' } }))
+        .status,
+    ).toBe(200);
+  });
 });
