@@ -16,4 +16,4 @@ export declare function distFiles(entry: string): {
   importTypes: string;
   requireTypes: string;
 };
-export declare function tsupEntries(): Record<string, string>;
+export declare function tsupEntries(options?: { bins?: boolean }): Record<string, string>;

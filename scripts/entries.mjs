@@ -24,11 +24,13 @@ export const SUBPATHS = [
   { subpath: './adapters/postgres', source: 'adapters/postgres/index.ts' },
   { subpath: './http', source: 'adapters/http/index.ts' },
   { subpath: './http/node', source: 'adapters/http/node-server.ts' },
+  { subpath: './testing', source: 'adapters/testing/index.ts' },
 ];
 
 /**
  * Executables: package.json `bin` name → tsup entry (dist path) → source. Built with the other
- * entries (ESM + CJS, a `#!` line kept and made executable by tsup); `bin` names the ESM file.
+ * entries as ESM only, with no declarations (a `#!` line kept and made executable by tsup);
+ * `bin` names the ESM file.
  * @type {ReadonlyArray<{ bin: string, entry: string, source: string }>}
  */
 export const BINS = [{ bin: 'transitkit', entry: 'cli/main', source: 'adapters/cli/main.ts' }];
@@ -68,11 +70,14 @@ export function distFiles(entry) {
   };
 }
 
-/** tsup's `entry` option: every public subpath, every backend and every executable. */
-export function tsupEntries() {
+/**
+ * tsup's `entry` option: every public subpath, every backend and (unless `bins: false`)
+ * every executable. Executables are built as ESM only, without declarations (tsup.config.ts).
+ */
+export function tsupEntries({ bins = true } = {}) {
   const entries = {};
   for (const { subpath, source } of SUBPATHS) entries[entryName(subpath)] = source;
   for (const { entry, source } of BACKENDS) entries[entry] = source;
-  for (const { entry, source } of BINS) entries[entry] = source;
+  if (bins) for (const { entry, source } of BINS) entries[entry] = source;
   return entries;
 }

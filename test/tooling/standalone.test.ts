@@ -68,6 +68,7 @@ describe('the repository stands alone', () => {
     const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
       files: string[];
     };
-    expect(pkg.files).toEqual(['dist']);
+    // The built code and the changelog; scripts/check-pack.mjs checks the real tarball.
+    expect(pkg.files).toEqual(['dist', 'CHANGELOG.md']);
   });
 });
