@@ -12,6 +12,7 @@ export default defineConfig({
       'transitkit/adapters/postgres': r('./adapters/postgres/index.ts'),
       'transitkit/http/node': r('./adapters/http/node-server.ts'),
       'transitkit/http': r('./adapters/http/index.ts'),
+      'transitkit/testing': r('./adapters/testing/index.ts'),
       transitkit: r('./src/index.ts'),
     },
   },

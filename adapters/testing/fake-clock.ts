@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Clock } from '../clock.js';
+import type { Clock } from 'transitkit';
 
 /** 2026-01-01T00:00:00Z, the default start of every {@link FakeClock}. @public */
 export const FAKE_CLOCK_START = Date.UTC(2026, 0, 1);
@@ -37,7 +37,7 @@ export class FakeClock implements Clock {
     return this.#now;
   }
 
-  /** Move time forward by `ms` (>= 0) and return the new time. */
+  /** Move time forward by `ms` (at least 0) and return the new time. */
   advance(ms: number): number {
     if (!Number.isFinite(ms) || ms < 0) {
       throw new RangeError(`FakeClock.advance: ms must be a finite number >= 0, got ${ms}`);

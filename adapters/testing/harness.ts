@@ -12,8 +12,7 @@
  * @module
  */
 
-import { isTransitError } from '../errors.js';
-import type { StorageAdapter } from '../storage/adapter.js';
+import { isTransitError, type StorageAdapter } from 'transitkit';
 import type { FakeClock } from './fake-clock.js';
 
 /**

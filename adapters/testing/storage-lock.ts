@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { StorageAdapter, StorageLock } from '../storage/adapter.js';
+import type { StorageAdapter, StorageLock } from 'transitkit';
 import type { FakeClock } from './fake-clock.js';
 import {
   assertions,

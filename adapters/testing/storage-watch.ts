@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { StorageAdapter, StorageWatch } from '../storage/adapter.js';
+import type { StorageAdapter, StorageWatch } from 'transitkit';
 import { type SuiteOptions, suiteRunner, type TestHarness, withFixture } from './harness.js';
 
 /** What a watch factory returns: a fresh store with the watch capability. @public */

@@ -21,7 +21,7 @@
  * @module
  */
 
-import type { StorageAdapter } from '../storage/adapter.js';
+import type { StorageAdapter } from 'transitkit';
 import {
   assertions,
   b,

@@ -7,13 +7,11 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { FakeClock, runLockConformance, runStorageConformance } from 'transitkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileStorage } from '../../adapters/file/index.js';
 import { decodeFileName, encodeKey } from '../../adapters/file/key-codec.js';
 import { isTransitError } from '../../src/errors.js';
-import { runStorageConformance } from '../conformance/storage.js';
-import { runLockConformance } from '../conformance/storage-lock.js';
-import { FakeClock } from '../helpers/fake-clock.js';
 
 const roots: string[] = [];
 afterAll(async () => {
@@ -40,8 +38,10 @@ async function fixture() {
   };
 }
 
-runStorageConformance('file', fixture);
-runLockConformance('file', fixture);
+/** The exported suite registers its tests with this file's vitest. */
+const harness = { describe, it, expect };
+runStorageConformance(harness, 'file', fixture);
+runLockConformance(harness, 'file', fixture);
 
 const b = (s: string): Uint8Array => new TextEncoder().encode(s);
 const text = (u: Uint8Array | undefined): string | undefined =>

@@ -4,25 +4,30 @@
  */
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
+import {
+  FakeClock,
+  runLockConformance,
+  runStorageConformance,
+  runWatchConformance,
+} from 'transitkit/testing';
 import { describe, expect, it } from 'vitest';
 import { SortedKeys } from '../../src/storage/kit.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
-import { runStorageConformance } from '../conformance/storage.js';
-import { runLockConformance } from '../conformance/storage-lock.js';
-import { runWatchConformance } from '../conformance/storage-watch.js';
-import { FakeClock } from '../helpers/fake-clock.js';
 
-runStorageConformance('memory', async () => {
+/** The exported suite registers its tests with this file's vitest. */
+const harness = { describe, it, expect };
+
+runStorageConformance(harness, 'memory', async () => {
   const clock = new FakeClock();
   return { storage: new MemoryStorage({ clock }), clock };
 });
 
-runLockConformance('memory', async () => {
+runLockConformance(harness, 'memory', async () => {
   const clock = new FakeClock();
   return { storage: new MemoryStorage({ clock }), clock };
 });
 
-runWatchConformance('memory', async () => ({ storage: new MemoryStorage() }));
+runWatchConformance(harness, 'memory', async () => ({ storage: new MemoryStorage() }));
 
 describe('MemoryStorage specifics', () => {
   it('notifies in a microtask, not synchronously inside the write', async () => {

@@ -11,27 +11,31 @@ import {
   MemoryStorage,
   type StorageAdapter,
 } from 'transitkit';
+import {
+  FakeClock,
+  runLockConformance,
+  runStorageConformance,
+  runWatchConformance,
+} from 'transitkit/testing';
 import { describe, expect, it } from 'vitest';
-import { runStorageConformance } from '../conformance/storage.js';
-import { runLockConformance } from '../conformance/storage-lock.js';
-import { runWatchConformance } from '../conformance/storage-watch.js';
-import { FakeClock } from '../helpers/fake-clock.js';
 import { RecordingMetrics } from './recording.js';
 
 const DURATION = 'transitkit_storage_operation_duration_seconds';
 const ERRORS = 'transitkit_storage_errors_total';
+/** The exported suite registers its tests with this file's vitest. */
+const harness = { describe, it, expect };
 
-runStorageConformance('instrumented memory', async () => {
+runStorageConformance(harness, 'instrumented memory', async () => {
   const clock = new FakeClock();
   const storage = instrumentStorage(new MemoryStorage({ clock }), new RecordingMetrics(), 'inmem');
   return { storage, clock };
 });
-runLockConformance('instrumented memory', async () => {
+runLockConformance(harness, 'instrumented memory', async () => {
   const clock = new FakeClock();
   const storage = instrumentStorage(new MemoryStorage({ clock }), new RecordingMetrics(), 'inmem');
   return { storage, clock };
 });
-runWatchConformance('instrumented memory', async () => ({
+runWatchConformance(harness, 'instrumented memory', async () => ({
   storage: instrumentStorage(new MemoryStorage(), new RecordingMetrics(), 'inmem'),
 }));
 

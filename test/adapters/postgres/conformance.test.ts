@@ -8,12 +8,15 @@
  * acting as the other node.
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import {
+  LOCK_CLOCK_TESTS,
+  runLockConformance,
+  runStorageConformance,
+  runWatchConformance,
+  type SkipRule,
+} from 'transitkit/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresStorage } from '../../../adapters/postgres/index.js';
-import { runStorageConformance } from '../../conformance/storage.js';
-import { CLOCK_TESTS, runLockConformance } from '../../conformance/storage-lock.js';
-import type { SkipRule } from '../../conformance/storage-suite.js';
-import { runWatchConformance } from '../../conformance/storage-watch.js';
 import {
   NO_POSTGRES_REASON,
   PostgresServer,
@@ -23,8 +26,11 @@ import {
 const SERVER_CLOCK: SkipRule = {
   reason:
     'lease expiry runs on the PostgreSQL server clock, not a FakeClock; real-TTL expiry is covered in postgres-storage.test.ts',
-  tests: CLOCK_TESTS,
+  tests: [...LOCK_CLOCK_TESTS],
 };
+
+/** The exported suite registers its tests with this file's vitest. */
+const harness = { describe, it, expect };
 
 let n = 0;
 const freshTable = (): string => `t${process.pid}_${++n}`;
@@ -55,13 +61,13 @@ describe.skipIf(SKIP_POSTGRES)('PostgresStorage on a real PostgreSQL', () => {
     };
   }
 
-  runStorageConformance('postgres', async () => {
+  runStorageConformance(harness, 'postgres', async () => {
     const table = freshTable();
     const storage = await PostgresStorage.connect(server.url, { table, maxConnections: 4 });
     return { storage };
   });
-  runLockConformance('postgres', pair, { skip: [SERVER_CLOCK] });
-  runWatchConformance('postgres', pair);
+  runLockConformance(harness, 'postgres', pair, { skip: [SERVER_CLOCK] });
+  runWatchConformance(harness, 'postgres', pair);
 });
 
 if (SKIP_POSTGRES) it.skip(`PostgresStorage conformance [skipped: ${NO_POSTGRES_REASON}]`);

@@ -10,19 +10,25 @@
  * a fresh prefix; cleanup deletes the database.
  */
 import { Cluster, Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import {
+  LOCK_CLOCK_TESTS,
+  runLockConformance,
+  runStorageConformance,
+  runWatchConformance,
+  type SkipRule,
+} from 'transitkit/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStorage } from '../../../adapters/redis/index.js';
-import { runStorageConformance } from '../../conformance/storage.js';
-import { CLOCK_TESTS, runLockConformance } from '../../conformance/storage-lock.js';
-import type { SkipRule } from '../../conformance/storage-suite.js';
-import { runWatchConformance } from '../../conformance/storage-watch.js';
 import { NO_REDIS_REASON, RedisServer, SKIP_REDIS } from '../../helpers/redis-server.js';
 
 const SERVER_CLOCK: SkipRule = {
   reason:
     'lease expiry runs on the Redis server clock, not a FakeClock; real-TTL expiry is covered in redis-storage.test.ts',
-  tests: CLOCK_TESTS,
+  tests: [...LOCK_CLOCK_TESTS],
 };
+
+/** The exported suite registers its tests with this file's vitest. */
+const harness = { describe, it, expect };
 
 let n = 0;
 const freshPrefix = (): string => `t${process.pid}-${++n}:`;
@@ -55,13 +61,13 @@ describe.skipIf(SKIP_REDIS)('RedisStorage on standalone Redis', () => {
     };
   }
 
-  runStorageConformance('redis', async () => {
+  runStorageConformance(harness, 'redis', async () => {
     const { storage, peer, cleanup } = await pair();
     await peer.close();
     return { storage, cleanup };
   });
-  runLockConformance('redis', pair, { skip: [SERVER_CLOCK] });
-  runWatchConformance('redis', pair);
+  runLockConformance(harness, 'redis', pair, { skip: [SERVER_CLOCK] });
+  runWatchConformance(harness, 'redis', pair);
 });
 
 describe.skipIf(SKIP_REDIS)('RedisStorage on a one-node Redis Cluster', () => {
@@ -93,9 +99,9 @@ describe.skipIf(SKIP_REDIS)('RedisStorage on a one-node Redis Cluster', () => {
     };
   }
 
-  runStorageConformance('redis cluster', pair);
-  runLockConformance('redis cluster', pair, { skip: [SERVER_CLOCK] });
-  runWatchConformance('redis cluster', pair);
+  runStorageConformance(harness, 'redis cluster', pair);
+  runLockConformance(harness, 'redis cluster', pair, { skip: [SERVER_CLOCK] });
+  runWatchConformance(harness, 'redis cluster', pair);
 });
 
 if (SKIP_REDIS) it.skip(`RedisStorage conformance [skipped: ${NO_REDIS_REASON}]`);
