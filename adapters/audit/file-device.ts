@@ -35,7 +35,7 @@ function parseMode(value: string | undefined): number | undefined {
     );
   }
   const mode = Number.parseInt(v, 8);
-  // As Vault since HCSEC-2024-20: an audit log is never made executable.
+  // As Vault's file device: an audit log is never made executable.
   if ((mode & 0o111) !== 0) {
     throw invalidRequest(
       `options.mode must not make the file executable, got ${JSON.stringify(v)}`,

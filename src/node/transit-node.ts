@@ -13,8 +13,8 @@
  *   them, a new attempt gets a new `nonce`); at the threshold it rebuilds the
  *   root key and opens the keyring — wrong shares are refused and the
  *   progress reset;
- * - **unsealed**: new {@link NodeServices} (engine, tokens, policies, leases)
- *   on the barrier. `seal` closes and drops them and wipes the keyring and
+ * - **unsealed**: new {@link NodeServices} (engine, tokens, policies, leases,
+ *   audit devices) on the barrier. `seal` closes and drops them and wipes the keyring and
  *   root key: nothing made while unsealed survives. `node.transit` and the
  *   other facades fail with `sealed` meanwhile;
  * - **active / standby**: an unsealed node is active while it holds the
