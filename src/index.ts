@@ -128,6 +128,7 @@ export type {
 export { hasLock, hasWatch } from './storage/adapter.js';
 export type { BarrierCrypto, BarrierKeyring } from './storage/barrier.js';
 export { BARRIER_RESERVED_PREFIX, Barrier } from './storage/barrier.js';
+export type { InstrumentedStorage } from './storage/instrumented.js';
 export { instrumentStorage } from './storage/instrumented.js';
 export type { MemoryStorageOptions } from './storage/memory.js';
 export { MemoryStorage } from './storage/memory.js';

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type {
   CounterInstrument,
   GaugeCallback,
@@ -21,6 +21,7 @@ import type {
 } from 'transitkit';
 import { invalidRequest } from '../../src/errors.js';
 import { type VaultMetricsSummary, vaultSummary } from './metrics-json.js';
+import { FastHistogram, fastCounter } from './metrics-series.js';
 
 /** Options of {@link PrometheusMetrics}. @public */
 export interface PrometheusMetricsOptions {
@@ -51,7 +52,7 @@ export interface MetricsExporter extends Metrics {
   vaultJson(): Promise<VaultMetricsSummary>;
 }
 
-type Instrument = { def: MetricDefinition; counter?: CounterInstrument; histogram?: Histogram };
+type Instrument = { def: MetricDefinition; instrument: CounterInstrument | HistogramInstrument };
 
 /**
  * The core's metrics on prom-client: pass it to `TransitNode` (or `Transit`,
@@ -92,35 +93,22 @@ export class PrometheusMetrics implements MetricsExporter {
     return this.registry.contentType;
   }
 
+  /** The counter of `def` (one per name; recording is a table lookup, metrics-series.ts). */
   counter(def: MetricDefinition): CounterInstrument {
     const known = this.#known(def, 'counter');
-    if (known?.counter) return known.counter;
-    const c = new Counter({
-      name: def.name,
-      help: def.help,
-      labelNames: [...def.labelNames],
-      registers: [this.registry],
-    });
-    const counter: CounterInstrument = {
-      add: (value: number, labels?: MetricLabels) => c.inc(labels ?? {}, value),
-    };
-    this.#instruments.set(def.name, { def, counter });
+    if (known) return known.instrument as CounterInstrument;
+    const counter = fastCounter(def, this.registry);
+    this.#instruments.set(def.name, { def, instrument: counter });
     return counter;
   }
 
+  /** The histogram of `def` (one per name; recording is a table lookup, metrics-series.ts). */
   histogram(def: MetricDefinition): HistogramInstrument {
     const known = this.#known(def, 'histogram');
-    const h =
-      known?.histogram ??
-      new Histogram({
-        name: def.name,
-        help: def.help,
-        labelNames: [...def.labelNames],
-        buckets: [...(def.buckets ?? [])],
-        registers: [this.registry],
-      });
-    if (!known) this.#instruments.set(def.name, { def, histogram: h });
-    return { record: (value: number, labels?: MetricLabels) => h.observe(labels ?? {}, value) };
+    if (known) return known.instrument as HistogramInstrument;
+    const histogram = new FastHistogram(def, this.registry);
+    this.#instruments.set(def.name, { def, instrument: histogram });
+    return histogram;
   }
 
   gauge(def: MetricDefinition, collect: GaugeCallback): () => void {

@@ -78,15 +78,30 @@ export type RequestRecorder = (
 /** The recorder of `exporter`'s request histogram (label sets made once each). @internal */
 export function requestRecorder(exporter: MetricsExporter): RequestRecorder {
   const histogram = exporter.histogram(METRICS.httpRequestDuration);
-  const labels = new Map<string, { route: string; method: string; status: string }>();
+  // route → method → status → labels: lookups on strings V8 has hashed already,
+  // no key string built per request.
+  type Labels = Readonly<{ route: string; method: string; status: string }>;
+  const byRoute = new Map<string, Map<string, Map<number, Labels>>>();
   return (route, method, status, seconds) => {
     const r = route ?? 'unmatched';
-    const m = METHODS.has(method) ? method : 'OTHER';
-    const key = `${m} ${status} ${r}`;
-    let l = labels.get(key);
+    let byMethod = byRoute.get(r);
+    if (!byMethod) {
+      byMethod = new Map();
+      byRoute.set(r, byMethod);
+    }
+    let byStatus = byMethod.get(method);
+    if (!byStatus) {
+      // An unknown verb shares the `OTHER` series: callers cannot add label values.
+      const m = METHODS.has(method) ? method : 'OTHER';
+      byStatus = m === method ? new Map() : (byMethod.get(m) ?? new Map());
+      byMethod.set(m, byStatus);
+    }
+    let l = byStatus.get(status);
     if (!l) {
-      l = { route: r, method: m, status: String(status) };
-      labels.set(key, l);
+      // Frozen: the instrument finds its series by this object's identity.
+      const m = METHODS.has(method) ? method : 'OTHER';
+      l = Object.freeze({ route: r, method: m, status: String(status) });
+      byStatus.set(status, l);
     }
     histogram.record(seconds, l);
   };

@@ -27,13 +27,20 @@ import {
 
 type Op = 'get' | 'put' | 'delete' | 'list' | 'compare_and_set' | 'lock';
 
+/**
+ * What {@link instrumentStorage} returns: a storage adapter with the `lock`
+ * and `watch` capabilities of the adapter it wraps (and no other member of it).
+ * @public
+ */
+export type InstrumentedStorage<S extends StorageAdapter> = StorageAdapter &
+  Pick<S, Extract<keyof S, 'lock' | 'watch'>>;
+
 /** Label sets made once per operation, so a recording allocates nothing. */
 function labelSets(adapter: string): Record<Op, { adapter: string; operation: Op }> {
   const ops: Op[] = ['get', 'put', 'delete', 'list', 'compare_and_set', 'lock'];
-  return Object.fromEntries(ops.map((operation) => [operation, { adapter, operation }])) as Record<
-    Op,
-    { adapter: string; operation: Op }
-  >;
+  return Object.fromEntries(
+    ops.map((operation) => [operation, Object.freeze({ adapter, operation })]),
+  ) as Record<Op, { adapter: string; operation: Op }>;
 }
 
 /**
@@ -51,11 +58,11 @@ function labelSets(adapter: string): Record<Op, { adapter: string; operation: Op
  * @param adapter - the adapter's kind, a label value: keep it to a fixed name.
  * @public
  */
-export function instrumentStorage(
-  storage: StorageAdapter,
+export function instrumentStorage<S extends StorageAdapter>(
+  storage: S,
   metrics: Metrics,
   adapter: string,
-): StorageAdapter {
+): InstrumentedStorage<S> {
   const duration: HistogramInstrument = metrics.histogram(METRICS.storageDuration);
   const errors: CounterInstrument = metrics.counter(METRICS.storageErrors);
   const labels = labelSets(adapter);
@@ -88,5 +95,5 @@ export function instrumentStorage(
     out.watch = (prefix: string, onChange: (key: string) => void) =>
       storage.watch(prefix, onChange);
   }
-  return out;
+  return out as InstrumentedStorage<S>;
 }

@@ -55,14 +55,15 @@ export function opRecorder(metrics: Metrics | undefined): OpRecorder {
     }
     let l = byType.get(keyType);
     if (!l) {
-      l = { operation, key_type: keyType };
+      // Frozen label objects, reused: a metrics sink may key its series on them.
+      l = Object.freeze({ operation, key_type: keyType });
       byType.set(keyType, l);
     }
     ops.add(batch ? batch.length : 1, l);
     if (batch) {
       let o = opLabels.get(operation);
       if (!o) {
-        o = { operation };
+        o = Object.freeze({ operation });
         opLabels.set(operation, o);
       }
       sizes.record(batch.length, o);

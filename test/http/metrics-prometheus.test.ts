@@ -36,6 +36,43 @@ describe('PrometheusMetrics', () => {
     expect(line(text, 'transitkit_batch_size_sum{operation="encrypt"}')).toMatch(/ 10$/);
   });
 
+  it('finds series by value for unfrozen labels, by identity for frozen ones; checks labels and values', async () => {
+    const m = new PrometheusMetrics();
+    const c = m.counter(METRICS.cryptoOperations);
+    const mutable = { operation: 'encrypt', key_type: 'aes256-gcm96' };
+    c.add(1, mutable);
+    mutable.operation = 'decrypt'; // an unfrozen object is looked up by its values each time
+    c.add(1, mutable);
+    const frozen = Object.freeze({ operation: 'sign', key_type: 'ed25519' });
+    c.add(2, frozen);
+    c.add(3, frozen);
+    const text = await m.prometheus();
+    const at = (op: string, type: string) =>
+      line(text, `transitkit_crypto_operations_total{operation="${op}",key_type="${type}"}`);
+    expect(at('encrypt', 'aes256-gcm96')).toMatch(/ 1$/);
+    expect(at('decrypt', 'aes256-gcm96')).toMatch(/ 1$/);
+    expect(at('sign', 'ed25519')).toMatch(/ 5$/);
+    expect(() => c.add(1, { operation: 'encrypt' })).toThrow(/takes the labels/);
+    expect(() => c.add(1, { operation: 'x', key_type: 'y', name: 'orders' })).toThrow(
+      /takes the labels/,
+    );
+    expect(() => c.add(-1, frozen)).toThrow(/not a valid value/);
+    const h = m.histogram(METRICS.leaseExpiryLag);
+    expect(() => h.record(Number.NaN)).toThrow(/not a valid value/);
+    h.record(0.05);
+    h.record(7);
+    h.record(99_999);
+    const lag = await m.prometheus();
+    expect(line(lag, 'transitkit_lease_expiry_lag_seconds_bucket{le="0.01"}')).toMatch(/ 0$/);
+    expect(line(lag, 'transitkit_lease_expiry_lag_seconds_bucket{le="0.1"}')).toMatch(/ 1$/);
+    expect(line(lag, 'transitkit_lease_expiry_lag_seconds_bucket{le="10"}')).toMatch(/ 2$/);
+    expect(line(lag, 'transitkit_lease_expiry_lag_seconds_bucket{le="3600"}')).toMatch(/ 2$/);
+    expect(line(lag, 'transitkit_lease_expiry_lag_seconds_bucket{le="+Inf"}')).toMatch(/ 3$/);
+    expect(line(lag, 'transitkit_lease_expiry_lag_seconds_count')).toMatch(/ 3$/);
+    m.registry.resetMetrics();
+    expect(line(await m.prometheus(), 'transitkit_lease_expiry_lag_seconds_count')).toBeUndefined();
+  });
+
   it('refuses a definition of another kind under a known name', () => {
     const m = new PrometheusMetrics();
     m.counter(METRICS.cryptoOperations);

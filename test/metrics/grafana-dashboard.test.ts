@@ -71,7 +71,11 @@ describe('examples/grafana-dashboard.json', () => {
       const used = tokens(expr);
       expect(used.length, expr).toBeGreaterThan(0);
       for (const t of used) expect(EXPORTED.has(t), `${t} in ${expr}`).toBe(true);
-      for (const [open, close] of ['()', '{}', '[]']) {
+      for (const [open, close] of [
+        ['(', ')'],
+        ['{', '}'],
+        ['[', ']'],
+      ] as const) {
         expect(expr.split(open).length, expr).toBe(expr.split(close).length);
       }
     }
