@@ -17,6 +17,7 @@ import type { StreamDecryptOptions, StreamEncryptOptions } from '../stream/data-
 import type { EncryptedObject } from '../stream/reader.js';
 import type { RandomAccessSource } from '../stream/source.js';
 import { decryptStream, encryptStream } from '../stream/transforms.js';
+import { lazy } from '../util/lazy.js';
 import type { AutoRotateResult } from './auto-rotate.js';
 import * as config from './config.js';
 import { decrypt, encrypt, rewrap } from './encrypt.js';
@@ -27,6 +28,20 @@ import type * as M from './mobility-types.js';
 import type { TransitOptions } from './options.js';
 import type * as T from './types.js';
 import { verify } from './verify.js';
+
+/** Endpoint modules loaded on first use (see the module comment). */
+const rotateConfig = lazy(() => import('./rotate-config.js'));
+const dataKeys = lazy(() => import('./datakey.js'));
+const randomAccess = lazy(() => import('../stream/open.js'));
+const signing = lazy(() => import('./sign.js'));
+const exporting = lazy(() => import('./export.js'));
+const certificates = lazy(() => import('./certificates.js'));
+const hashRandom = lazy(() => import('./hash-random.js'));
+const backups = lazy(() => import('./backup.js'));
+const wrappingKey = lazy(() => import('./wrapping-key.js'));
+const imports = lazy(() => import('./import.js'));
+const byok = lazy(() => import('./byok.js'));
+const autoRotate = lazy(() => import('./auto-rotate.js'));
 
 export type { TransitOptions } from './options.js';
 
@@ -90,7 +105,7 @@ export class Transit {
    * @throws TransitError `invalid_request` when a version bound or flag change is not allowed.
    */
   async updateKeyConfig(name: string, req: T.KeyConfigRequest = {}): Promise<T.KeyInfo> {
-    const { updateKeyConfig } = await import('./rotate-config.js');
+    const { updateKeyConfig } = await rotateConfig();
     const { info, warnings } = await updateKeyConfig(await this.#life.engine(), name, req);
     return withWarnings(info, warnings);
   }
@@ -100,7 +115,7 @@ export class Transit {
    * @throws TransitError `invalid_request` for a missing or soft-deleted key.
    */
   async rotateKey(name: string): Promise<T.KeyInfo> {
-    const { rotateKey } = await import('./rotate-config.js');
+    const { rotateKey } = await rotateConfig();
     return rotateKey(await this.#life.engine(), name);
   }
 
@@ -109,7 +124,7 @@ export class Transit {
    * @throws TransitError `invalid_request` when the bound is outside the key's min versions.
    */
   async trimKey(name: string, req: { min_available_version?: number }): Promise<T.KeyInfo> {
-    const { trimKey } = await import('./rotate-config.js');
+    const { trimKey } = await rotateConfig();
     return trimKey(await this.#life.engine(), name, req ?? {});
   }
 
@@ -200,7 +215,7 @@ export class Transit {
     kind: 'plaintext' | 'wrapped',
     req: T.DataKeyRequest = {},
   ): Promise<T.DataKeyResult> {
-    const { generateDataKey } = await import('./datakey.js');
+    const { generateDataKey } = await dataKeys();
     return generateDataKey(await this.#life.engine(), name, kind, req);
   }
 
@@ -252,7 +267,7 @@ export class Transit {
     source: RandomAccessSource,
     options?: StreamDecryptOptions,
   ): Promise<EncryptedObject> {
-    const { openEncrypted } = await import('../stream/open.js');
+    const { openEncrypted } = await randomAccess();
     return openEncrypted(await this.#life.engine(), name, source, options);
   }
 
@@ -285,7 +300,7 @@ export class Transit {
     name: string,
     req: T.SignRequest,
   ): Promise<T.SignResult | T.BatchResult<T.SignBatchItem>> {
-    const { sign } = await import('./sign.js');
+    const { sign } = await signing();
     return sign(await this.#life.engine(), name, req);
   }
 
@@ -320,7 +335,7 @@ export class Transit {
     version?: string | number,
     options: T.ExportKeyOptions = {},
   ): Promise<T.ExportKeyResult> {
-    const { exportKey } = await import('./export.js');
+    const { exportKey } = await exporting();
     return exportKey(await this.#life.engine(), type, name, version, options);
   }
 
@@ -331,7 +346,7 @@ export class Transit {
    * key, a public-only or missing version, or a template that does not parse.
    */
   async signCsr(name: string, req: T.SignCsrRequest = {}): Promise<T.SignCsrResult> {
-    const { signCsr } = await import('./certificates.js');
+    const { signCsr } = await certificates();
     return signCsr(await this.#life.engine(), name, req);
   }
 
@@ -345,19 +360,19 @@ export class Transit {
     name: string,
     req: T.SetCertificateRequest,
   ): Promise<T.SetCertificateResult> {
-    const { setCertificate } = await import('./certificates.js');
+    const { setCertificate } = await certificates();
     return setCertificate(await this.#life.engine(), name, req);
   }
 
   /** Hash data (`POST /transit/hash(/:algorithm)`); `format` hex (default) or base64. */
   async hash(req: T.HashRequest): Promise<{ sum: string }> {
-    const { hash } = await import('./hash-random.js');
+    const { hash } = await hashRandom();
     return hash(await this.#life.engine(), req ?? {});
   }
 
   /** Random bytes from the platform CSPRNG (`POST /transit/random(/:source)(/:bytes)`). */
   async randomBytes(req: T.RandomRequest = {}): Promise<{ random_bytes: string }> {
-    const { randomBytes } = await import('./hash-random.js');
+    const { randomBytes } = await hashRandom();
     return randomBytes(await this.#life.engine(), req ?? {});
   }
 
@@ -368,7 +383,7 @@ export class Transit {
    * @throws TransitError `not_found` for a missing key; `invalid_request` when backup is not allowed.
    */
   async backupKey(name: string): Promise<{ backup: string }> {
-    const { backupKey } = await import('./backup.js');
+    const { backupKey } = await backups();
     return backupKey(await this.#life.engine(), name);
   }
 
@@ -378,7 +393,7 @@ export class Transit {
    * @throws TransitError `invalid_request` for a malformed blob or an existing name.
    */
   async restoreKey(req: T.RestoreRequest): Promise<void> {
-    const { restoreKey } = await import('./backup.js');
+    const { restoreKey } = await backups();
     return restoreKey(await this.#life.engine(), req);
   }
 
@@ -388,7 +403,7 @@ export class Transit {
    * use, once per storage; it is not listed among the keys.
    */
   async getWrappingKey(): Promise<M.WrappingKeyResult> {
-    const { getWrappingKey } = await import('./wrapping-key.js');
+    const { getWrappingKey } = await wrappingKey();
     return getWrappingKey(await this.#life.engine());
   }
 
@@ -401,7 +416,7 @@ export class Transit {
    * material that does not unwrap, parse or fit the type.
    */
   async importKey(name: string, req: M.ImportKeyRequest): Promise<void> {
-    const { importKey } = await import('./import.js');
+    const { importKey } = await imports();
     return importKey(await this.#life.engine(), name, req);
   }
 
@@ -413,7 +428,7 @@ export class Transit {
    * key that does not take imports, or a key pair that does not match.
    */
   async importKeyVersion(name: string, req: M.ImportKeyVersionRequest): Promise<void> {
-    const { importKeyVersion } = await import('./import.js');
+    const { importKeyVersion } = await imports();
     return importKeyVersion(await this.#life.engine(), name, req);
   }
 
@@ -429,7 +444,7 @@ export class Transit {
     source: string,
     options: M.ByokExportOptions = {},
   ): Promise<M.ByokExportResult> {
-    const { byokExport } = await import('./byok.js');
+    const { byokExport } = await byok();
     return byokExport(await this.#life.engine(), destination, source, options);
   }
 
@@ -458,7 +473,7 @@ export class Transit {
 
   /** Run one auto-rotation pass now, on the configured clock. */
   async runAutoRotation(): Promise<AutoRotateResult> {
-    const { autoRotateTick } = await import('./auto-rotate.js');
+    const { autoRotateTick } = await autoRotate();
     return autoRotateTick(await this.#life.engine());
   }
 

@@ -13,11 +13,15 @@ import { vaultHash } from '../crypto/hash.js';
 import { checkKeyName } from '../keys/names.js';
 import { assertNotSoftDeleted } from '../keys/policy.js';
 import { type FieldSpecs, schemaFor } from '../schema.js';
+import { lazy } from '../util/lazy.js';
 import { optionalBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
 import * as F from './fields.js';
 import { verifyHashName, verifyHmacBatch, verifyHmacValue, verifyKind } from './hmac.js';
 import type { BatchResult, VerifyBatchItem, VerifyRequest } from './types.js';
+
+/** The signing module, loaded on the first signature verification. */
+const signing = lazy(() => import('./sign.js'));
 
 /** Signing fields shared by sign and verify. @internal */
 export const SIGNATURE_FIELDS = {
@@ -63,7 +67,7 @@ export async function verify(
   const batch = optionalBatch(r, e.maxBatch);
   const kind = verifyKind(r, batch);
   if (kind === 'signature') {
-    const { verifySignatures } = await import('./sign.js');
+    const { verifySignatures } = await signing();
     return verifySignatures(e, name, r, batch);
   }
   const hashName = verifyHashName(r);
