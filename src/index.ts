@@ -12,6 +12,22 @@
  * @packageDocumentation
  */
 
+// Audit devices (issue #19): the broker, its shapes, the in-process sink
+export type { AuditBrokerOptions } from './audit/broker.js';
+export { AuditBroker } from './audit/broker.js';
+export type { AuditRequestInput, AuditResponseInput } from './audit/format.js';
+export type {
+  AuditAuth,
+  AuditDevice,
+  AuditDeviceFactory,
+  AuditDeviceInfo,
+  AuditEnableRequest,
+  AuditEntry,
+  AuditFailureInfo,
+  AuditRequest,
+  AuditResponse,
+  AuditSink,
+} from './audit/types.js';
 // Tokens and ACL policies (the HTTP adapter's auth; `transitkit/http` re-exports them)
 export type { AclOperation } from './auth/acl.js';
 export { Acl } from './auth/acl.js';
@@ -86,22 +102,6 @@ export type {
   MetricLabels,
   Metrics,
 } from './metrics/types.js';
-// Audit devices (issue #19): the broker, its shapes, the in-process sink
-export type { AuditBrokerOptions } from './audit/broker.js';
-export { AuditBroker } from './audit/broker.js';
-export type { AuditRequestInput, AuditResponseInput } from './audit/format.js';
-export type {
-  AuditAuth,
-  AuditDevice,
-  AuditDeviceFactory,
-  AuditDeviceInfo,
-  AuditEnableRequest,
-  AuditEntry,
-  AuditFailureInfo,
-  AuditRequest,
-  AuditResponse,
-  AuditSink,
-} from './audit/types.js';
 // Seal and barrier (issue 7)
 export { ROOT_KEY_BYTES } from './node/keyring.js';
 // The node: leadership shared by the background duties (issue #23)
