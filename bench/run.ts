@@ -13,8 +13,8 @@
  * through the HTTP encrypt-stream route vs a bare node:http AES-GCM pipe and
  * the server's RSS streaming both ways (stream-http.bench.ts).
  * `--only=a,b` runs some of them (names: encrypt, batch, sign, mldsa, http,
- * scale, cold, load, metrics, stream, audit, stream-http). The stream section runs its full
- * 1 GiB / 4 GiB sizes unless `--quick`; `npm run bench:stream` runs it alone.
+ * scale, cold, load, metrics, stream, audit, stream-http). The stream section runs 256 MiB
+ * / 1 GiB here; `npm run bench:stream` runs the 1 GiB / 4 GiB figures alone.
  *
  * The lease manager's 1,000,000-lease run (issue 6) has its own script,
  * `npm run bench:leases` (about a minute, ~1 GB of heap); `--quick` runs its
@@ -47,7 +47,7 @@ const sections: [string, () => Promise<Row[]>][] = [
   ['cold', coldStartBench],
   ['load', () => loadBench({ quick })],
   ['metrics', () => metricsBench({ quick })],
-  ['stream', streamBench],
+  ['stream', () => streamBench(quick ? 'quick' : 'medium')],
   ['audit', () => auditBench({ quick })],
   ['stream-http', () => streamHttpBench({ quick })],
 ];

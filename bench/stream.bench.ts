@@ -15,8 +15,9 @@
  * Time is the process's CPU time (`process.cpuUsage`), not wall time: on a
  * shared host wall time mostly measures the neighbours.
  *
- * `--quick` (CI) runs 32 MiB / 4 MiB / 128 MiB in smaller segments; `npm run
- * bench:stream` runs the full sizes alone. Correctness first: a 1 MiB round
+ * `npm run bench:stream` runs the full sizes above alone; the `stream`
+ * section of `npm run bench` runs 256 MiB / 16 MiB / 1 GiB, and with
+ * `--quick` (CI) 32 MiB / 4 MiB / 128 MiB. Correctness first: a 1 MiB round
  * trip through the streams on each backend, checked byte for byte, and the
  * envelope opened by random access, before anything is timed.
  *
@@ -248,12 +249,23 @@ async function memory(total: number): Promise<Row[]> {
   ];
 }
 
-/** Every section; sizes shrink with `--quick`. */
-export async function streamBench(): Promise<Row[]> {
+/**
+ * Every section. `full` (`npm run bench:stream`): 1 GiB node, 64 MiB noble,
+ * 4 GiB memory; `medium` (the section of `npm run bench`): 256 MiB, 16 MiB,
+ * 1 GiB; `quick` (CI): 32 MiB, 4 MiB, 128 MiB.
+ */
+export async function streamBench(
+  size: 'quick' | 'medium' | 'full' = quick ? 'quick' : 'full',
+): Promise<Row[]> {
+  const s = {
+    quick: { node: 32 * MiB, noble: 4 * MiB, memory: 128 * MiB, seg: 4 * MiB },
+    medium: { node: 256 * MiB, noble: 16 * MiB, memory: GiB, seg: 16 * MiB },
+    full: { node: GiB, noble: 64 * MiB, memory: 4 * GiB, seg: 32 * MiB },
+  }[size];
   return [
-    ...(await throughput('node', quick ? 32 * MiB : GiB, quick ? 4 * MiB : 32 * MiB)),
-    ...(await throughput('noble', quick ? 4 * MiB : 64 * MiB, quick ? MiB : 4 * MiB)),
-    ...(await memory(quick ? 128 * MiB : 4 * GiB)),
+    ...(await throughput('node', s.node, s.seg)),
+    ...(await throughput('noble', s.noble, s.seg / 8)),
+    ...(await memory(s.memory)),
   ];
 }
 
