@@ -212,6 +212,19 @@ describe('GET /v1/sys/metrics', () => {
     await node.close();
   });
 
+  it('serves the same through the fetch binding', async () => {
+    const { handler, root, node } = await setup();
+    const res = await handler.fetch(
+      new Request('http://localhost/v1/sys/metrics?format=prometheus', {
+        headers: { 'x-vault-token': root },
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(await res.text()).toContain('# TYPE transitkit_node_sealed gauge');
+    await node.close();
+  });
+
   it('each handler and node reports its own metrics', async () => {
     const a = await setup();
     const b = await setup();
