@@ -15,13 +15,16 @@
  *   is the peak minus the RSS before the pipeline (target < 96 MiB).
  *
  * The servers run in a child process and the client in this one; the same
- * bytes (a random 4 MiB block, repeated) go to both servers in alternating
- * rounds, and each ratio is taken within a round. Correctness first: the
+ * bytes (a random 4 MiB block, repeated) go to every server in short
+ * alternating rounds, and each ratio is taken within a round. Server CPU
+ * time per MiB (bare ÷ transitkit) is also shown: on a loaded machine it is
+ * the steadier figure of the server's own cost. Correctness first: the
  * bare server's output is opened with node:crypto and transitkit's with
  * decrypt-stream before anything is timed.
  *
  * `npx tsx bench/stream-http.bench.ts [--quick] [--gib N]` (default 1 GiB per
- * stream, 3 rounds; `--quick`: 64 MiB, one round, 256 MiB pipeline), or
+ * server in 8 alternating rounds, and a 1 GiB pipeline; `--quick`: 64 MiB in
+ * 2 rounds, a 256 MiB pipeline), or
  * `streamHttpBench({ quick })` from bench/run.ts (`--only=stream-http`).
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -93,7 +96,10 @@ async function serve(key: Buffer): Promise<void> {
       peak = process.memoryUsage.rss();
       process.send?.({ rss: peak });
     } else if (m === 'peak') process.send?.({ peak: Math.max(peak, process.memoryUsage.rss()) });
-    else process.exit(0);
+    else if (m === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send?.({ cpu: user + system });
+    } else process.exit(0);
   });
   process.send?.({
     bare: typeof a === 'object' && a ? a.port : 0,
@@ -104,7 +110,7 @@ async function serve(key: Buffer): Promise<void> {
 }
 
 /** Ask the server process something; resolves with the field of its answer. */
-function ask(child: ChildProcess, what: 'rss' | 'peak'): Promise<number> {
+function ask(child: ChildProcess, what: 'rss' | 'peak' | 'cpu'): Promise<number> {
   return new Promise((resolve) => {
     const on = (m: unknown) => {
       if (typeof m === 'object' && m !== null && what in m) {
@@ -292,22 +298,32 @@ export async function streamHttpBench({
     const warm = Math.min(bytes, 64 * MiB);
     await through(p.bare, '/', '', warm);
     await through(p.kit, '/v1/transit/encrypt-stream/bench', p.token, warm);
-    const rounds = quick ? 1 : 3;
+    // Short alternating rounds (1 GiB per server in all): a burst of load on
+    // a shared machine then hits every server alike, and each ratio is taken
+    // within its round. Server CPU per MiB is the server-side cost alone.
+    const rounds = quick ? 2 : 8;
+    const per = Math.ceil(bytes / rounds);
     const ENC = '/v1/transit/encrypt-stream/bench';
-    const runs: Record<'bare' | 'kit' | 'node', () => Promise<number>> = {
-      bare: async () => (await through(p.bare, '/', '', bytes)).mibps,
-      kit: async () => (await through(p.kit, ENC, p.token, bytes)).mibps,
-      node: async () => (await through(p.node, ENC, p.token, bytes)).mibps,
+    type Which = 'bare' | 'kit' | 'node';
+    const runs: Record<Which, () => Promise<number>> = {
+      bare: async () => (await through(p.bare, '/', '', per)).mibps,
+      kit: async () => (await through(p.kit, ENC, p.token, per)).mibps,
+      node: async () => (await through(p.node, ENC, p.token, per)).mibps,
     };
-    const got = { bare: [] as number[], kit: [] as number[], node: [] as number[] };
+    const got: Record<Which, number[]> = { bare: [], kit: [], node: [] };
+    const cpu: Record<Which, number[]> = { bare: [], kit: [], node: [] };
     for (let i = 0; i < rounds; i++) {
       const order = ['bare', 'kit', 'node'] as const;
-      for (const which of i % 2 ? [...order].reverse() : order)
+      for (const which of i % 2 ? [...order].reverse() : order) {
+        const before = await ask(child, 'cpu');
         got[which].push(await runs[which]());
+        cpu[which].push(((await ask(child, 'cpu')) - before) / (per / MiB));
+      }
     }
     const { bare, kit, node } = got;
     const ratios = kit.map((k, i) => k / (bare[i] as number));
     const nodeRatios = node.map((k, i) => k / (bare[i] as number));
+    const cpuRatios = (w: Which) => cpu[w].map((c, i) => (cpu.bare[i] as number) / c);
     // Memory: both directions at once through one server, RSS before vs peak.
     const pipeBytes = quick ? 256 * MiB : bytes;
     const before = await ask(child, 'rss');
@@ -340,6 +356,18 @@ export async function streamHttpBench({
         baseline: bareName,
         target: { min: THROUGHPUT_TARGET },
       },
+      ...(['kit', 'node'] as const).map((w) => {
+        const r = cpuRatios(w);
+        return {
+          group,
+          name: `${w === 'kit' ? 'createServer' : 'handler.node'} server CPU per MiB`,
+          value: median(cpu[w]) / 1000,
+          unit: 'ms',
+          ratio: median(r),
+          range: [Math.min(...r), Math.max(...r)] as [number, number],
+          baseline: `bare: ${(median(cpu.bare) / 1000).toFixed(2)} ms/MiB (ratio bare ÷ this)`,
+        };
+      }),
       {
         group,
         name: `encrypt→decrypt pipeline, ${pipeBytes / MiB} MiB (MiB/s)`,
