@@ -21,13 +21,21 @@ import type { FakeClock } from './fake-clock.js';
  * @public
  */
 export interface ConformanceMatchers {
+  /** `Object.is` equality. */
   toBe(expected: unknown): void;
+  /** Deep equality. */
   toEqual(expected: unknown): void;
+  /** The value is `undefined`. */
   toBeUndefined(): void;
+  /** The value is not `undefined`. */
   toBeDefined(): void;
+  /** The value's `length`. */
   toHaveLength(length: number): void;
+  /** The value is an instance of the class. */
   toBeInstanceOf(expected: abstract new (...args: never[]) => unknown): void;
+  /** The string matches. */
   toMatch(expected: RegExp | string): void;
+  /** The number is at most `expected`. */
   toBeLessThanOrEqual(expected: number): void;
 }
 

@@ -23,6 +23,7 @@ import {
 
 /** What a lock factory returns: a fresh store with the lock capability. @public */
 export interface LockFixture {
+  /** The store under test, empty, with the lock capability. */
   storage: StorageAdapter & StorageLock;
   /** A second instance over the same backing store (the other node). */
   peer?: StorageAdapter & StorageLock;

@@ -18,6 +18,7 @@ import { type SuiteOptions, suiteRunner, type TestHarness, withFixture } from '.
 
 /** What a watch factory returns: a fresh store with the watch capability. @public */
 export interface WatchFixture {
+  /** The store under test, empty, with the watch capability. */
   storage: StorageAdapter & StorageWatch;
   /** A second instance over the same backing store; writes go through it when given. */
   peer?: StorageAdapter;
