@@ -21,7 +21,8 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { Agent, createServer, request } from 'node:http';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { instrumentStorage, MemoryStorage, Transit } from 'transitkit';
-import { AclPolicyStore, createHandler, PrometheusMetrics, TokenStore } from 'transitkit/http';
+import { AclPolicyStore, createHandler, TokenStore } from 'transitkit/http';
+import { PrometheusMetrics } from 'transitkit/http/node';
 import type { Row } from './harness.js';
 
 interface Target {

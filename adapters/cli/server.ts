@@ -45,7 +45,8 @@ import { readFile } from 'node:fs/promises';
 import { MemoryStorage, type StorageAdapter, TransitNode } from '../../src/index.js';
 import { nodeAuditDevices } from '../audit/index.js';
 import { FileStorage } from '../file/index.js';
-import { createHandler, PrometheusMetrics } from '../http/index.js';
+import { createHandler } from '../http/index.js';
+import { PrometheusMetrics } from '../http/metrics-prometheus.js';
 import { metricsListener } from '../http/metrics-server.js';
 import { createServer, type TransitkitServer } from '../http/node-server.js';
 import {

@@ -35,8 +35,8 @@ import {
 import { AUDIT_ROUTES } from './audit-routes.js';
 import { aclTail, authenticate, authorize, type HeaderLookup } from './auth.js';
 import { checkValueLimits, type ResolvedJsonLimits } from './json-limits.js';
+import type { MetricsExporter } from './metrics.js';
 import { requestRecorder } from './metrics.js';
-import type { MetricsExporter } from './metrics-prometheus.js';
 import { parseJsonBody, queryFields, type UnknownFields, unknownFieldsWarning } from './params.js';
 import { authorizeSomeCompletion } from './preauth.js';
 import { type HttpReply, jsonReply, successReply } from './reply.js';

@@ -23,7 +23,7 @@ import { createDispatch, type Dispatch, type Logger } from './dispatch.js';
 import { type FetchHandler, toFetchHandler } from './fetch.js';
 import { type JsonLimits, resolveJsonLimits } from './json-limits.js';
 import { type KoaMiddleware, toKoaMiddleware } from './koa.js';
-import type { MetricsExporter } from './metrics-prometheus.js';
+import type { MetricsExporter } from './metrics.js';
 import { type NodeHandler, toNodeHandler } from './node.js';
 import type { UnknownFields } from './params.js';
 import { type HandlerServices, isNode } from './source.js';
@@ -50,13 +50,12 @@ export type { FetchHandler } from './fetch.js';
 export type { HealthBody, HealthSource, HealthState } from './health.js';
 export type { JsonLimits } from './json-limits.js';
 export type { KoaContextLike, KoaMiddleware } from './koa.js';
+export type { MetricsExporter } from './metrics.js';
 export type {
   VaultGaugeValue,
   VaultMetricsSummary,
   VaultSampledValue,
 } from './metrics-json.js';
-export type { MetricsExporter, PrometheusMetricsOptions } from './metrics-prometheus.js';
-export { PrometheusMetrics } from './metrics-prometheus.js';
 export type { NodeHandler, NodeRequestLike, NodeResponseLike } from './node.js';
 export type { UnknownFields } from './params.js';
 export type { HttpReply } from './reply.js';
@@ -110,7 +109,7 @@ export interface HandlerOptions {
   /** Time source of the health body's `server_time_utc`. Default: the wall clock. */
   clock?: Clock;
   /**
-   * Metrics (a {@link PrometheusMetrics}, or any {@link MetricsExporter}):
+   * Metrics (`PrometheusMetrics` of `transitkit/http/node`, or any {@link MetricsExporter}):
    * serves `GET /v1/sys/metrics` (`format=prometheus` for the Prometheus text
    * exposition, Vault's JSON otherwise; `read` on `sys/metrics`) and records
    * every request in `transitkit_http_request_duration_seconds` by route

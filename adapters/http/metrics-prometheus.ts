@@ -4,9 +4,10 @@
  * test — reports only its own series), the Prometheus text exposition, and
  * the JSON summary of Vault's `sys/metrics` (metrics-json.ts).
  *
- * prom-client is a dependency of the HTTP adapter only: the core records
- * through the dependency-free interface and never imports it
- * (test/tooling/layers.test.ts).
+ * prom-client is a dependency of the HTTP adapter only, and reaches users
+ * through `transitkit/http/node` (it uses Node builtins): the core records
+ * through the dependency-free interface and never imports it, and
+ * `transitkit/http` stays runtime-neutral (it needs only `MetricsExporter`).
  * @module
  */
 
@@ -17,9 +18,9 @@ import type {
   HistogramInstrument,
   MetricDefinition,
   MetricLabels,
-  Metrics,
 } from 'transitkit';
 import { invalidRequest } from '../../src/errors.js';
+import type { MetricsExporter } from './metrics.js';
 import { type VaultMetricsSummary, vaultSummary } from './metrics-json.js';
 import { FastHistogram, fastCounter } from './metrics-series.js';
 
@@ -38,20 +39,6 @@ export interface PrometheusMetricsOptions {
   processMetrics?: boolean;
 }
 
-/**
- * What the HTTP adapter needs from a metrics sink to serve `sys/metrics`:
- * the core `Metrics` interface plus the two expositions.
- * @public
- */
-export interface MetricsExporter extends Metrics {
-  /** The Prometheus text exposition of every metric. */
-  prometheus(): Promise<string>;
-  /** Content type of {@link MetricsExporter.prometheus} (`text/plain; version=0.0.4; charset=utf-8`). */
-  readonly prometheusContentType: string;
-  /** Vault's JSON summary (`GET /v1/sys/metrics` without `format`). */
-  vaultJson(): Promise<VaultMetricsSummary>;
-}
-
 type Instrument = { def: MetricDefinition; instrument: CounterInstrument | HistogramInstrument };
 
 /**
@@ -61,7 +48,8 @@ type Instrument = { def: MetricDefinition; instrument: CounterInstrument | Histo
  * @example
  * ```ts
  * import { MemoryStorage, TransitNode } from 'transitkit';
- * import { createHandler, PrometheusMetrics } from 'transitkit/http';
+ * import { createHandler } from 'transitkit/http';
+ * import { PrometheusMetrics } from 'transitkit/http/node';
  *
  * const metrics = new PrometheusMetrics();
  * const node = new TransitNode({ storage: new MemoryStorage(), metrics, storageType: 'inmem' });

@@ -15,7 +15,7 @@
  * `node:*` import.
  * @module
  */
-import type { MetricsExporter } from './metrics-prometheus.js';
+import type { MetricsExporter } from './metrics.js';
 
 /** The request fields the scrape listener reads. @public */
 export interface ScrapeRequestLike {
@@ -43,8 +43,7 @@ export interface MetricsListenerOptions {
  *
  * @example
  * ```ts
- * import { PrometheusMetrics } from 'transitkit/http';
- * import { createServer, metricsListener } from 'transitkit/http/node';
+ * import { createServer, metricsListener, PrometheusMetrics } from 'transitkit/http/node';
  *
  * const metrics = new PrometheusMetrics();
  * const scrape = createServer(metricsListener(metrics), { listMethod: false });

@@ -21,10 +21,25 @@
  * @module
  */
 
+import type { Metrics } from 'transitkit';
 import { invalidRequest, notFound } from '../../src/errors.js';
 import { METRICS } from '../../src/metrics/catalog.js';
 import { defineSchema } from '../../src/schema.js';
-import type { MetricsExporter } from './metrics-prometheus.js';
+import type { VaultMetricsSummary } from './metrics-json.js';
+
+/**
+ * What the HTTP adapter needs from a metrics sink to serve `sys/metrics`:
+ * the core `Metrics` interface plus the two expositions.
+ * @public
+ */
+export interface MetricsExporter extends Metrics {
+  /** The Prometheus text exposition of every metric. */
+  prometheus(): Promise<string>;
+  /** Content type of {@link MetricsExporter.prometheus} (`text/plain; version=0.0.4; charset=utf-8`). */
+  readonly prometheusContentType: string;
+  /** Vault's JSON summary (`GET /v1/sys/metrics` without `format`). */
+  vaultJson(): Promise<VaultMetricsSummary>;
+}
 
 /** `GET /sys/metrics`. @internal */
 export const METRICS_FIELDS = defineSchema({

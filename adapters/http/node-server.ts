@@ -27,12 +27,14 @@ import { type TLSSocket, Server as TlsServer } from 'node:tls';
 import { ListMethodRewriter } from './list-method.js';
 
 export { fileAuditDevice, nodeAuditDevices, socketAuditDevice } from '../audit/index.js';
+export type { MetricsExporter } from './metrics.js';
 export type {
   VaultGaugeValue,
   VaultMetricsSummary,
   VaultSampledValue,
 } from './metrics-json.js';
-export type { MetricsExporter } from './metrics-prometheus.js';
+export type { PrometheusMetricsOptions } from './metrics-prometheus.js';
+export { PrometheusMetrics } from './metrics-prometheus.js';
 export type {
   MetricsListenerOptions,
   ScrapeRequestLike,

@@ -23,7 +23,7 @@ import type {
 } from 'transitkit';
 import { type EndpointSchema, type FieldType, NO_FIELDS } from '../../src/schema.js';
 import type { HealthSource } from './health.js';
-import type { MetricsExporter } from './metrics-prometheus.js';
+import type { MetricsExporter } from './metrics.js';
 import { compileFields, type FieldParser } from './params.js';
 
 /** The methods rows are declared with (PUT is POST; HEAD is GET where a row allows it). */

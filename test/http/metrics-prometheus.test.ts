@@ -8,8 +8,8 @@
 
 import { Registry } from 'prom-client';
 import { METRICS, MemoryStorage, type MetricDefinition, Transit } from 'transitkit';
-import { createHandler, PrometheusMetrics } from 'transitkit/http';
-import { metricsListener } from 'transitkit/http/node';
+import { createHandler } from 'transitkit/http';
+import { metricsListener, PrometheusMetrics } from 'transitkit/http/node';
 import { describe, expect, it } from 'vitest';
 import { vaultSummary } from '../../adapters/http/metrics-json.js';
 

@@ -5,7 +5,8 @@
  * route pattern, bounded label cardinality, and 404 without metrics.
  */
 import { MemoryStorage, TransitNode } from 'transitkit';
-import { createHandler, type HttpReply, PrometheusMetrics } from 'transitkit/http';
+import { createHandler, type HttpReply } from 'transitkit/http';
+import { PrometheusMetrics } from 'transitkit/http/node';
 import { describe, expect, it } from 'vitest';
 
 type Handler = ReturnType<typeof createHandler>;

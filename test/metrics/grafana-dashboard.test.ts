@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { METRIC_DEFINITIONS, MemoryStorage, TransitNode } from 'transitkit';
-import { createHandler, PrometheusMetrics } from 'transitkit/http';
+import { createHandler } from 'transitkit/http';
+import { PrometheusMetrics } from 'transitkit/http/node';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/vectors.js';
 
