@@ -19,8 +19,8 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { readFile, rename, stat, unlink } from 'node:fs/promises';
+import { createReadStream, type WriteStream } from 'node:fs';
+import { open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { basename, dirname, join } from 'node:path';
@@ -123,16 +123,21 @@ interface Output {
   discard(): Promise<void>;
 }
 
-function fileOutput(path: string): Output {
+/** Create the temporary file first, so a bad `--out` fails before anything is sent. */
+async function fileOutput(path: string): Promise<Output> {
   const tmp = join(
     dirname(path),
     `.${basename(path)}.transitkit-${randomBytes(6).toString('hex')}.tmp`,
   );
-  const stream: WriteStream = createWriteStream(tmp, { flags: 'wx', mode: 0o600 });
+  const handle = await open(tmp, 'wx', 0o600).catch((e: NodeJS.ErrnoException) => {
+    throw new StreamCommandError(`cannot write --out ${path}: ${e.code ?? e.message}`);
+  });
+  const stream: WriteStream = handle.createWriteStream();
   const closed = new Promise<void>((resolve, reject) => {
     stream.once('close', resolve);
     stream.once('error', reject);
   });
+  closed.catch(() => {}); // reported through the command's own error path
   return {
     stream,
     async commit() {
@@ -205,7 +210,7 @@ export async function runStreamCommand(args: StreamArgs, io: StreamIo): Promise<
     size = info.size;
     input = createReadStream(args.in);
   } else input = io.stdin;
-  const output = args.out === undefined ? stdoutOutput(io.stdout) : fileOutput(args.out);
+  const output = args.out === undefined ? stdoutOutput(io.stdout) : await fileOutput(args.out);
 
   const now = io.now ?? (() => Date.now());
   const started = now();

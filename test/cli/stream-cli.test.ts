@@ -151,6 +151,26 @@ describe('transitkit encrypt / decrypt against a server', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/cannot connect/);
     expect(refused.stderr).not.toContain(secret);
+    const badOut = await cli(['encrypt', '--key', 'k', ...addr, '--out', join(dir, 'no/such/x')]);
+    expect(badOut.code).toBe(1);
+    expect(badOut.stderr).toMatch(/^transitkit: cannot write --out .*ENOENT/);
+    const empty = mkdtempSync(join(dir, 'refused-'));
+    const down = await cli(
+      [
+        'encrypt',
+        '--key',
+        'k',
+        '--addr',
+        'http://127.0.0.1:1',
+        '--token',
+        secret,
+        '--out',
+        join(empty, 'x'),
+      ],
+      plain,
+    );
+    expect(down.code).toBe(1);
+    expect(readdirSync(empty)).toEqual([]);
     const noFile = await cli(['encrypt', '--key', 'k', ...addr, '--in', join(dir, 'nope')]);
     expect(noFile.code).toBe(1);
     expect(noFile.stderr).toMatch(/cannot read --in .*ENOENT/);
