@@ -128,6 +128,11 @@ async function paired(small: Transit, big: Transit, G: string, label: string): P
     const gcBig: number[] = [];
     const withoutGc: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
+      // Each round starts from a full collection: the memory rows before this
+      // one leave 100,000 parsed keys to collect, and a collection (or its
+      // concurrent marking, on a 2-core machine) inside one side's window says
+      // nothing about a key lookup.
+      gc();
       const x = await timedWithGc(per, a.calls[op]);
       const y = await timedWithGc(per, b.calls[op]);
       mine.push(y.us);
