@@ -183,6 +183,23 @@ describe('refusals before the first byte', () => {
     expect(touched.stream).toBe(false);
   });
 
+  it('a body made for another key opens nothing: the path names the only key used', async () => {
+    await s.transit.createKey('other');
+    const e = await streamPost(s.url, ENC, plain, { token: s.root });
+    expect(e.status).toBe(200);
+    const d = await streamPost(s.url, '/v1/transit/decrypt-stream/other', e.body, {
+      token: s.root,
+    });
+    expect(d.status).toBe(400);
+    expect(d.headers['content-type']).toBe('application/json');
+    expect(d.body.includes(plain.subarray(0, 64))).toBe(false);
+    // A name that would leave its segment is refused before anything runs.
+    const odd = await streamPost(s.url, '/v1/transit/decrypt-stream/k%2F..%2Fother', e.body, {
+      token: s.root,
+    });
+    expect(odd.status).toBe(400);
+  });
+
   it('response wrapping is refused as on every row', async () => {
     const r = await streamPost(s.url, ENC, plain, {
       token: s.root,
