@@ -7,8 +7,9 @@
  * the sealed state (503), the method (405), the query fields (400, Vault's
  * field error; unknown ones warned in a `Warning` header or refused in
  * strict mode), response wrapping (400), and transit's own refusals (404 for
- * a missing key, 400 for a derived key without context, a wrong context or
- * a key version that does not exist) with the texts transit gives.
+ * a missing key, 400 for a derived key without context, a wrong context, a
+ * key version that does not exist, or an envelope made under another key)
+ * with the texts transit gives.
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
