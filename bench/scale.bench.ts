@@ -250,8 +250,8 @@ async function versionsBench(): Promise<Row[]> {
   const fewUs: number[] = [];
   const manyUs: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    fewUs.push(await rotate(t, 'v10', quick ? 5 : 25));
-    manyUs.push(await rotate(t, 'v1000', quick ? 5 : 25));
+    fewUs.push(await rotate(t, 'v10', quick ? 5 : 100));
+    manyUs.push(await rotate(t, 'v1000', quick ? 5 : 100));
     ratios.push((manyUs[r] as number) / (fewUs[r] as number));
   }
   await t.close();
