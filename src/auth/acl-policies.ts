@@ -29,14 +29,13 @@ import { fromUtf8, utf8 } from '../encoding.js';
 import { internal, invalidRequest, isTransitError } from '../errors.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { hasWatch } from '../storage/adapter.js';
+import { LiveWatch } from '../storage/live-watch.js';
 import { Acl } from './acl.js';
 import { type ParsedPolicy, parsePolicy } from './policy-hcl.js';
 
 const PREFIX = 'sys/policy/acl/';
 /** Vault's rules plus a portable alphabet: lower case, no commas, no whitespace. */
 const NAME = /^[a-z0-9_.@-]{1,128}$/;
-/** Delay before a failed watch subscription is tried again. */
-const WATCH_RETRY_MS = 1_000;
 /**
  * The longest a cached policy or ACL is used: the backstop for lost change
  * notifications (and for stores without `watch` shared by several writers).
@@ -139,9 +138,7 @@ export class AclPolicyStore {
   /** Bumped on every change: a load that started before one is not cached. */
   #gen = 0;
   /** The watch: `undefined` without `watch`; caching waits for it to be live. */
-  #watch:
-    | { live: boolean; pending?: Promise<void>; stop?: () => Promise<void>; retryAt?: number }
-    | undefined;
+  readonly #watch: LiveWatch | undefined;
   #closed = false;
   readonly #clock: Clock;
   /** When the cache was last emptied: nothing in it is older. */
@@ -154,10 +151,9 @@ export class AclPolicyStore {
     this.#storage = options.storage;
     this.#clock = options.clock ?? systemClock;
     this.#since = this.#clock.now();
-    if (hasWatch(this.#storage)) {
-      this.#watch = { live: false };
-      this.#subscribe();
-    }
+    this.#watch = hasWatch(this.#storage)
+      ? new LiveWatch(this.#storage, PREFIX, () => this.#invalidate())
+      : undefined;
   }
 
   /** Read a policy; `undefined` when it does not exist. `root` reads as empty text. */
@@ -250,48 +246,14 @@ export class AclPolicyStore {
   async close(): Promise<void> {
     this.#closed = true;
     this.#invalidate();
-    const w = this.#watch;
-    if (!w) return;
-    w.live = false;
-    await w.pending?.catch(() => undefined);
-    const stop = w.stop;
-    w.stop = undefined;
-    await stop?.();
+    await this.#watch?.close();
   }
 
   /** Whether results may be cached now: no watch needed, or the watch is live. */
   #cacheable(): boolean {
     const w = this.#watch;
-    if (this.#closed && w) return false;
-    if (!w || w.live) return true;
-    // A failed subscription is retried, at most once a second.
-    if (!w.pending && Date.now() >= (w.retryAt ?? 0)) this.#subscribe();
-    return false;
-  }
-
-  #subscribe(): void {
-    const w = this.#watch;
-    const storage = this.#storage;
-    if (!w || this.#closed || !hasWatch(storage)) return;
-    w.pending = Promise.resolve()
-      .then(() => storage.watch(PREFIX, () => this.#invalidate()))
-      .then(
-        async (stop) => {
-          if (this.#closed) {
-            await stop();
-            return;
-          }
-          w.stop = stop;
-          this.#invalidate(); // anything read before the subscription is suspect
-          w.live = true;
-        },
-        () => {
-          w.retryAt = Date.now() + WATCH_RETRY_MS; // not live: every check reads storage
-        },
-      )
-      .finally(() => {
-        w.pending = undefined;
-      });
+    if (!w) return true;
+    return !this.#closed && w.live();
   }
 
   async #load(name: string, cacheable: boolean): Promise<ParsedPolicy | null> {

@@ -39,6 +39,7 @@ import type { LeaseManager } from '../leases/lease-manager.js';
 import { parseDurationSeconds } from '../request.js';
 import { withWarnings } from '../result-meta.js';
 import { hasWatch, type StorageAdapter } from '../storage/adapter.js';
+import { LiveWatch } from '../storage/live-watch.js';
 import { sameBytes } from '../util/same-bytes.js';
 import { planToken } from './token-create.js';
 import {
@@ -77,8 +78,6 @@ const TOKEN_LEASE_PATH = 'auth/token/create';
 const ID_PREFIX = K.id('');
 /** The longest a cached entry is used without reading storage (lost notifications). */
 const MAX_AGE_MS = 1_000;
-/** Delay before a failed watch subscription is tried again. */
-const WATCH_RETRY_MS = 1_000;
 /** Parsed entries kept at most (the cache restarts when full). */
 const MAX_CACHED = 1024;
 
@@ -124,9 +123,7 @@ export class TokenStore {
   /** Bumped on every change seen: a read that started before one is not trusted later. */
   #gen = 0;
   /** The watch of `auth/token/id/`: `undefined` without `watch`; trust waits for it to be live. */
-  #watch:
-    | { live: boolean; pending?: Promise<void>; stop?: () => Promise<void>; retryAt?: number }
-    | undefined;
+  readonly #watch: LiveWatch | undefined;
   #closed = false;
 
   constructor(options: TokenStoreOptions) {
@@ -141,10 +138,15 @@ export class TokenStore {
     this.#salt = this.#loadSalt();
     this.#salt.catch(() => undefined);
     this.#leases = options.leases;
-    if (hasWatch(this.#storage)) {
-      this.#watch = { live: false };
-      this.#subscribe();
-    }
+    this.#watch = hasWatch(this.#storage)
+      ? new LiveWatch(this.#storage, ID_PREFIX, (key) =>
+          this.#forget(
+            key.startsWith(ID_PREFIX) && key !== ID_PREFIX
+              ? key.slice(ID_PREFIX.length)
+              : undefined,
+          ),
+        )
+      : undefined;
     // Revoking (or expiring) a token's lease revokes the token. Idempotent: a token
     // already gone is a no-op.
     this.#leases?.registerRevoker(`${TOKEN_LEASE_PATH}/`, async (lease) => {
@@ -162,13 +164,7 @@ export class TokenStore {
   async close(): Promise<void> {
     this.#closed = true;
     this.#forget();
-    const w = this.#watch;
-    if (!w) return;
-    w.live = false;
-    await w.pending?.catch(() => undefined);
-    const stop = w.stop;
-    w.stop = undefined;
-    await stop?.();
+    await this.#watch?.close();
   }
 
   /** Drop one cached entry (or all) after a change. */
@@ -180,42 +176,7 @@ export class TokenStore {
 
   /** Whether cached entries may be trusted now: the watch is live. */
   #trusted(): boolean {
-    const w = this.#watch;
-    if (!w || this.#closed) return false;
-    if (w.live) return true;
-    // A failed subscription is retried, at most once a second.
-    if (!w.pending && Date.now() >= (w.retryAt ?? 0)) this.#subscribe();
-    return false;
-  }
-
-  #subscribe(): void {
-    const w = this.#watch;
-    const storage = this.#storage;
-    if (!w || this.#closed || !hasWatch(storage)) return;
-    const onChange = (key: string): void => {
-      this.#forget(
-        key.startsWith(ID_PREFIX) && key !== ID_PREFIX ? key.slice(ID_PREFIX.length) : undefined,
-      );
-    };
-    w.pending = Promise.resolve()
-      .then(() => storage.watch(ID_PREFIX, onChange))
-      .then(
-        async (stop) => {
-          if (this.#closed) {
-            await stop();
-            return;
-          }
-          w.stop = stop;
-          this.#forget(); // anything read before the subscription is suspect
-          w.live = true;
-        },
-        () => {
-          w.retryAt = Date.now() + WATCH_RETRY_MS; // not live: every use reads storage
-        },
-      )
-      .finally(() => {
-        w.pending = undefined;
-      });
+    return !this.#closed && this.#watch !== undefined && this.#watch.live();
   }
 
   /** The salt; a failed load is forgotten, so the next use reads storage again. */
