@@ -14,9 +14,8 @@
  *
  * `npx tsx bench/audit.bench.ts [--quick]`, or `auditBench({ quick })` from a runner.
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, createServer, request } from 'node:http';
+import { Agent, createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -24,12 +23,13 @@ import { AuditBroker, MemoryStorage, Transit } from 'transitkit';
 import { AclPolicyStore, createHandler, TokenStore } from 'transitkit/http';
 import { nodeAuditDevices } from 'transitkit/http/node';
 import type { Row } from './harness.js';
-
-interface Target {
-  name: string;
-  port: number;
-  token: string;
-}
+import {
+  load,
+  median,
+  serveTargets,
+  startServers,
+  type LoadTarget as Target,
+} from './http-client.js';
 
 const PATH = '/v1/transit/encrypt/bench';
 
@@ -64,86 +64,17 @@ async function serve(logFile: string): Promise<void> {
     { name: 'audit broker, no device', port: idle.port, token: idle.token },
     { name: 'one file device', port: file.port, token: file.token },
   ];
-  process.send?.(targets);
-  process.on('message', (m) => {
-    if (m === 'cpu') {
-      const { user, system } = process.cpuUsage();
-      process.send?.({ cpu: user + system });
-    } else {
-      void file.broker?.close().then(() => process.exit(0));
-    }
+  serveTargets(targets, () => {
+    void file.broker?.close().then(() => process.exit(0));
   });
 }
-
-function post(agent: Agent, t: Target, body: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        agent,
-        host: '127.0.0.1',
-        port: t.port,
-        path: PATH,
-        method: 'POST',
-        headers: { 'x-vault-token': t.token, 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          text += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** Requests/s for `ms` with `concurrency` in flight; counts the answered ones. */
-async function load(agent: Agent, t: Target, body: string, ms: number, concurrency: number) {
-  let done = 0;
-  const end = performance.now() + ms;
-  const worker = async () => {
-    while (performance.now() < end) {
-      const r = await post(agent, t, body);
-      if (r.status !== 200) throw new Error(`${t.name}: ${r.status} ${r.body}`);
-      done++;
-    }
-  };
-  const start = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return { rps: (done * 1000) / (performance.now() - start), done };
-}
-
-function serverCpu(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    const on = (m: unknown) => {
-      if (typeof m === 'object' && m !== null && 'cpu' in m) {
-        child.off('message', on);
-        resolve((m as { cpu: number }).cpu);
-      }
-    };
-    child.on('message', on);
-    child.send('cpu');
-  });
-}
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;
 
 /** Run the audit benchmark; rows carry requests/s and CPU/request against no broker. */
 export async function auditBench({ quick = false }: { quick?: boolean } = {}): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'transitkit-audit-bench-'));
   const logFile = join(dir, 'audit.log');
-  const child = fork(fileURLToPath(import.meta.url), [SERVER_FLAG, logFile], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const targets = await new Promise<Target[]>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as Target[]));
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
-  });
+  const servers = await startServers(fileURLToPath(import.meta.url), [SERVER_FLAG, logFile]);
+  const { targets } = servers;
   const agents = new Map(targets.map((t) => [t, new Agent({ keepAlive: true, maxSockets: 64 })]));
   const body = JSON.stringify({ plaintext: Buffer.alloc(64, 7).toString('base64') });
   let fileRequests = 0;
@@ -153,18 +84,18 @@ export async function auditBench({ quick = false }: { quick?: boolean } = {}): P
     const ms = quick ? 300 : 600;
     const rounds = quick ? 1 : 15;
     for (const t of targets) {
-      const r = await load(agents.get(t) as Agent, t, body, quick ? 100 : 500, concurrency);
+      const r = await load(agents.get(t) as Agent, t, PATH, body, quick ? 100 : 500, concurrency);
       if (t.name === 'one file device') fileRequests += r.done;
     }
     const rps = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     for (let round = 0; round < rounds; round++) {
       for (const t of round % 2 ? [...targets].reverse() : targets) {
-        const before = await serverCpu(child);
-        const r = await load(agents.get(t) as Agent, t, body, ms, concurrency);
+        const before = await servers.cpu();
+        const r = await load(agents.get(t) as Agent, t, PATH, body, ms, concurrency);
         if (t.name === 'one file device') fileRequests += r.done;
         rps.get(t.name)?.push(r.rps);
-        cpu.get(t.name)?.push(((await serverCpu(child)) - before) / r.done);
+        cpu.get(t.name)?.push(((await servers.cpu()) - before) / r.done);
       }
     }
     // Correctness: two whole entries per answered request on the file device.
@@ -206,9 +137,7 @@ export async function auditBench({ quick = false }: { quick?: boolean } = {}): P
     return rows;
   } finally {
     for (const a of agents.values()) a.destroy();
-    const exited = new Promise((r) => child.once('exit', r));
-    child.send('stop');
-    await exited;
+    await servers.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -27,21 +27,18 @@
  * `npx tsx bench/http.bench.ts [--quick]`, or `httpBench({ quick })` from a runner.
  */
 
-import { type ChildProcess, fork } from 'node:child_process';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { Agent, createServer, request, type Server } from 'node:http';
+import { Agent, createServer, type Server } from 'node:http';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { MemoryStorage, Transit } from 'transitkit';
 import { AclPolicyStore, createHandler, TokenStore } from 'transitkit/http';
 import { createServer as createListServer } from 'transitkit/http/node';
 import type { Row } from './harness.js';
+import { type LoadTarget, load, median, send, serveTargets, startServers } from './http-client.js';
 
-interface Target {
-  name: string;
-  port: number;
+interface Target extends LoadTarget {
   path: string;
-  token: string;
 }
 
 /** The baseline: JSON in, AES-256-GCM, JSON out — nothing else. */
@@ -106,85 +103,8 @@ async function serve(key: Buffer): Promise<void> {
       token: root,
     },
   ];
-  process.send?.(targets);
-  process.on('message', (m) => {
-    if (m === 'cpu') {
-      const { user, system } = process.cpuUsage();
-      process.send?.({ cpu: user + system });
-    } else process.exit(0);
-  });
+  serveTargets(targets, () => process.exit(0));
 }
-
-/** One POST on a keep-alive agent; resolves with status and body. */
-function post(
-  agent: Agent,
-  t: Target,
-  path: string,
-  body: string,
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        agent,
-        host: '127.0.0.1',
-        port: t.port,
-        path,
-        method: 'POST',
-        headers: { 'x-vault-token': t.token, 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          text += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** Requests per second for `ms` with `concurrency` requests in flight. */
-async function load(
-  agent: Agent,
-  t: Target,
-  body: string,
-  ms: number,
-  concurrency: number,
-): Promise<number> {
-  let done = 0;
-  let failed = 0;
-  const end = performance.now() + ms;
-  const worker = async () => {
-    while (performance.now() < end) {
-      const r = await post(agent, t, t.path, body);
-      if (r.status === 200) done++;
-      else failed++;
-    }
-  };
-  const start = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  if (failed > 0) throw new Error(`${t.name}: ${failed} requests failed`);
-  return (done * 1000) / (performance.now() - start);
-}
-
-/** The server process's CPU time so far (user + system, µs). */
-function serverCpu(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    const on = (m: unknown) => {
-      if (typeof m === 'object' && m !== null && 'cpu' in m) {
-        child.off('message', on);
-        resolve((m as { cpu: number }).cpu);
-      }
-    };
-    child.on('message', on);
-    child.send('cpu');
-  });
-}
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;
 
 /** The p99 budget at 64 clients (issue 18). */
 const P99_BUDGET_MS = 5;
@@ -245,7 +165,7 @@ async function check(
   plaintext: Buffer,
   body: string,
 ): Promise<void> {
-  const r = await post(agent, t, t.path, body);
+  const r = await send(agent, t, 'POST', t.path, body);
   const ct = (JSON.parse(r.body) as { data: { ciphertext: string } }).data.ciphertext;
   let back: Buffer;
   if (t.token === '') {
@@ -254,7 +174,13 @@ async function check(
     d.setAuthTag(raw.subarray(raw.length - 16));
     back = Buffer.concat([d.update(raw.subarray(12, raw.length - 16)), d.final()]);
   } else {
-    const d = await post(agent, t, '/v1/transit/decrypt/bench', JSON.stringify({ ciphertext: ct }));
+    const d = await send(
+      agent,
+      t,
+      'POST',
+      '/v1/transit/decrypt/bench',
+      JSON.stringify({ ciphertext: ct }),
+    );
     back = Buffer.from(
       (JSON.parse(d.body) as { data: { plaintext: string } }).data.plaintext,
       'base64',
@@ -270,15 +196,11 @@ async function check(
 export async function httpBench({ quick = false }: { quick?: boolean } = {}): Promise<Row[]> {
   const key = randomBytes(32);
   // The servers run in a child process (this file again, under tsx's loader).
-  const child = fork(fileURLToPath(import.meta.url), [SERVER_FLAG, key.toString('base64')], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const targets = await new Promise<Target[]>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as Target[]));
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
-  });
+  const servers = await startServers<Target>(fileURLToPath(import.meta.url), [
+    SERVER_FLAG,
+    key.toString('base64'),
+  ]);
+  const { targets } = servers;
   const agents = new Map(targets.map((t) => [t, new Agent({ keepAlive: true, maxSockets: 64 })]));
   const agentOf = (t: Target) => agents.get(t) as Agent;
   const plaintext = randomBytes(64);
@@ -288,18 +210,20 @@ export async function httpBench({ quick = false }: { quick?: boolean } = {}): Pr
     const concurrency = quick ? 8 : 32;
     const ms = quick ? 300 : 1500;
     const rounds = quick ? 1 : 3;
-    for (const t of targets) await load(agentOf(t), t, body, quick ? 100 : 500, concurrency); // warm-up
+    // Warm-up.
+    for (const t of targets)
+      await load(agentOf(t), t, t.path, body, quick ? 100 : 500, concurrency);
     // Per round: requests/s and server CPU µs per request, for each target.
     const rps = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     for (let round = 0; round < rounds; round++) {
       for (const t of round % 2 ? [...targets].reverse() : targets) {
-        const before = await serverCpu(child);
+        const before = await servers.cpu();
         const started = performance.now();
-        const r = await load(agentOf(t), t, body, ms, concurrency);
+        const r = (await load(agentOf(t), t, t.path, body, ms, concurrency)).rps;
         const requests = (r * (performance.now() - started)) / 1000;
         rps.get(t.name)?.push(r);
-        cpu.get(t.name)?.push(((await serverCpu(child)) - before) / requests);
+        cpu.get(t.name)?.push(((await servers.cpu()) - before) / requests);
       }
     }
     const baseName = targets[0]?.name ?? '';
@@ -336,9 +260,7 @@ export async function httpBench({ quick = false }: { quick?: boolean } = {}): Pr
     return rows;
   } finally {
     for (const a of agents.values()) a.destroy();
-    const exited = new Promise((r) => child.once('exit', r));
-    child.send('stop');
-    await exited;
+    await servers.stop();
   }
 }
 

@@ -17,19 +17,20 @@
  *
  * `npx tsx bench/metrics.bench.ts [--quick]`, or `metricsBench({ quick })` from a runner.
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { Agent, createServer, request } from 'node:http';
+import { Agent, createServer } from 'node:http';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { instrumentStorage, MemoryStorage, Transit } from 'transitkit';
 import { AclPolicyStore, createHandler, TokenStore } from 'transitkit/http';
 import { PrometheusMetrics } from 'transitkit/http/node';
 import type { Row } from './harness.js';
-
-interface Target {
-  name: string;
-  port: number;
-  token: string;
-}
+import {
+  load,
+  median,
+  send,
+  serveTargets,
+  startServers,
+  type LoadTarget as Target,
+} from './http-client.js';
 
 const PATH = '/v1/transit/encrypt/bench';
 
@@ -122,91 +123,30 @@ async function serve(): Promise<void> {
     { name: 'metrics off', port: off.port, token: off.token },
     { name: 'metrics on', port: on.port, token: on.token },
   ];
-  process.send?.(targets);
-  process.on('message', (m) => {
-    if (m !== 'cpu') process.exit(0);
-    const { user, system } = process.cpuUsage();
-    process.send?.({ cpu: user + system });
-  });
+  serveTargets(targets, () => process.exit(0));
 }
 
-function send(
-  agent: Agent,
-  t: Target,
-  method: string,
-  path: string,
-  body?: string,
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string | number> = { 'x-vault-token': t.token };
-    if (body !== undefined) headers['content-length'] = Buffer.byteLength(body);
-    const req = request(
-      { agent, host: '127.0.0.1', port: t.port, path, method, headers },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          text += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** Requests/s for `ms` with `concurrency` in flight (and a scrape a second when `scrape`). */
-async function load(agent: Agent, t: Target, body: string, ms: number, concurrency: number) {
-  let done = 0;
-  const end = performance.now() + ms;
-  const worker = async () => {
-    while (performance.now() < end) {
-      const r = await send(agent, t, 'POST', PATH, body);
-      if (r.status !== 200) throw new Error(`${t.name}: ${r.status} ${r.body}`);
-      done++;
-    }
-  };
-  const scraper = async () => {
-    if (t.name !== 'metrics on') return;
+/** Scrapes `GET /v1/sys/metrics` once a second until `end`, as Prometheus would. */
+function scraper(agent: Agent, t: Target): (end: number) => Promise<void> {
+  return async (end) => {
     while (performance.now() < end) {
       const r = await send(agent, t, 'GET', '/v1/sys/metrics?format=prometheus');
       if (r.status !== 200) throw new Error(`scrape: ${r.status}`);
       await new Promise((res) => setTimeout(res, 1000));
     }
   };
-  const start = performance.now();
-  await Promise.all([...Array.from({ length: concurrency }, worker), scraper()]);
-  return { rps: (done * 1000) / (performance.now() - start), done };
 }
 
-/** The server process's CPU time so far (µs). */
-function serverCpu(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    const on = (m: unknown) => {
-      if (typeof m === 'object' && m !== null && 'cpu' in m) {
-        child.off('message', on);
-        resolve((m as { cpu: number }).cpu);
-      }
-    };
-    child.on('message', on);
-    child.send('cpu');
-  });
+/** Requests/s for `ms` with `concurrency` in flight (and a scrape a second on metrics on). */
+function loadOf(agent: Agent, t: Target, body: string, ms: number, concurrency: number) {
+  const alongside = t.name === 'metrics on' ? scraper(agent, t) : undefined;
+  return load(agent, t, PATH, body, ms, concurrency, alongside);
 }
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;
 
 /** Run the metrics benchmark: requests/s with metrics on, as a ratio of metrics off. */
 export async function metricsBench({ quick = false }: { quick?: boolean } = {}): Promise<Row[]> {
-  const child = fork(fileURLToPath(import.meta.url), [SERVER_FLAG], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const targets = await new Promise<Target[]>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as Target[]));
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
-  });
+  const servers = await startServers(fileURLToPath(import.meta.url), [SERVER_FLAG]);
+  const { targets } = servers;
   const agents = new Map(targets.map((t) => [t, new Agent({ keepAlive: true, maxSockets: 64 })]));
   const body = JSON.stringify({ plaintext: Buffer.alloc(64, 7).toString('base64') });
   try {
@@ -214,7 +154,7 @@ export async function metricsBench({ quick = false }: { quick?: boolean } = {}):
     const ms = quick ? 300 : 2000;
     const rounds = quick ? 1 : 7;
     for (const t of targets)
-      await load(agents.get(t) as Agent, t, body, quick ? 100 : 500, concurrency);
+      await loadOf(agents.get(t) as Agent, t, body, quick ? 100 : 500, concurrency);
     // Correctness first: the encrypts are counted by route pattern and key type.
     const on = targets[1] as Target;
     const scrape = await send(
@@ -233,10 +173,10 @@ export async function metricsBench({ quick = false }: { quick?: boolean } = {}):
     const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     for (let round = 0; round < rounds; round++) {
       for (const t of round % 2 ? [...targets].reverse() : targets) {
-        const before = await serverCpu(child);
-        const r = await load(agents.get(t) as Agent, t, body, ms, concurrency);
+        const before = await servers.cpu();
+        const r = await loadOf(agents.get(t) as Agent, t, body, ms, concurrency);
         rps.get(t.name)?.push(r.rps);
-        cpu.get(t.name)?.push(((await serverCpu(child)) - before) / r.done);
+        cpu.get(t.name)?.push(((await servers.cpu()) - before) / r.done);
       }
     }
     const off = rps.get('metrics off') ?? [];
@@ -267,9 +207,7 @@ export async function metricsBench({ quick = false }: { quick?: boolean } = {}):
     ];
   } finally {
     for (const a of agents.values()) a.destroy();
-    const exited = new Promise((r) => child.once('exit', r));
-    child.send('stop');
-    await exited;
+    await servers.stop();
   }
 }
 

@@ -1,0 +1,136 @@
+/**
+ * The keep-alive HTTP load client the HTTP benches share (http.bench.ts,
+ * audit.bench.ts, metrics.bench.ts): their servers run in a forked child
+ * process that reports its targets and answers `'cpu'` with its CPU time; the
+ * load client runs here on one keep-alive `http.Agent` per target.
+ * @module
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { type Agent, request } from 'node:http';
+
+/** A server under load: its name in the rows, its loopback port and the token it takes. */
+export interface LoadTarget {
+  name: string;
+  port: number;
+  token: string;
+}
+
+/** One request on a keep-alive agent with `t`'s token; resolves with status and body. */
+export function send(
+  agent: Agent,
+  t: LoadTarget,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { 'x-vault-token': t.token };
+    if (body !== undefined) headers['content-length'] = Buffer.byteLength(body);
+    const req = request(
+      { agent, host: '127.0.0.1', port: t.port, path, method, headers },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * POSTs `body` to `path` for `ms` with `concurrency` requests in flight;
+ * requests/s and how many were answered. Any answer but 200 throws. `alongside`
+ * (given the end time) runs meanwhile, e.g. a periodic scrape.
+ */
+export async function load(
+  agent: Agent,
+  t: LoadTarget,
+  path: string,
+  body: string,
+  ms: number,
+  concurrency: number,
+  alongside?: (end: number) => Promise<void>,
+): Promise<{ rps: number; done: number }> {
+  let done = 0;
+  const end = performance.now() + ms;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const r = await send(agent, t, 'POST', path, body);
+      if (r.status !== 200) throw new Error(`${t.name}: ${r.status} ${r.body}`);
+      done++;
+    }
+  };
+  const start = performance.now();
+  await Promise.all([...Array.from({ length: concurrency }, worker), alongside?.(end)]);
+  return { rps: (done * 1000) / (performance.now() - start), done };
+}
+
+/** The forked server process: its targets, its CPU time on demand, and a way to stop it. */
+export interface ServerProcess<T extends LoadTarget> {
+  targets: T[];
+  /** The server process's CPU time so far (user + system, µs). */
+  cpu(): Promise<number>;
+  /** Asks the server process to stop and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Forks `file` (under tsx's loader) with `args` as the server process and
+ * waits for the targets it sends (see {@link serveTargets}).
+ */
+export async function startServers<T extends LoadTarget>(
+  file: string,
+  args: string[],
+): Promise<ServerProcess<T>> {
+  const child = fork(file, args, {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const targets = await new Promise<T[]>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as T[]));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
+  });
+  return { targets, cpu: () => serverCpu(child), stop: () => stopServer(child) };
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => child.once('exit', r));
+  child.send('stop');
+  await exited;
+}
+
+function serverCpu(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const on = (m: unknown) => {
+      if (typeof m === 'object' && m !== null && 'cpu' in m) {
+        child.off('message', on);
+        resolve((m as { cpu: number }).cpu);
+      }
+    };
+    child.on('message', on);
+    child.send('cpu');
+  });
+}
+
+/**
+ * In the server process: send the targets, then answer `'cpu'` with this
+ * process's CPU time and any other message by calling `stop`.
+ */
+export function serveTargets(targets: LoadTarget[], stop: () => void): void {
+  process.send?.(targets);
+  process.on('message', (m) => {
+    if (m === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send?.({ cpu: user + system });
+    } else stop();
+  });
+}
+
+/** The median (upper middle for an even count; 0 when empty). */
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;
