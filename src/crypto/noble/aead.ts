@@ -13,7 +13,7 @@
 import { gcm } from '@noble/ciphers/aes.js';
 import { chacha20poly1305, xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { type AeadAlgorithm, AeadAuthError } from '../backend.js';
-import { assertBytes, checkAead, checkSealed } from './params.js';
+import { assertBytes, assertRoom, checkAead, checkSealed } from './params.js';
 
 /** One noble cipher constructor per algorithm (same call shape for all three). */
 const CIPHERS = {
@@ -55,10 +55,7 @@ export function nobleAeadSealInto(
   offset: number,
 ): number {
   const sealed = nobleAeadSeal(alg, key, nonce, plaintext);
-  assertBytes(out, `${alg}: out`);
-  if (!Number.isSafeInteger(offset) || offset < 0 || offset + sealed.length > out.length) {
-    throw new RangeError(`${alg}: out has no room for ${sealed.length} bytes at ${offset}`);
-  }
+  assertRoom(alg, out, offset, sealed.length);
   out.set(sealed, offset);
   return sealed.length;
 }

@@ -59,6 +59,23 @@ export function assertBytes(value: unknown, label: string): asserts value is Uin
   }
 }
 
+/**
+ * Check that `out` is bytes with room for `n` bytes at `offset` (the
+ * backends' `aeadSealInto`).
+ * @throws TypeError / RangeError
+ */
+export function assertRoom(
+  alg: string,
+  out: unknown,
+  offset: number,
+  n: number,
+): asserts out is Uint8Array {
+  assertBytes(out, `${alg}: out`);
+  if (!Number.isSafeInteger(offset) || offset < 0 || offset + n > out.length) {
+    throw new RangeError(`${alg}: out has no room for ${n} bytes at ${offset}`);
+  }
+}
+
 /** A type description that can never leak the value itself. */
 function describe(value: unknown): string {
   if (value === null) return 'null';

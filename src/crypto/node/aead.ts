@@ -23,7 +23,7 @@ import {
 } from 'node:crypto';
 import { type AeadAlgorithm, AeadAuthError } from '../backend.js';
 import { nobleAeadOpen, nobleAeadSeal } from '../noble/aead.js';
-import { assertBytes, checkAead, checkSealed, TAG_LENGTH } from '../noble/params.js';
+import { assertBytes, assertRoom, checkAead, checkSealed, TAG_LENGTH } from '../noble/params.js';
 import { ownedBytes } from './bytes.js';
 
 /** The algorithms OpenSSL runs for us. */
@@ -73,18 +73,29 @@ export function nodeAeadSeal(
   if (aad !== undefined && aad.length > 0) {
     cipher.setAAD(aad, { plaintextLength: plaintext.length });
   }
+  // Large outputs are not zero-filled (sealTo writes every byte, or throws);
+  // small ones are cheaper as plain typed arrays.
+  const n = plaintext.length + TAG_LENGTH;
+  const out = n >= UNFILLED_FROM ? ownedBytes(Buffer.allocUnsafeSlow(n)) : new Uint8Array(n);
+  sealTo(alg, cipher, plaintext, out, 0);
+  return out;
+}
+
+/** Run `cipher` over `plaintext` into `out` at `offset` as `ciphertext ‖ tag`. */
+function sealTo(
+  alg: AeadAlgorithm,
+  cipher: CipherGCM | CipherChaCha20Poly1305,
+  plaintext: Uint8Array,
+  out: Uint8Array,
+  offset: number,
+): void {
   const body = cipher.update(plaintext);
   // GCM and ChaCha20-Poly1305 are stream modes: final() yields no bytes.
   const rest = cipher.final();
   if (body.length + rest.length !== plaintext.length) throw new Error(`${alg}: short output`);
-  // Large outputs are not zero-filled (every byte is written below, as the
-  // check above guarantees); small ones are cheaper as plain typed arrays.
-  const n = plaintext.length + TAG_LENGTH;
-  const out = n >= UNFILLED_FROM ? ownedBytes(Buffer.allocUnsafeSlow(n)) : new Uint8Array(n);
-  out.set(body, 0);
-  if (rest.length > 0) out.set(rest, body.length);
-  out.set(cipher.getAuthTag(), plaintext.length);
-  return out;
+  out.set(body, offset);
+  if (rest.length > 0) out.set(rest, offset + body.length);
+  out.set(cipher.getAuthTag(), offset + plaintext.length);
 }
 
 /**
@@ -103,23 +114,14 @@ export function nodeAeadSealInto(
   offset: number,
 ): number {
   const n = plaintext.length + TAG_LENGTH;
-  assertBytes(out, `${alg}: out`);
-  if (!Number.isSafeInteger(offset) || offset < 0 || offset + n > out.length) {
-    throw new RangeError(`${alg}: out has no room for ${n} bytes at ${offset}`);
-  }
+  assertRoom(alg, out, offset, n);
   if (alg === 'xchacha20-poly1305') {
     out.set(nobleAeadSeal(alg, key, nonce, plaintext), offset);
     return n;
   }
   checkAead(alg, key, nonce, undefined);
   assertBytes(plaintext, `${alg}: plaintext`);
-  const cipher = encryptor(alg, key, nonce);
-  const body = cipher.update(plaintext);
-  const rest = cipher.final();
-  if (body.length + rest.length !== plaintext.length) throw new Error(`${alg}: short output`);
-  out.set(body, offset);
-  if (rest.length > 0) out.set(rest, offset + body.length);
-  out.set(cipher.getAuthTag(), offset + plaintext.length);
+  sealTo(alg, encryptor(alg, key, nonce), plaintext, out, offset);
   return n;
 }
 
