@@ -49,6 +49,20 @@ const isNodeBuiltin = (specifier) =>
   specifier.startsWith('node:') || builtins.has(specifier) || builtins.has(specifier.split('/')[0]);
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 
+/** esbuild options of every browser bundle checked here (the format and input vary). */
+const BROWSER_BUILD = {
+  absWorkingDir: root,
+  bundle: true,
+  platform: 'browser',
+  target: 'es2022',
+  minify: true,
+  write: false,
+  metafile: true,
+  logLevel: 'silent',
+  // Resolve as a consumer would: not through the root tsconfig's `paths` to src/.
+  tsconfigRaw: '{}',
+};
+
 /** Records every Node builtin import (with its importer) and keeps bundling. */
 function nodeBuiltinsPlugin(found) {
   return {
@@ -81,18 +95,9 @@ for (const { subpath } of SUBPATHS.filter((s) => s.browser)) {
   let result;
   try {
     result = await build({
-      absWorkingDir: root,
+      ...BROWSER_BUILD,
       entryPoints: [entry],
-      bundle: true,
-      platform: 'browser',
       format: 'esm',
-      target: 'es2022',
-      minify: true,
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
-      // Resolve as a consumer would: not through the root tsconfig's `paths` to src/.
-      tsconfigRaw: '{}',
       plugins: [nodeBuiltinsPlugin(found)],
     });
   } catch (error) {
@@ -189,17 +194,9 @@ async function bundleConsumer(source, { lazy, format }) {
     },
   ];
   return build({
-    absWorkingDir: root,
+    ...BROWSER_BUILD,
     stdin: { contents: source, resolveDir: root, sourcefile: 'edge-consumer.mjs', loader: 'js' },
-    bundle: true,
-    platform: 'browser',
     format,
-    target: 'es2022',
-    minify: true,
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-    tsconfigRaw: '{}',
     ...(lazy === 'split' ? { splitting: true, outdir: path.join(root, 'temp', 'edge') } : {}),
     plugins,
   });
