@@ -48,6 +48,17 @@ export class UsageError extends Error {
   }
 }
 
+/**
+ * The value of flag `--name` at `rest[i]`: after its `=` (`eq` its index),
+ * else the next argument (the caller then skips it).
+ * @throws UsageError when the value is missing or empty.
+ */
+export function flagValue(rest: readonly string[], i: number, eq: number, name: string): string {
+  const value = eq >= 0 ? (rest[i] as string).slice(eq + 1) : rest[i + 1];
+  if (value === undefined || value === '') throw new UsageError(`--${name} needs a value`);
+  return value;
+}
+
 export const USAGE = `Usage: transitkit server [options]
 
 Start Vault's transit API (HTTP) on transitkit.
@@ -321,13 +332,8 @@ function parseCommand(argv: readonly string[]): Command {
       continue;
     }
     if (!VALUE_FLAGS.has(name)) throw new UsageError(`unknown flag --${name}`);
-    let value: string | undefined;
-    if (eq >= 0) value = arg.slice(eq + 1);
-    else {
-      value = rest[i + 1];
-      i++;
-    }
-    if (value === undefined || value === '') throw new UsageError(`--${name} needs a value`);
+    const value = flagValue(rest, i, eq, name);
+    if (eq < 0) i++;
     switch (name) {
       case 'dev-root-token':
         args.devRootToken = value;

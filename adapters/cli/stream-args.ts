@@ -10,7 +10,7 @@
  * inside functions, so the import cycle is harmless.)
  * @module
  */
-import { COMMAND_FLAGS, UsageError } from './args.js';
+import { COMMAND_FLAGS, flagValue, UsageError } from './args.js';
 
 /** `transitkit encrypt|decrypt` options. */
 export interface StreamArgs {
@@ -74,14 +74,8 @@ export function parseStreamArgs(op: 'encrypt' | 'decrypt', rest: readonly string
     const eq = arg.indexOf('=');
     const name = arg.slice(2, eq < 0 ? undefined : eq);
     if (!flags.has(name)) throw new UsageError(`unknown flag --${name} for ${op}`);
-    let value: string | undefined;
-    if (eq >= 0) value = arg.slice(eq + 1);
-    else {
-      value = rest[i + 1];
-      i++;
-    }
-    if (value === undefined || value === '') throw new UsageError(`--${name} needs a value`);
-    got[name] = value;
+    got[name] = flagValue(rest, i, eq, name);
+    if (eq < 0) i++;
   }
   const key = got.key;
   if (key === undefined) throw new UsageError(`${op} needs --key NAME`);
