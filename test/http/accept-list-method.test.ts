@@ -17,10 +17,9 @@ import { promisify } from 'node:util';
 import express from 'express';
 import nodeVault from 'node-vault';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AclPolicyStore, createHandler, TokenStore } from '../../adapters/http/index.js';
 import { acceptListMethod } from '../../adapters/http/node-server.js';
-import { MemoryStorage, Transit } from '../../src/index.js';
 import { NO_HVAC_REASON, pythonWithHvac, SKIP_HVAC } from '../helpers/tools.js';
+import { vaultHandler } from './helpers.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'transitkit-accept-list-'));
 const keyFile = path.join(dir, 'key.pem');
@@ -28,14 +27,7 @@ const certFile = path.join(dir, 'cert.pem');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function app() {
-  const storage = new MemoryStorage();
-  const tokens = new TokenStore({ storage });
-  const rootToken = await tokens.createRoot();
-  const vault = createHandler({
-    transit: new Transit({ storage, autoRotate: false }),
-    tokens,
-    policies: new AclPolicyStore({ storage }),
-  });
+  const { vault, rootToken } = await vaultHandler();
   const a = express();
   a.get('/secure', (req, res) => {
     res.json({ secure: req.secure });

@@ -8,6 +8,8 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { AclPolicyStore, createHandler, TokenStore } from '../../adapters/http/index.js';
+import { MemoryStorage, Transit } from '../../src/index.js';
 
 export const ROOT_DIR = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -153,4 +155,17 @@ export function pythonWithHvac(): string {
     if (r.status === 0) return py;
   }
   throw new Error('no python3 with hvac: apt-get install python3-hvac (.ci/run does)');
+}
+
+/** transitkit's handler on memory storage with a root token, as the README's mount recipe makes it. */
+export async function vaultHandler() {
+  const storage = new MemoryStorage();
+  const tokens = new TokenStore({ storage });
+  const rootToken = await tokens.createRoot();
+  const vault = createHandler({
+    transit: new Transit({ storage, autoRotate: false }),
+    tokens,
+    policies: new AclPolicyStore({ storage }),
+  });
+  return { vault, rootToken };
 }

@@ -17,23 +17,9 @@ import express from 'express';
 import Koa from 'koa';
 import nodeVault from 'node-vault';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AclPolicyStore, createHandler, TokenStore } from '../../adapters/http/index.js';
 import { createServer, type TransitkitServer } from '../../adapters/http/node-server.js';
-import { MemoryStorage, Transit } from '../../src/index.js';
 import { NO_HVAC_REASON, pythonWithHvac, SKIP_HVAC } from '../helpers/tools.js';
-
-/** transitkit's handler with a root token, as the README's recipe makes it. */
-async function vaultHandler() {
-  const storage = new MemoryStorage();
-  const tokens = new TokenStore({ storage });
-  const rootToken = await tokens.createRoot();
-  const vault = createHandler({
-    transit: new Transit({ storage, autoRotate: false }),
-    tokens,
-    policies: new AclPolicyStore({ storage }),
-  });
-  return { vault, rootToken };
-}
+import { vaultHandler } from './helpers.js';
 
 async function expressApp() {
   const { vault, rootToken } = await vaultHandler();

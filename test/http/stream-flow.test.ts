@@ -119,21 +119,27 @@ describe('the stream limit (maxStreamBytes)', () => {
   });
 });
 
+/** An encrypt-stream upload that writes for as long as the socket takes it. */
+function endlessUpload(url: string, token: string) {
+  const req = request(url + ENC, {
+    method: 'POST',
+    headers: { 'x-vault-token': token, 'content-type': 'application/octet-stream' },
+  });
+  req.on('error', () => {});
+  const gen = endless();
+  const pump = () => {
+    while (!req.destroyed && req.write(gen.next().value as Uint8Array)) {}
+  };
+  req.on('drain', pump);
+  pump();
+  return req;
+}
+
 describe('backpressure and going away', () => {
   it('a client that stops reading stops the server reading its upload', async () => {
     const s = await instrumented();
     let received = 0;
-    const req = request(s.url + ENC, {
-      method: 'POST',
-      headers: { 'x-vault-token': s.root, 'content-type': 'application/octet-stream' },
-    });
-    req.on('error', () => {});
-    const gen = endless();
-    const pump = () => {
-      while (req.write(gen.next().value as Uint8Array)) {}
-    };
-    req.on('drain', pump);
-    pump();
+    const req = endlessUpload(s.url, s.root);
     const res = await new Promise<import('node:http').IncomingMessage>((r) =>
       req.on('response', r),
     );
@@ -156,17 +162,7 @@ describe('backpressure and going away', () => {
   it('a client that goes away mid-stream releases the transform and the body', async () => {
     const s = await instrumented();
     let received = 0;
-    const req = request(s.url + ENC, {
-      method: 'POST',
-      headers: { 'x-vault-token': s.root, 'content-type': 'application/octet-stream' },
-    });
-    req.on('error', () => {});
-    const gen = endless();
-    const pump = () => {
-      while (!req.destroyed && req.write(gen.next().value as Uint8Array)) {}
-    };
-    req.on('drain', pump);
-    pump();
+    const req = endlessUpload(s.url, s.root);
     req.on('response', (res) => {
       res.on('error', () => {});
       res.on('data', (c: Buffer) => {
