@@ -19,6 +19,7 @@ import {
   nodeRequest,
   writeNodeReply,
 } from './node.js';
+import { pushedBodyOf } from './stream-push.js';
 
 /**
  * The parts of a Koa context the middleware uses.
@@ -56,11 +57,13 @@ export function toKoaMiddleware(dispatch: Dispatch): KoaMiddleware {
       await next();
       return;
     }
-    if (reply.stream) {
+    const pushed = pushedBodyOf(reply);
+    if (reply.stream || pushed) {
       // Koa would pipe a stream and end it cleanly on error; the binding
       // writes it itself, so a failure after the 200 aborts the response.
       if (!ctx.res) {
-        await reply.stream.cancel();
+        await reply.stream?.cancel();
+        pushed?.({ write: () => true, end: () => {}, abort: () => {} }).gone();
         throw new TypeError('transitkit/http: a streamed reply needs ctx.res');
       }
       ctx.respond = false;

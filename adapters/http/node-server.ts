@@ -22,8 +22,7 @@ import {
 } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
-import { Duplex } from 'node:stream';
-import { type TLSSocket, Server as TlsServer } from 'node:tls';
+import { Server as TlsServer } from 'node:tls';
 import { ListMethodRewriter } from './list-method.js';
 
 export { fileAuditDevice, nodeAuditDevices, socketAuditDevice } from '../audit/index.js';
@@ -42,102 +41,62 @@ export type {
 } from './metrics-server.js';
 export { metricsListener } from './metrics-server.js';
 
-/** A TCP socket seen through the rewriter; delegates the socket API Node's server uses. */
-class ListSocket extends Duplex {
-  readonly raw: Socket;
-  readonly #rewriter = new ListMethodRewriter();
+/** The internals of a socket the rewriter relies on (Node 18 to 24). */
+interface RewritableSocket {
+  push(chunk: Buffer | string | null, encoding?: BufferEncoding): boolean;
+  _handle?: { isStreamBase?: boolean; _consumed?: boolean } | null;
+}
 
-  constructor(raw: Socket) {
-    super({ allowHalfOpen: true });
-    this.raw = raw;
-    raw.on('data', (chunk: Buffer) => {
-      if (!this.push(this.#rewriter.feed(chunk))) raw.pause();
-    });
-    raw.on('end', () => this.push(null));
-    raw.on('error', (err) => this.destroy(err));
-    raw.on('close', () => this.destroy());
-    raw.on('timeout', () => this.emit('timeout'));
-    raw.on('drain', () => this.emit('drain'));
-  }
-  override _read(): void {
-    this.raw.resume();
-  }
-  override _write(chunk: Buffer, encoding: BufferEncoding, cb: (e?: Error | null) => void): void {
-    this.raw.write(chunk, encoding, cb);
-  }
-  /**
-   * Everything buffered in one go (a chunked response writes size, data and
-   * CRLF per chunk while corked): one corked batch to the socket instead of
-   * one socket write, and one callback round trip, per piece.
-   */
-  override _writev(
-    chunks: { chunk: Buffer; encoding: BufferEncoding }[],
-    cb: (e?: Error | null) => void,
-  ): void {
-    const raw = this.raw;
-    raw.cork();
-    const last = chunks.length - 1;
-    for (let i = 0; i < last; i++) {
-      const c = chunks[i] as { chunk: Buffer; encoding: BufferEncoding };
-      raw.write(c.chunk, c.encoding);
-    }
-    const end = chunks[last] as { chunk: Buffer; encoding: BufferEncoding };
-    raw.write(end.chunk, end.encoding, cb);
-    raw.uncork();
-  }
-  override _final(cb: (e?: Error | null) => void): void {
-    this.raw.end(cb);
-  }
-  override _destroy(err: Error | null, cb: (e?: Error | null) => void): void {
-    this.raw.destroy(err ?? undefined);
-    cb(err);
-  }
-  setTimeout(ms: number, cb?: () => void): this {
-    this.raw.setTimeout(ms, cb);
-    return this;
-  }
-  setNoDelay(noDelay?: boolean): this {
-    this.raw.setNoDelay(noDelay);
-    return this;
-  }
-  setKeepAlive(enable?: boolean, delay?: number): this {
-    this.raw.setKeepAlive(enable, delay);
-    return this;
-  }
-  get remoteAddress(): string | undefined {
-    return this.raw.remoteAddress;
-  }
-  get remotePort(): number | undefined {
-    return this.raw.remotePort;
-  }
-  get remoteFamily(): string | undefined {
-    return this.raw.remoteFamily;
-  }
-  get localAddress(): string | undefined {
-    return this.raw.localAddress;
-  }
-  get localPort(): number | undefined {
-    return this.raw.localPort;
-  }
-  // TLS: what `req.socket` answers on an https server (Express's `req.secure`, client certificates).
-  get encrypted(): boolean {
-    return (this.raw as Partial<TLSSocket>).encrypted === true;
-  }
-  get authorized(): boolean | undefined {
-    return (this.raw as Partial<TLSSocket>).authorized;
-  }
-  get authorizationError(): Error | undefined {
-    return (this.raw as Partial<TLSSocket>).authorizationError;
-  }
-  get alpnProtocol(): string | false | null | undefined {
-    return (this.raw as Partial<TLSSocket>).alpnProtocol;
-  }
-  getPeerCertificate(detailed?: boolean): ReturnType<TLSSocket['getPeerCertificate']> | undefined {
-    return (this.raw as Partial<TLSSocket>).getPeerCertificate?.(detailed as true);
-  }
-  getProtocol(): string | null | undefined {
-    return (this.raw as Partial<TLSSocket>).getProtocol?.();
-  }
+/**
+ * Rewrite `LIST` request lines on a connection before Node's HTTP parser
+ * sees them, on the socket itself (no wrapper stream: writes, addresses and
+ * TLS members stay the socket's own):
+ *
+ * - Node's server lets its native parser read straight from the socket's
+ *   handle unless the handle is marked consumed; marking it makes the
+ *   server parse what the socket emits, in JavaScript, as it does for any
+ *   socket it cannot consume natively;
+ * - every received chunk goes through the rewriter on its way into the
+ *   socket's readable side (`push`, which Node's stream layer calls per
+ *   read), so `data` listeners — the parser's among them — see rewritten
+ *   bytes.
+ *
+ * Bodies pass as slices of the received chunk, so the cost per byte is a
+ * bound check; per request, one scan of the head.
+ */
+function rewriteListLines(socket: Socket): void {
+  const s = socket as unknown as RewritableSocket;
+  if (s._handle) s._handle._consumed = true;
+  const rewriter = new ListMethodRewriter();
+  const push = s.push;
+  s.push = function (this: Socket, chunk, encoding) {
+    if (chunk === null || typeof chunk === 'string') return push.call(this, chunk, encoding);
+    return push.call(this, rewriter.feed(chunk));
+  };
+}
+
+/** How long a closing connection still reads what the client sends (ms). */
+const LINGER_MS = 2_000;
+
+/**
+ * A lingering close (as Apache's): when Node closes a connection after an
+ * answer (`Connection: close`, e.g. a 403 or 413 to an upload whose body
+ * was never read), it sends its FIN and keeps reading, and discarding, what
+ * the client still sends — until the client's own FIN or
+ * {@link LINGER_MS} — instead of closing with unread data, which resets the
+ * connection and can destroy the answer before the client reads it.
+ */
+function lingeringClose(socket: Socket): void {
+  const s = socket as Socket & { destroySoon?: () => void };
+  s.destroySoon = function (this: Socket) {
+    if (this.destroyed) return;
+    this.end();
+    const timer = setTimeout(() => this.destroy(), LINGER_MS);
+    timer.unref();
+    this.once('close', () => clearTimeout(timer));
+    this.once('end', () => this.destroy());
+    this.resume();
+  };
 }
 
 const LIST_ACCEPTED = Symbol('transitkit.acceptListMethod');
@@ -162,13 +121,12 @@ export function acceptListMethod(server: Server | HttpsServer): void {
   const marked = server as (Server | HttpsServer) & { [LIST_ACCEPTED]?: true };
   if (marked[LIST_ACCEPTED]) return;
   marked[LIST_ACCEPTED] = true;
-  // https: the HTTP parser starts on 'secureConnection' (the decrypted socket).
+  // https: the HTTP parser starts on 'secureConnection' (the decrypted
+  // socket). First in line, before Node's own listener sets the parser up.
   const event = server instanceof TlsServer ? 'secureConnection' : 'connection';
-  const listeners = server.listeners(event) as ((socket: Duplex) => void)[];
-  server.removeAllListeners(event);
-  server.on(event, (socket: Socket) => {
-    const wrapped = new ListSocket(socket);
-    for (const l of listeners) l.call(server, wrapped);
+  server.prependListener(event, (socket: Socket) => {
+    rewriteListLines(socket);
+    lingeringClose(socket);
   });
 }
 

@@ -19,7 +19,14 @@ import { TransitError } from '../../src/errors.js';
 import { concatChunks, tooLarge } from './body.js';
 import type { Dispatch, HttpRequest } from './dispatch.js';
 import type { HttpReply } from './reply.js';
-import { consumedBodyStream, nodeBodyStream, writeNodeStream } from './stream-node.js';
+import {
+  consumedBodyStream,
+  nodeBodyStream,
+  nodePushSource,
+  writeNodePush,
+  writeNodeStream,
+} from './stream-node.js';
+import { offerPush, pushedBodyOf } from './stream-push.js';
 
 /**
  * The members of a `node:http` `IncomingMessage` (or Express request) the
@@ -134,7 +141,7 @@ export function preParsed(
 
 /** The dispatcher's view of a Node request. @internal */
 export function nodeRequest(req: NodeRequestLike, parsed?: () => unknown): HttpRequest {
-  return {
+  const request: HttpRequest = {
     method: req.method ?? 'GET',
     url: req.url ?? '/',
     remoteAddress: req.socket?.remoteAddress,
@@ -154,6 +161,15 @@ export function nodeRequest(req: NodeRequestLike, parsed?: () => unknown): HttpR
       return nodeBodyStream(req);
     },
   };
+  // The streaming rows drive their coder from the request's events
+  // (stream-push.ts), unless a body parser has consumed the body.
+  offerPush(request, () => {
+    const pre = preParsed(parsed?.());
+    return pre !== undefined && (req.readableEnded || req.complete)
+      ? undefined
+      : nodePushSource(req);
+  });
+  return request;
 }
 
 /**
@@ -169,6 +185,11 @@ export function writeNodeReply(
 ): void {
   if (res.headersSent) {
     res.end();
+    return;
+  }
+  const pushed = pushedBodyOf(reply);
+  if (pushed) {
+    writeNodePush(res, reply, pushed);
     return;
   }
   if (reply.stream) {

@@ -19,6 +19,7 @@
 import { TransitError } from '../../src/errors.js';
 import type { NodeRequestLike, NodeResponseLike } from './node.js';
 import type { HttpReply } from './reply.js';
+import type { PushedBody, PushSource } from './stream-push.js';
 
 type Bytes = Uint8Array;
 
@@ -78,6 +79,50 @@ export function nodeBodyStream(req: NodeRequestLike): ReadableStream<Bytes> {
 }
 
 /**
+ * A Node request body delivered by push (stream-push.ts): each `data` event
+ * straight to the coder, `pause`/`resume` for backpressure. A request that
+ * closes or fails before its end is an error (never an end).
+ * @internal
+ */
+export function nodePushSource(req: NodeRequestLike): PushSource {
+  let detach = () => {};
+  return {
+    start(h) {
+      if (req.readableEnded) {
+        h.end();
+        return;
+      }
+      const onData = (c: unknown) =>
+        h.data(typeof c === 'string' ? ENCODER.encode(c) : (c as Bytes));
+      const onEnd = () => {
+        detach();
+        h.end();
+      };
+      const onError = () => {
+        detach();
+        h.error(cut());
+      };
+      detach = () => {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onError);
+        req.off('close', onError);
+      };
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('error', onError);
+      req.on('close', onError); // closed before 'end': the client went away
+    },
+    pause: () => req.pause(),
+    resume: () => req.resume?.(),
+    stop() {
+      detach();
+      req.pause();
+    },
+  };
+}
+
+/**
  * A body a body parser already consumed: bytes (`express.raw()`) are the
  * body; text or parsed JSON cannot be the exact bytes, so the stream fails.
  * @internal
@@ -118,6 +163,37 @@ const canStream = (res: NodeResponseLike): res is StreamingResponse => {
     typeof r.destroy === 'function'
   );
 };
+
+/**
+ * Write a pushed reply (stream-push.ts): status and headers, then every
+ * piece as the coder produces it; `drain` and `close` go back to it. A
+ * failure after the 200 destroys the response (never a clean end).
+ * @internal
+ */
+export function writeNodePush(res: NodeResponseLike, reply: HttpReply, body: PushedBody): void {
+  if (!canStream(res)) {
+    body({ write: () => true, end: () => {}, abort: () => {} }).gone();
+    res.statusCode = 500;
+    res.end();
+    return;
+  }
+  res.statusCode = reply.status;
+  for (const k in reply.headers) res.setHeader(k, reply.headers[k] as string);
+  let control: { drain(): void; gone(): void } | undefined;
+  const onDrain = () => control?.drain();
+  const onClose = () => {
+    res.off('drain', onDrain);
+    res.off('close', onClose);
+    if (!res.writableFinished) control?.gone();
+  };
+  res.on('drain', onDrain);
+  res.on('close', onClose);
+  control = body({
+    write: (b) => res.write(b),
+    end: () => res.end(),
+    abort: () => res.destroy(),
+  });
+}
 
 /**
  * Write a streamed reply (status and headers first, then the chunks as they

@@ -41,12 +41,14 @@
 import type { TokenContext } from 'transitkit';
 import type { Clock } from '../../src/clock.js';
 import { TransitError } from '../../src/errors.js';
+import { coderOf } from '../../src/stream/transforms.js';
 import { authorize } from './auth.js';
 import { concatChunks, tooLarge } from './body.js';
 import type { HttpRequest, Logger } from './dispatch.js';
 import { queryFields, type UnknownFields, unknownFieldsWarning } from './params.js';
 import type { HttpReply } from './reply.js';
 import type { CallContext, Route, ServedBy } from './route.js';
+import { pushReply, pushSourceOf } from './stream-push.js';
 
 /** The handler options a stream reply reads. @internal */
 export interface StreamOptions {
@@ -188,6 +190,40 @@ export async function streamReply(r: StreamRequest, o: StreamOptions): Promise<H
   if (!isTransform(transform)) {
     throw new TransitError('internal', `${route.path} did not return a TransformStream`);
   }
+  const headers: Record<string, string> = {
+    'content-type': 'application/octet-stream',
+    'cache-control': 'no-store',
+    'x-request-id': requestId,
+  };
+  if (unknown.length > 0) headers.warning = warningHeader([unknownFieldsWarning(unknown)]);
+  const logged = (e: unknown) => {
+    if (!known(e)) {
+      o.logger.error(
+        `transitkit/http: stream failed after the reply began (request_id ${requestId})`,
+        e,
+      );
+    }
+    return e;
+  };
+
+  // The Node binding drives the row's coder itself (stream-push.ts); the
+  // TransformStream, never written to, is dropped.
+  const coder = coderOf(transform);
+  const pushed = coder && pushSourceOf(req)?.();
+  if (coder && pushed) {
+    return pushReply({
+      coder,
+      source: pushed,
+      maxStreamBytes: o.maxStreamBytes,
+      clock: o.clock,
+      recheckMs: STREAM_RECHECK_MS,
+      ...(r.guard ? { guard: r.guard } : {}),
+      failedLate: logged,
+      status: 200,
+      headers,
+    });
+  }
+
   let source: ReadableStream<Bytes>;
   try {
     source = await bodyOf(req, o.maxRequestBytes);
@@ -203,15 +239,6 @@ export async function streamReply(r: StreamRequest, o: StreamOptions): Promise<H
   // pipe has already cancelled the body and aborted the transform).
   const first = await reader.read();
 
-  const logged = (e: unknown) => {
-    if (!known(e)) {
-      o.logger.error(
-        `transitkit/http: stream failed after the reply began (request_id ${requestId})`,
-        e,
-      );
-    }
-    return e;
-  };
   let nextCheck = o.clock.now() + STREAM_RECHECK_MS;
   let ended = false;
   const output = new ReadableStream<Bytes>(
@@ -261,11 +288,5 @@ export async function streamReply(r: StreamRequest, o: StreamOptions): Promise<H
     },
     { highWaterMark: 0 },
   );
-  const headers: Record<string, string> = {
-    'content-type': 'application/octet-stream',
-    'cache-control': 'no-store',
-    'x-request-id': requestId,
-  };
-  if (unknown.length > 0) headers.warning = warningHeader([unknownFieldsWarning(unknown)]);
   return { status: 200, headers, body: undefined, stream: output };
 }

@@ -17,12 +17,7 @@
  * @module
  */
 import type { Emit } from './chunker.js';
-import {
-  type ByteCoder,
-  decryptCoder,
-  type EngineRef,
-  encryptCoder,
-} from './coders.js';
+import { type ByteCoder, decryptCoder, type EngineRef, encryptCoder } from './coders.js';
 import type { StreamDecryptOptions, StreamEncryptOptions } from './data-key.js';
 
 export type { EngineRef } from './coders.js';
