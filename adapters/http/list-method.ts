@@ -21,6 +21,14 @@ type State = 'line' | 'headers' | 'body' | 'size' | 'data' | 'trailer' | 'pass';
 const MAX_LINE = 16 * 1024;
 const MAX_HEADERS = 64 * 1024;
 const LF = 0x0a;
+const EMPTY = Buffer.alloc(0);
+const LIST_PREFIX = Buffer.from('LIST ', 'latin1');
+
+/** Whether a (possibly partial) line could be a `LIST` request line. */
+function mayBeList(part: Buffer): boolean {
+  const n = Math.min(part.length, LIST_PREFIX.length);
+  return part.compare(LIST_PREFIX, 0, n, 0, n) === 0;
+}
 
 /**
  * Incremental `LIST` → `GET ?list=true` rewriter for one connection.
@@ -37,44 +45,67 @@ export class ListMethodRewriter {
   #upgrade = false;
   #connect = false;
 
-  /** Bytes to forward for one received chunk. */
-  feed(chunk: Buffer): Buffer {
-    if (this.#state === 'pass') return chunk;
-    const out: Buffer[] = [];
+  /** A partial request line that may be `LIST`, withheld until its end. */
+  #held: Buffer | undefined;
+
+  /**
+   * Bytes to forward for one received chunk: the chunk itself (no copy)
+   * unless it holds a `LIST` request line, or ends inside a request line
+   * that may be one (withheld until the line is complete).
+   */
+  feed(input: Buffer): Buffer {
+    if (this.#state === 'pass') return input;
+    let chunk = input;
+    if (this.#held !== undefined) {
+      chunk = Buffer.concat([this.#held, input]);
+      this.#held = undefined;
+    }
+    // Spans of `chunk` replaced in the output: [start, end, replacement].
+    const edits: [number, number, Buffer][] = [];
     let i = 0;
-    while (i < chunk.length) {
-      if ((this.#state as State) === 'pass') {
-        out.push(chunk.subarray(i));
-        break;
-      }
+    while (i < chunk.length && this.#state !== 'pass') {
       if (this.#state === 'body' || this.#state === 'data') {
         const n = Math.min(this.#remaining, chunk.length - i);
-        out.push(chunk.subarray(i, i + n));
         i += n;
         this.#remaining -= n;
         if (this.#remaining === 0) this.#state = this.#state === 'body' ? 'line' : 'size';
         continue;
       }
       const nl = chunk.indexOf(LF, i);
-      if (nl < 0) {
-        this.#hold(chunk.subarray(i), out);
-        break;
+      const end = nl < 0 ? chunk.length : nl + 1;
+      const part = chunk.subarray(i, end);
+      if (this.#state === 'line' && this.#pendingLength === 0 && mayBeList(part)) {
+        // A request line that is (or may still be) LIST: rewrite it whole,
+        // or withhold it whole until it ends.
+        if (part.length > MAX_LINE) {
+          this.#state = 'pass';
+          break;
+        }
+        if (nl < 0) {
+          this.#held = Buffer.from(part);
+          edits.push([i, end, EMPTY]);
+          break;
+        }
+        const line = this.#line(part);
+        if (line !== part) edits.push([i, end, line]);
+        i = end;
+        continue;
       }
-      this.#hold(chunk.subarray(i, nl + 1), out);
-      i = nl + 1;
-      if ((this.#state as State) !== 'pass') out.push(this.#line(this.#take()));
+      this.#pending.push(part);
+      this.#pendingLength += part.length;
+      i = end;
+      if (this.#pendingLength > MAX_LINE) this.#state = 'pass';
+      else if (nl >= 0) this.#line(this.#take());
     }
-    return out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out);
-  }
-
-  /** Keep part of a line; past the limit, give up and pass everything through. */
-  #hold(part: Buffer, out: Buffer[]): void {
-    this.#pending.push(part);
-    this.#pendingLength += part.length;
-    if (this.#pendingLength > MAX_LINE) {
-      out.push(this.#take());
-      this.#state = 'pass';
+    if (edits.length === 0) return chunk;
+    const out: Buffer[] = [];
+    let at = 0;
+    for (const [from, to, bytes] of edits) {
+      out.push(chunk.subarray(at, from), bytes);
+      at = to;
     }
+    out.push(chunk.subarray(at));
+    return Buffer.concat(out);
   }
 
   #take(): Buffer {

@@ -4,6 +4,7 @@
  * chunked bodies; pass-through for what it does not understand. Then the CLI server
  * over raw sockets.
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListMethodRewriter } from '../../adapters/http/list-method.js';
 import { type CliServer, call, rawRequest, startDev } from './helpers.js';
@@ -64,6 +65,59 @@ describe('ListMethodRewriter', () => {
     expect(rewrite(bad)).toBe(bad);
     const long = `LIST /${'a'.repeat(20_000)} HTTP/1.1\r\n\r\n${list}`;
     expect(rewrite(long, 4096)).toBe(long);
+  });
+});
+
+describe('ListMethodRewriter without copies', () => {
+  it('forwards a chunk without a LIST line as the same buffer', () => {
+    const r = new ListMethodRewriter();
+    const head = Buffer.from('POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n', 'latin1');
+    expect(r.feed(head)).toBe(head);
+    const body = Buffer.from(`4000\r\n${'LIST '.repeat(3276)}LIST\r\n4`, 'latin1');
+    expect(r.feed(body)).toBe(body);
+  });
+
+  // One request of the generated stream, and what it must become.
+  const request = fc.oneof(
+    fc
+      .record({ m: fc.constantFrom('LIST', 'GET', 'LINK', 'LI'), q: fc.boolean() })
+      .map(({ m, q }) => {
+        const target = q ? '/v1/k?a=b' : '/v1/k';
+        const line = `${m} ${target} HTTP/1.1\r\nHost: x\r\n\r\n`;
+        const want =
+          m === 'LIST'
+            ? `GET ${target}${q ? '&' : '?'}list=true HTTP/1.1\r\nHost: x\r\n\r\n`
+            : line;
+        return [line, want] as const;
+      }),
+    fc.string({ maxLength: 40 }).map((t) => {
+      const body = `LIST ${t}`;
+      const len = Buffer.byteLength(body, 'latin1');
+      const r = `POST /x HTTP/1.1\r\nContent-Length: ${len}\r\n\r\n${body}`;
+      return [r, r] as const;
+    }),
+    fc.array(fc.string({ minLength: 1, maxLength: 20 }), { maxLength: 3 }).map((parts) => {
+      const chunks = parts.map(
+        (p) => `${Buffer.byteLength(`LIST ${p}`, 'latin1').toString(16)}\r\nLIST ${p}\r\n`,
+      );
+      const r = `POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n${chunks.join('')}0\r\n\r\n`;
+      return [r, r] as const;
+    }),
+  );
+
+  it('gives the same bytes for any request sequence and any chunking (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(request, { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 1, max: 64 }),
+        (reqs, size) => {
+          const input = reqs.map(([r]) => r).join('');
+          const want = reqs.map(([, w]) => w).join('');
+          expect(rewrite(input, size)).toBe(want);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 
