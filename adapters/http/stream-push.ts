@@ -23,9 +23,8 @@
  *   cannot seal a truncated input);
  * - what allowed the stream is checked again every {@link STREAM_RECHECK_MS}.
  *
- * The binding's hooks live in WeakMaps ({@link offerPush},
- * {@link pushedBodyOf}), so the public request and reply types are unchanged
- * and any other binding takes the stream path.
+ * The binding's hooks are out of the public types ({@link offerPush},
+ * {@link pushedBodyOf}), and any other binding takes the stream path.
  *
  * Runtime-neutral (the Node specifics are in stream-node.ts).
  * @module
@@ -80,19 +79,23 @@ export interface ReplyControl {
 /** A pushed reply's body: attach the sink, get the controls. @internal */
 export type PushedBody = (sink: ReplySink) => ReplyControl;
 
-// Keyed by the request's `stream` function, which survives `{ ...request }`
-// copies (the Koa binding adds its own url that way).
-const SOURCES = new WeakMap<object, () => PushSource | undefined>();
+/**
+ * Where a binding leaves its push source on the request: a symbol-keyed
+ * property, so `{ ...request }` copies keep it (the Koa binding adds its own
+ * url that way) and the public `HttpRequest` type is unchanged.
+ */
+const PUSH_SOURCE = Symbol('transitkit.pushSource');
+type Offering = HttpRequest & { [PUSH_SOURCE]?: () => PushSource | undefined };
 const BODIES = new WeakMap<HttpReply, PushedBody>();
 
-/** A binding offers its body by push (must also offer `stream`). @internal */
+/** A binding offers its body by push. @internal */
 export function offerPush(req: HttpRequest, source: () => PushSource | undefined): void {
-  if (req.stream) SOURCES.set(req.stream, source);
+  (req as Offering)[PUSH_SOURCE] = source;
 }
 
 /** The push source a binding offered for `req`, if any. @internal */
 export function pushSourceOf(req: HttpRequest): (() => PushSource | undefined) | undefined {
-  return req.stream ? SOURCES.get(req.stream) : undefined;
+  return (req as Offering)[PUSH_SOURCE];
 }
 
 /** The pushed body of a reply from {@link pushReply}, if it is one. @internal */
