@@ -75,6 +75,8 @@ function rewriteListLines(socket: Socket): void {
   };
 }
 
+const discard = (): void => {};
+
 /** How long a closing connection still reads what the client sends (ms). */
 const LINGER_MS = 2_000;
 
@@ -82,7 +84,7 @@ const LINGER_MS = 2_000;
  * A lingering close (as Apache's): when Node closes a connection after an
  * answer (`Connection: close`, e.g. a 403 or 413 to an upload whose body
  * was never read), it sends its FIN and keeps reading, and discarding, what
- * the client still sends — until the client's own FIN or
+ * the client still sends, unparsed — until the client's own FIN or
  * {@link LINGER_MS} — instead of closing with unread data, which resets the
  * connection and can destroy the answer before the client reads it.
  */
@@ -95,6 +97,9 @@ function lingeringClose(socket: Socket): void {
     timer.unref();
     this.once('close', () => clearTimeout(timer));
     this.once('end', () => this.destroy());
+    // Discarded unparsed: nothing more is dispatched on a closing connection.
+    this.removeAllListeners('data');
+    this.on('data', discard);
     this.resume();
   };
 }
