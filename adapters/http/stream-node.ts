@@ -34,44 +34,24 @@ const cut = () => new TransitError('invalid_request', 'request body was not full
  * @internal
  */
 export function nodeBodyStream(req: NodeRequestLike): ReadableStream<Bytes> {
-  let detach = () => {};
+  const source = nodePushSource(req);
   return new ReadableStream<Bytes>(
     {
       start(controller) {
-        if (req.readableEnded) {
-          controller.close();
-          return;
-        }
-        const onData = (c: unknown) => {
-          const bytes = typeof c === 'string' ? ENCODER.encode(c) : (c as Bytes);
-          controller.enqueue(bytes);
-          if ((controller.desiredSize ?? 0) <= 0) req.pause();
-        };
-        const onEnd = () => {
-          detach();
-          controller.close();
-        };
-        const onError = () => {
-          detach();
-          controller.error(cut());
-        };
-        detach = () => {
-          req.off('data', onData);
-          req.off('end', onEnd);
-          req.off('error', onError);
-          req.off('close', onError);
-        };
-        req.on('data', onData);
-        req.on('end', onEnd);
-        req.on('error', onError);
-        req.on('close', onError); // closed before 'end': the client went away
+        source.start({
+          data(bytes) {
+            controller.enqueue(bytes);
+            if ((controller.desiredSize ?? 0) <= 0) source.pause();
+          },
+          end: () => controller.close(),
+          error: (e) => controller.error(e),
+        });
       },
       pull() {
-        req.resume?.();
+        source.resume();
       },
       cancel() {
-        detach();
-        req.pause();
+        source.stop();
       },
     },
     new ByteLengthQueuingStrategy({ highWaterMark: BODY_QUEUE_BYTES }),
