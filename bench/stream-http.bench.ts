@@ -285,7 +285,11 @@ export async function streamHttpBench({
 } = {}): Promise<Row[]> {
   const key = randomBytes(32);
   const child = fork(fileURLToPath(import.meta.url), [SERVER_FLAG, key.toString('base64')], {
-    execArgv: ['--import', 'tsx', ...(process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean)],
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const p = await new Promise<Ports>((resolve, reject) => {

@@ -22,7 +22,12 @@ function newest(path) {
 }
 
 const built = join(root, 'dist', 'index.js');
-const sources = Math.max(...inputs.map((p) => join(root, p)).filter(existsSync).map(newest));
+const sources = Math.max(
+  ...inputs
+    .map((p) => join(root, p))
+    .filter(existsSync)
+    .map(newest),
+);
 if (!existsSync(built) || statSync(built).mtimeMs < sources) {
   console.error('bench: dist/ is missing or older than the sources; building it first');
   const r = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
