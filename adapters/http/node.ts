@@ -219,8 +219,16 @@ export function writeNodeReply(
 const unreceivedBody = (req: NodeRequestLike | undefined): boolean =>
   req !== undefined && !req.complete && !req.readableEnded;
 
+/** Node's global `Buffer`, looked up (no `node:` import): its native `byteLength`. */
+const NodeBuffer = (globalThis as { Buffer?: { byteLength(s: string, e: 'utf8'): number } }).Buffer;
+
 /** Bytes of `s` in UTF-8 (lone surrogates count as U+FFFD, as Node encodes them). @internal */
 export function utf8Length(s: string): number {
+  return NodeBuffer ? NodeBuffer.byteLength(s, 'utf8') : utf8LengthPortable(s);
+}
+
+/** {@link utf8Length} in plain JavaScript, for a runtime without `Buffer`. @internal */
+export function utf8LengthPortable(s: string): number {
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

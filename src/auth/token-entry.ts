@@ -41,7 +41,7 @@ export interface TokenStoreOptions {
   storage: StorageAdapter;
   /** Time source for TTLs. Default: the wall clock. */
   clock?: Clock;
-  /** Crypto backend for hashing and randomness. Default: noble-hashes SHA-256 and `crypto.getRandomValues`. */
+  /** Crypto backend for hashing and randomness. Default: the platform's default backend (node:crypto on Node, noble elsewhere). */
   crypto?: CryptoBackend;
   /** TTL of a token created without one. Default `768h` (Vault's 32 days). */
   defaultTtl?: number | string;

@@ -5,7 +5,12 @@
  */
 import { createServer, request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { type NodeResponseLike, utf8Length, writeNodeReply } from '../../adapters/http/node.js';
+import {
+  type NodeResponseLike,
+  utf8Length,
+  utf8LengthPortable,
+  writeNodeReply,
+} from '../../adapters/http/node.js';
 import type { HttpReply } from '../../adapters/http/reply.js';
 
 describe('utf8Length', () => {
@@ -20,6 +25,7 @@ describe('utf8Length', () => {
     'end \ud800',
   ])('agrees with Buffer.byteLength for %j', (s) => {
     expect(utf8Length(s)).toBe(Buffer.byteLength(s, 'utf8'));
+    expect(utf8LengthPortable(s)).toBe(Buffer.byteLength(s, 'utf8'));
   });
 });
 
