@@ -19,7 +19,7 @@ import {
   nodeRequest,
   writeNodeReply,
 } from './node.js';
-import { pushedBodyOf } from './stream-push.js';
+import { abandonPushed, pushedBodyOf } from './stream-push.js';
 
 /**
  * The parts of a Koa context the middleware uses.
@@ -63,7 +63,7 @@ export function toKoaMiddleware(dispatch: Dispatch): KoaMiddleware {
       // writes it itself, so a failure after the 200 aborts the response.
       if (!ctx.res) {
         await reply.stream?.cancel();
-        pushed?.({ write: () => true, end: () => {}, abort: () => {} }).gone();
+        if (pushed) abandonPushed(pushed);
         throw new TypeError('transitkit/http: a streamed reply needs ctx.res');
       }
       ctx.respond = false;

@@ -141,6 +141,11 @@ export function preParsed(
 
 /** The dispatcher's view of a Node request. @internal */
 export function nodeRequest(req: NodeRequestLike, parsed?: () => unknown): HttpRequest {
+  // A body a body parser already read to the end (Express `req.body`, Koa `ctx.request.body`).
+  const consumed = () => {
+    const pre = preParsed(parsed?.());
+    return pre !== undefined && (req.readableEnded || req.complete) ? pre : undefined;
+  };
   const request: HttpRequest = {
     method: req.method ?? 'GET',
     url: req.url ?? '/',
@@ -150,25 +155,15 @@ export function nodeRequest(req: NodeRequestLike, parsed?: () => unknown): HttpR
       const v = req.headers[name];
       return Array.isArray(v) ? v[0] : v;
     },
-    body: async (limit) => {
-      const pre = preParsed(parsed?.());
-      if (pre !== undefined && (req.readableEnded || req.complete)) return pre;
-      return readNodeBody(req, limit);
-    },
+    body: async (limit) => consumed() ?? readNodeBody(req, limit),
     stream: () => {
-      const pre = preParsed(parsed?.());
-      if (pre !== undefined && (req.readableEnded || req.complete)) return consumedBodyStream(pre);
-      return nodeBodyStream(req);
+      const pre = consumed();
+      return pre === undefined ? nodeBodyStream(req) : consumedBodyStream(pre);
     },
   };
   // The streaming rows drive their coder from the request's events
   // (stream-push.ts), unless a body parser has consumed the body.
-  offerPush(request, () => {
-    const pre = preParsed(parsed?.());
-    return pre !== undefined && (req.readableEnded || req.complete)
-      ? undefined
-      : nodePushSource(req);
-  });
+  offerPush(request, () => (consumed() === undefined ? nodePushSource(req) : undefined));
   return request;
 }
 

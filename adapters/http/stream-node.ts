@@ -19,7 +19,7 @@
 import { TransitError } from '../../src/errors.js';
 import type { NodeRequestLike, NodeResponseLike } from './node.js';
 import type { HttpReply } from './reply.js';
-import type { PushedBody, PushSource } from './stream-push.js';
+import { abandonPushed, type PushedBody, type PushSource } from './stream-push.js';
 
 type Bytes = Uint8Array;
 
@@ -152,7 +152,7 @@ const canStream = (res: NodeResponseLike): res is StreamingResponse => {
  */
 export function writeNodePush(res: NodeResponseLike, reply: HttpReply, body: PushedBody): void {
   if (!canStream(res)) {
-    body({ write: () => true, end: () => {}, abort: () => {} }).gone();
+    abandonPushed(body);
     res.statusCode = 500;
     res.end();
     return;

@@ -98,6 +98,15 @@ export function pushSourceOf(req: HttpRequest): (() => PushSource | undefined) |
   return (req as Offering)[PUSH_SOURCE];
 }
 
+/**
+ * Drop a pushed reply no response will carry: its body is stopped and left
+ * unread, and nothing is written.
+ * @internal
+ */
+export function abandonPushed(body: PushedBody): void {
+  body({ write: () => true, end: () => {}, abort: () => {} }).gone();
+}
+
 /** The pushed body of a reply from {@link pushReply}, if it is one. @internal */
 export function pushedBodyOf(reply: HttpReply): PushedBody | undefined {
   return BODIES.get(reply);
@@ -114,8 +123,7 @@ export interface PushRequest {
   guard?: () => Promise<void>;
   /** A failure after the 200 (for the log); returns nothing. */
   failedLate(e: unknown): void;
-  /** Status and headers of the 200. */
-  status: number;
+  /** Headers of the 200. */
   headers: Record<string, string>;
 }
 
@@ -277,7 +285,7 @@ export async function pushReply(p: PushRequest): Promise<HttpReply> {
   });
 
   await ready;
-  const reply: HttpReply = { status: p.status, headers: p.headers, body: undefined };
+  const reply: HttpReply = { status: 200, headers: p.headers, body: undefined };
   BODIES.set(reply, (s) => {
     sink = s;
     for (const b of held) if (!s.write(b)) sinkFull = true;

@@ -219,7 +219,6 @@ export async function streamReply(r: StreamRequest, o: StreamOptions): Promise<H
       recheckMs: STREAM_RECHECK_MS,
       ...(r.guard ? { guard: r.guard } : {}),
       failedLate: logged,
-      status: 200,
       headers,
     });
   }

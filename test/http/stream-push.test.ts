@@ -97,7 +97,6 @@ function run(
     clock: clock(),
     recheckMs: 5_000,
     failedLate: (e) => late.push(e),
-    status: 200,
     headers: { 'content-type': 'application/octet-stream' },
     ...extra,
   });
