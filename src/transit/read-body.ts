@@ -33,6 +33,25 @@ function publicEntry(
   };
 }
 
+/** The asymmetric read body's `keys`: each version's public key (a time where it has none). */
+async function publicListing(
+  e: Engine,
+  key: LoadedKey,
+  info: KeyTypeInfo,
+  from: number,
+  context: Uint8Array,
+): Promise<Record<number, number | AsymmetricKeyVersionInfo>> {
+  const p = key.doc.policy;
+  const keys: Record<number, number | AsymmetricKeyVersionInfo> = {};
+  const archived = e.store.archivedVersions(key);
+  for (let v = from; v <= p.latest_version; v++) {
+    const ver = key.doc.versions.get(v) ?? archived?.get(v) ?? (await e.store.version(key, v));
+    const pub = info.family.readBodyPublicKey(e.backend, p, ver, context);
+    keys[v] = pub ? publicEntry(info, ver, await pub) : ver.creation_time;
+  }
+  return keys;
+}
+
 /**
  * Build the read body of a key; `context` derives the public keys of a
  * derived Ed25519 key (ignored otherwise).
@@ -45,17 +64,10 @@ export async function keyInfo(
 ): Promise<KeyInfo> {
   const p = key.doc.policy;
   const info = typeInfo(p);
-  const keys: Record<string, number | AsymmetricKeyVersionInfo> = {};
-  // Archived versions by number, fetched once: no path built or hashed per version.
-  const archived = e.store.archivedVersions(key);
-  for (let v = Math.max(oldestVersion(p), p.min_decryption_version); v <= p.latest_version; v++) {
-    // Synchronous when cached: with 1,000 versions, one await each was most of a rotate.
-    const ver = key.doc.versions.get(v) ?? archived?.get(v) ?? (await e.store.version(key, v));
-    // The family's public key, or none: the read body shows the creation time.
-    const pub = info.family.readBodyPublicKey(e.backend, p, ver, context);
-    // An integer index (the same property as String(v), without building the string).
-    keys[v] = pub ? publicEntry(info, ver, await pub) : ver.creation_time;
-  }
+  const from = Math.max(oldestVersion(p), p.min_decryption_version);
+  const keys = info.family.asymmetric
+    ? await publicListing(e, key, info, from, context)
+    : await e.creationTimes.listing(e.store, key, from, p.latest_version);
   const body: KeyInfo = {
     name: p.name,
     type: p.type,

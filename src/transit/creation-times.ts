@@ -1,0 +1,140 @@
+/**
+ * The `keys` map of a symmetric key's read body (version → creation time),
+ * kept per key so that rotate does not grow with the number of versions.
+ *
+ * The read body lists every live version, as Vault's does, and rotate, trim
+ * and config return it. Built version by version, a key with 1,000 versions
+ * paid ~0.1 ms per rotate for the listing alone (a lookup, a call and a
+ * property per version). Here the listing of each recently used key is kept
+ * and extended by the versions added since; a reply is one copy of it (a
+ * spread of an integer-indexed object, ≈ 1 µs per 1,000 versions).
+ *
+ * Coherent by construction: a version's creation time never changes once the
+ * version exists, and an incarnation (uid) of a name never reuses a number,
+ * so a kept listing for `[from, to]` of one uid is right for any later
+ * request of the same uid with the same `from` and a `to` at least as high;
+ * anything else (trim, a lower `min_decryption_version`, a restored or
+ * re-created key, a listing from an older document) is rebuilt.
+ *
+ * Only families whose read body shows creation times are kept (asymmetric
+ * versions show public keys, computed per request). Bounded by the number of
+ * versions kept in all; the least recently used key goes first.
+ * @module
+ */
+import type { KeyVersion } from '../keys/policy.js';
+import type { LoadedKey, PolicyStore } from '../keys/policy-store.js';
+
+/** Versions kept across all keys (≈ 16 B each). */
+const CAPACITY = 200_000;
+/** Below this many versions a key's listing is cheaper to build than to keep. */
+const KEEP_FROM = 64;
+
+interface Listing {
+  readonly uid: string;
+  readonly from: number;
+  to: number;
+  /** Never handed out: replies get a copy. */
+  readonly times: Record<number, number>;
+}
+
+/** @internal */
+export class CreationTimes {
+  readonly #byName = new Map<string, Listing>();
+  readonly #capacity: number;
+  #size = 0;
+
+  /** @param capacity - versions kept at most, across all keys */
+  constructor(capacity = CAPACITY) {
+    this.#capacity = capacity;
+  }
+
+  /** Whether a listing of `name` is kept. */
+  keeps(name: string): boolean {
+    return this.#byName.has(name);
+  }
+
+  /** Versions kept in all. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /**
+   * A fresh `{ [version]: creation_time }` for versions `from..to` of `key`
+   * (the caller may keep or change it).
+   */
+  async listing(
+    store: PolicyStore,
+    key: LoadedKey,
+    from: number,
+    to: number,
+  ): Promise<Record<number, number>> {
+    const { uid, policy } = key.doc;
+    const name = policy.name;
+    const kept = this.#byName.get(name);
+    if (kept && kept.uid === uid && kept.from === from && kept.to <= to) {
+      if (this.#extend(store, key, kept, to)) return { ...kept.times };
+    }
+    const times: Record<number, number> = {};
+    await fill(store, key, times, from, to);
+    // Replace whatever is kept now (another call may have changed it meanwhile).
+    const now = this.#byName.get(name);
+    if (now) this.#drop(name, now);
+    if (to - from + 1 < KEEP_FROM) return times;
+    this.#byName.set(name, { uid, from, to, times });
+    this.#size += to - from + 1;
+    this.#evict(name);
+    return { ...times };
+  }
+
+  /**
+   * Extend `kept` to `to` with versions at hand (the ones a rotate just added
+   * are inline), synchronously so no other call sees it half done; false when
+   * one would need a storage read (then the caller rebuilds).
+   */
+  #extend(store: PolicyStore, key: LoadedKey, kept: Listing, to: number): boolean {
+    const added: number[] = [];
+    for (let v = kept.to + 1; v <= to; v++) {
+      const ver = store.cachedVersion(key, v);
+      if (!ver) return false;
+      added.push(ver.creation_time);
+    }
+    for (let i = 0; i < added.length; i++) kept.times[kept.to + 1 + i] = added[i] as number;
+    this.#size += added.length;
+    kept.to = to;
+    this.#byName.delete(key.doc.policy.name);
+    this.#byName.set(key.doc.policy.name, kept);
+    this.#evict(key.doc.policy.name);
+    return true;
+  }
+
+  #drop(name: string, kept: Listing): void {
+    this.#byName.delete(name);
+    this.#size -= kept.to - kept.from + 1;
+  }
+
+  /** Back under the bound, least recently used first (`keep` too, if alone past it). */
+  #evict(keep: string): void {
+    for (const [name, kept] of this.#byName) {
+      if (this.#size <= this.#capacity) return;
+      if (name !== keep || this.#byName.size === 1) this.#drop(name, kept);
+    }
+  }
+}
+
+/** Add the creation times of versions `from..to` to `times`. */
+async function fill(
+  store: PolicyStore,
+  key: LoadedKey,
+  times: Record<number, number>,
+  from: number,
+  to: number,
+): Promise<void> {
+  // Archived versions by number, fetched once: no path built or hashed per version.
+  const archived = store.archivedVersions(key);
+  for (let v = from; v <= to; v++) {
+    // Synchronous when cached: with 1,000 versions, one await each was most of a rotate.
+    const ver: KeyVersion =
+      key.doc.versions.get(v) ?? archived?.get(v) ?? (await store.version(key, v));
+    times[v] = ver.creation_time;
+  }
+}
