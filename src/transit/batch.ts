@@ -83,7 +83,9 @@ export async function runBatch<R extends { reference: string }>(
     let reference = '';
     try {
       reference = referenceOf(item);
-      out.push({ ...(await fn(item, i)), reference } as R);
+      const result = fn(item, i);
+      // No tick for an item done synchronously (a cached symmetric key's seal or open).
+      out.push({ ...(result instanceof Promise ? await result : result), reference } as R);
     } catch (e) {
       const { code, message } = itemError(e);
       codes.push(code);

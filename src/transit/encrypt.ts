@@ -103,38 +103,89 @@ function refuseAssociatedData(info: KeyTypeInfo, aad: Uint8Array): void {
   }
 }
 
-/** Encrypt `plaintext` with `key` (shared by encrypt, rewrap and datakey). @internal */
-export async function sealWith(
+/**
+ * Encrypt `plaintext` with `key` (shared by encrypt, rewrap and datakey).
+ * Synchronous when the version is at hand and the key is symmetric (no
+ * promise per item of a batch); call it from an async function (its checks
+ * throw synchronously).
+ * @internal
+ */
+export function sealWith(
   e: Engine,
   key: LoadedKey,
   item: Record<string, unknown>,
   plaintext: Uint8Array,
-): Promise<CiphertextResult> {
+): CiphertextResult | Promise<CiphertextResult> {
   const p = key.doc.policy;
   assertNotSoftDeleted(p);
   const info = typeInfo(p);
   if (!info.supportsEncryption) {
     throw invalidRequest(`message encryption not supported for key type ${p.type}`);
   }
-  const context = toBytes(item.context, 'context');
-  const aad = toBytes(item.associated_data, 'associated_data');
-  const callerNonce = toBytes(item.nonce, 'nonce');
-  const ver = encryptionVersion(p, optInt(item.key_version, 'key_version'));
-  const version = e.store.cachedVersion(key, ver) ?? (await e.store.version(key, ver));
+  const input: SealInput = {
+    plaintext,
+    context: toBytes(item.context, 'context'),
+    aad: toBytes(item.associated_data, 'associated_data'),
+    callerNonce: toBytes(item.nonce, 'nonce'),
+    ver: encryptionVersion(p, optInt(item.key_version, 'key_version')),
+  };
+  const at = e.store.cachedVersion(key, input.ver);
+  if (at && info.aead) return sealAead(e, p, info, info.aead, at, input);
+  return (at ? Promise.resolve(at) : e.store.version(key, input.ver)).then((version) =>
+    info.aead
+      ? sealAead(e, p, info, info.aead, version, input)
+      : sealAsymmetric(e, p, info, version, input),
+  );
+}
+
+/** What {@link sealWith} checked and decoded of one item. */
+interface SealInput {
+  readonly plaintext: Uint8Array;
+  readonly context: Uint8Array;
+  readonly aad: Uint8Array;
+  readonly callerNonce: Uint8Array;
+  readonly ver: number;
+}
+
+/** The version's convergence, refusing a caller's nonce where it has no use. */
+function convergence(p: KeyPolicy, version: KeyVersion, callerNonce: Uint8Array): number {
   const conv = convergentVersionOf(p, version);
   if (callerNonce.length > 0 && conv !== 1) {
     throw invalidRequest('provided nonce not allowed for this key');
   }
-  if (!info.aead) {
-    refuseAssociatedData(info, aad);
-    const ct = await familyOf(info).encrypt?.(
-      e.backend,
-      requireMaterial(version.asymmetric),
-      plaintext,
-    );
-    if (!ct) throw invalidRequest(`message encryption not supported for key type ${p.type}`);
-    return { ciphertext: formatVersioned(e.prefix, ver, ct), key_version: ver };
-  }
+  return conv;
+}
+
+/** Encrypt with an RSA key. */
+async function sealAsymmetric(
+  e: Engine,
+  p: KeyPolicy,
+  info: KeyTypeInfo,
+  version: KeyVersion,
+  input: SealInput,
+): Promise<CiphertextResult> {
+  convergence(p, version, input.callerNonce);
+  refuseAssociatedData(info, input.aad);
+  const ct = await familyOf(info).encrypt?.(
+    e.backend,
+    requireMaterial(version.asymmetric),
+    input.plaintext,
+  );
+  if (!ct) throw invalidRequest(`message encryption not supported for key type ${p.type}`);
+  return { ciphertext: formatVersioned(e.prefix, input.ver, ct), key_version: input.ver };
+}
+
+/** Encrypt with a symmetric (AEAD) key version. */
+function sealAead(
+  e: Engine,
+  p: KeyPolicy,
+  info: KeyTypeInfo,
+  alg: AeadAlgorithm,
+  version: KeyVersion,
+  input: SealInput,
+): CiphertextResult {
+  const { plaintext, context, aad, callerNonce, ver } = input;
+  const conv = convergence(p, version, callerNonce);
   assertAadBindable(conv, aad);
   const derived = deriveKey(
     e.backend,
@@ -159,7 +210,7 @@ export async function sealWith(
   } else {
     nonce = e.backend.randomBytes(info.nonceBytes);
   }
-  const sealed = e.backend.aeadSeal(info.aead, derived.key, nonce, plaintext, aad);
+  const sealed = e.backend.aeadSeal(alg, derived.key, nonce, plaintext, aad);
   if (conv === 1) return { ciphertext: formatVersioned(e.prefix, ver, sealed), key_version: ver };
   // base64(nonce ‖ sealed) is base64(nonce) + base64(sealed) when the nonce is
   // whole 3-byte groups (12 and 24 bytes are): no copy of the sealed bytes.
@@ -370,7 +421,12 @@ export async function decrypt(
   }
   return runBatch<DecryptBatchItem>(
     batch,
-    async (item) => ({ plaintext: encodeBase64(await openWith(e, key, item)) }),
+    (item) => {
+      const opened = openWith(e, key, item);
+      return opened instanceof Promise
+        ? opened.then((bytes) => ({ plaintext: encodeBase64(bytes) }))
+        : { plaintext: encodeBase64(opened) };
+    },
     (error) => ({ plaintext: '', error }),
   );
 }

@@ -211,4 +211,47 @@ describe('batch encrypt/decrypt', () => {
       (await transit.encrypt('k', { batch_input: items.slice(0, 3) })).batch_results,
     ).toHaveLength(3);
   });
+
+  it('items answered at once and items that read an archived version keep their order', async () => {
+    // 20 versions: version 1 is archived; a second instance has nothing of it cached, so
+    // its items wait for a storage read while the latest version's are done synchronously.
+    const a = makeEngine();
+    await a.transit.createKey('k');
+    const old = (await a.transit.encrypt('k', { plaintext: b64('old') })).ciphertext;
+    for (let i = 0; i < 19; i++) await a.transit.rotateKey('k');
+    const latest = (await a.transit.encrypt('k', { plaintext: b64('new') })).ciphertext;
+    const b = makeEngine({ storage: a.storage, clock: a.clock });
+    const dec = await b.transit.decrypt('k', {
+      batch_input: [
+        { ciphertext: latest, reference: '1' },
+        { ciphertext: old, reference: '2' },
+        { ciphertext: 'vault:v1:AAAA', reference: '3' },
+        { ciphertext: latest, reference: '4' },
+      ],
+    });
+    expect(dec.batch_results.map((r) => [r.reference, r.plaintext])).toEqual([
+      ['1', b64('new')],
+      ['2', b64('old')],
+      ['3', ''],
+      ['4', b64('new')],
+    ]);
+    expect(dec.batch_results[2]?.error).toBe('invalid ciphertext length');
+    const c = makeEngine({ storage: a.storage, clock: a.clock });
+    const enc = await c.transit.encrypt('k', {
+      batch_input: [
+        { plaintext: b64('x'), reference: 'a' },
+        { plaintext: b64('y'), key_version: 1, reference: 'b' },
+        { plaintext: b64('z'), reference: 'c' },
+      ],
+    });
+    expect(enc.batch_results.map((r) => [r.reference, r.key_version])).toEqual([
+      ['a', 20],
+      ['b', 1],
+      ['c', 20],
+    ]);
+    const back = await a.transit.decrypt('k', {
+      batch_input: enc.batch_results.map((r) => ({ ciphertext: r.ciphertext })),
+    });
+    expect(back.batch_results.map((r) => r.plaintext)).toEqual([b64('x'), b64('y'), b64('z')]);
+  });
 });
