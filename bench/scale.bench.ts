@@ -121,7 +121,9 @@ async function paired(small: Transit, big: Transit, G: string, label: string): P
   }
   const rows: Row[] = [];
   for (const op of OPS) {
-    const per = quick ? 100 : 500;
+    // 2,000 calls a side (a few ms): at 500 one collection step inside a window moved a
+    // round's ratio by 10×.
+    const per = quick ? 100 : 2000;
     const mine: number[] = [];
     const ratios: number[] = [];
     const gcSmall: number[] = [];
@@ -132,9 +134,11 @@ async function paired(small: Transit, big: Transit, G: string, label: string): P
       // one leave 100,000 parsed keys to collect, and a collection (or its
       // concurrent marking, on a 2-core machine) inside one side's window says
       // nothing about a key lookup.
+      // Sides alternate which goes first after the collection (its sweeping falls on both alike).
       gc();
-      const x = await timedWithGc(per, a.calls[op]);
-      const y = await timedWithGc(per, b.calls[op]);
+      const first = await timedWithGc(per, (r % 2 ? b : a).calls[op]);
+      const second = await timedWithGc(per, (r % 2 ? a : b).calls[op]);
+      const [x, y] = r % 2 ? [second, first] : [first, second];
       mine.push(y.us);
       ratios.push(y.us / x.us);
       gcSmall.push(x.gcUs);
