@@ -20,6 +20,12 @@ export interface Lifecycle {
   readonly context: Engine;
   /** The engine, once start-up finished (rejects if it failed). */
   engine(): Promise<Engine>;
+  /**
+   * The engine when start-up has finished well, else `undefined`: the hot
+   * calls use it to run without awaiting {@link engine} (one tick) and without
+   * an async wrapper adopting their promise (two more).
+   */
+  started(): Engine | undefined;
   /** Stop the timer and the storage watch; storage is left open. */
   close(): Promise<void>;
 }
@@ -43,7 +49,11 @@ export function startTransit(opts: unknown, tick: () => Promise<AutoRotateResult
   ready.catch(() => undefined);
   // One promise for every call: awaiting it once settled costs a call one tick,
   // where an async wrapper cost three and a new promise each time.
-  const engine = ready.then(() => e);
+  let started: Engine | undefined;
+  const engine = ready.then(() => {
+    started = e;
+    return e;
+  });
   engine.catch(() => undefined);
   if (options.autoRotate !== false) {
     const leadership = options.leadership;
@@ -64,6 +74,7 @@ export function startTransit(opts: unknown, tick: () => Promise<AutoRotateResult
   return {
     context: e,
     engine: () => engine,
+    started: () => started,
     async close() {
       if (timer) clearInterval(timer);
       timer = undefined;

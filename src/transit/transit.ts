@@ -21,6 +21,7 @@ import { lazy } from '../util/lazy.js';
 import type { AutoRotateResult } from './auto-rotate.js';
 import * as config from './config.js';
 import { decrypt, encrypt, rewrap } from './encrypt.js';
+import type { Engine } from './engine.js';
 import { hmac } from './hmac.js';
 import { createKey, deleteKey, listKeys, readKey, setSoftDeleted } from './keys.js';
 import { type Lifecycle, startTransit } from './lifecycle.js';
@@ -67,6 +68,16 @@ export class Transit {
 
   constructor(opts: TransitOptions = {}) {
     this.#life = startTransit(opts, () => this.runAutoRotation());
+  }
+
+  /**
+   * Run a data call on the engine: directly once start-up has finished (no
+   * tick awaiting it, no async wrapper adopting the call's promise: ≈ 0.3 µs
+   * of a 5 µs decrypt), else after it.
+   */
+  #run<A extends unknown[], R>(fn: (e: Engine, ...args: A) => Promise<R>, ...args: A): Promise<R> {
+    const e = this.#life.started();
+    return e ? fn(e, ...args) : this.#life.engine().then((x) => fn(x, ...args));
   }
 
   /** The crypto backend in use (`'node'`, `'noble'` or a custom name). */
@@ -156,54 +167,54 @@ export class Transit {
    * unless `options.upsert` is false or the global `disable_upsert` is set.
    * @throws TransitError `invalid_request` for bad input; batch items fail individually.
    */
-  async encrypt(
+  encrypt(
     name: string,
     req: T.EncryptRequest & { batch_input: T.EncryptItem[] },
     options?: T.EncryptOptions,
   ): Promise<T.BatchResult<T.CiphertextBatchItem>>;
-  async encrypt(
+  encrypt(
     name: string,
     req: T.EncryptRequest,
     options?: T.EncryptOptions,
   ): Promise<T.CiphertextResult>;
-  async encrypt(
+  encrypt(
     name: string,
     req: T.EncryptRequest,
     options?: T.EncryptOptions,
   ): Promise<T.CiphertextResult | T.BatchResult<T.CiphertextBatchItem>> {
-    return encrypt(await this.#life.engine(), name, req, options);
+    return this.#run(encrypt, name, req, options);
   }
 
   /**
    * Decrypt (`POST /transit/decrypt/:name`); `plaintext` is base64.
    * @throws TransitError `invalid_request` for a malformed, tampered or disallowed ciphertext.
    */
-  async decrypt(
+  decrypt(
     name: string,
     req: T.DecryptRequest & { batch_input: T.DecryptItem[] },
   ): Promise<T.BatchResult<T.DecryptBatchItem>>;
-  async decrypt(name: string, req: T.DecryptRequest): Promise<{ plaintext: string }>;
-  async decrypt(
+  decrypt(name: string, req: T.DecryptRequest): Promise<{ plaintext: string }>;
+  decrypt(
     name: string,
     req: T.DecryptRequest,
   ): Promise<{ plaintext: string } | T.BatchResult<T.DecryptBatchItem>> {
-    return decrypt(await this.#life.engine(), name, req);
+    return this.#run(decrypt, name, req);
   }
 
   /**
    * Re-encrypt under the latest (or `key_version`) version without revealing
    * the plaintext (`POST /transit/rewrap/:name`).
    */
-  async rewrap(
+  rewrap(
     name: string,
     req: T.RewrapRequest & { batch_input: T.RewrapItem[] },
   ): Promise<T.BatchResult<T.CiphertextBatchItem>>;
-  async rewrap(name: string, req: T.RewrapRequest): Promise<T.CiphertextResult>;
-  async rewrap(
+  rewrap(name: string, req: T.RewrapRequest): Promise<T.CiphertextResult>;
+  rewrap(
     name: string,
     req: T.RewrapRequest,
   ): Promise<T.CiphertextResult | T.BatchResult<T.CiphertextBatchItem>> {
-    return rewrap(await this.#life.engine(), name, req);
+    return this.#run(rewrap, name, req);
   }
 
   /**
@@ -272,16 +283,16 @@ export class Transit {
   }
 
   /** HMAC with the key version's own secret (`POST /transit/hmac/:name(/:algorithm)`). */
-  async hmac(
+  hmac(
     name: string,
     req: T.HmacRequest & { batch_input: T.HmacItem[] },
   ): Promise<T.BatchResult<T.HmacBatchItem>>;
-  async hmac(name: string, req: T.HmacRequest): Promise<{ hmac: string; key_version: number }>;
-  async hmac(
+  hmac(name: string, req: T.HmacRequest): Promise<{ hmac: string; key_version: number }>;
+  hmac(
     name: string,
     req: T.HmacRequest,
   ): Promise<{ hmac: string; key_version: number } | T.BatchResult<T.HmacBatchItem>> {
-    return hmac(await this.#life.engine(), name, req);
+    return this.#run(hmac, name, req);
   }
 
   /**
@@ -310,16 +321,16 @@ export class Transit {
    * @throws TransitError `invalid_request` for bad options, a malformed value, or a
    * key that cannot verify signatures; batch items fail individually.
    */
-  async verify(
+  verify(
     name: string,
     req: T.VerifyRequest & { batch_input: T.VerifyItem[] },
   ): Promise<T.BatchResult<T.VerifyBatchItem>>;
-  async verify(name: string, req: T.VerifyRequest): Promise<{ valid: boolean }>;
-  async verify(
+  verify(name: string, req: T.VerifyRequest): Promise<{ valid: boolean }>;
+  verify(
     name: string,
     req: T.VerifyRequest,
   ): Promise<{ valid: boolean } | T.BatchResult<T.VerifyBatchItem>> {
-    return verify(await this.#life.engine(), name, req);
+    return this.#run(verify, name, req);
   }
 
   /**

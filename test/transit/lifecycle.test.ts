@@ -1,0 +1,99 @@
+/**
+ * Start-up (src/transit/lifecycle.ts): a call made while the engine is still
+ * loading its settings waits for it; a start-up that failed fails every call,
+ * then and later. The data calls run on the engine directly once it started,
+ * so both paths are checked for each of them.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryStorage, Transit } from '../../src/index.js';
+import { keyspace } from '../../src/storage/keyspace.js';
+import { b64 } from './support.js';
+
+/** A memory store whose reads of the engine's settings wait for `open()` once `shut()` (or fail). */
+class GatedStorage extends MemoryStorage {
+  #gate: Promise<void> | undefined;
+  open = (): void => undefined;
+  fail = false;
+
+  constructor(closed = true) {
+    super();
+    if (closed) this.shut();
+  }
+
+  shut(): void {
+    this.#gate = new Promise((resolve) => {
+      this.open = resolve;
+    });
+  }
+
+  override async get(key: string): Promise<Uint8Array | undefined> {
+    if (key === keyspace.keysConfig) {
+      await this.#gate;
+      if (this.fail) throw new Error('storage is down');
+    }
+    return super.get(key);
+  }
+}
+
+/** Every data call that runs on the engine directly once started. */
+async function dataCalls(t: Transit): Promise<unknown[]> {
+  const { ciphertext } = await t.encrypt('k', { plaintext: b64('x') });
+  const { hmac } = await t.hmac('k', { input: b64('x') });
+  return [
+    ciphertext,
+    (await t.decrypt('k', { ciphertext })).plaintext,
+    (await t.rewrap('k', { ciphertext })).ciphertext.startsWith('vault:v1:'),
+    hmac,
+    (await t.verify('k', { input: b64('x'), hmac })).valid,
+  ];
+}
+
+describe('Transit start-up', () => {
+  it('calls made before start-up finished wait for it, then run', async () => {
+    const late = new GatedStorage(false);
+    // The key exists before (no upsert can hide a call that ran before start-up).
+    const seeder = new Transit({ storage: late, autoRotate: false });
+    await seeder.createKey('k');
+    await seeder.close();
+    late.shut();
+    const t = new Transit({ storage: late, autoRotate: false });
+    let settled = false;
+    const calls = Promise.all([
+      t.encrypt('k', { plaintext: b64('x') }, { upsert: false }),
+      t.hmac('k', { input: b64('x') }),
+      t.decrypt('k', { ciphertext: 'vault:v1:AAAA' }).catch((e: Error) => e.message),
+    ]).finally(() => {
+      settled = true;
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(settled).toBe(false); // still waiting for the settings
+    late.open();
+    const [enc, mac, bad] = await calls;
+    expect(enc.ciphertext).toMatch(/^vault:v1:/);
+    expect(mac.hmac).toMatch(/^vault:v1:/);
+    expect(bad).toBe('invalid ciphertext length');
+    // Started now: the same calls run directly and answer the same way.
+    const out = await dataCalls(t);
+    expect(out.slice(1)).toEqual([b64('x'), true, mac.hmac, true]);
+    await t.close();
+  });
+
+  it('a failed start-up fails every call, at once and later', async () => {
+    const storage = new GatedStorage();
+    storage.fail = true;
+    const t = new Transit({ storage, autoRotate: false });
+    const early = t.encrypt('k', { plaintext: b64('x') });
+    storage.open();
+    await expect(early).rejects.toThrow('storage is down');
+    for (const call of [
+      () => t.encrypt('k', { plaintext: b64('x') }),
+      () => t.decrypt('k', { ciphertext: 'vault:v1:AAAA' }),
+      () => t.rewrap('k', { ciphertext: 'vault:v1:AAAA' }),
+      () => t.hmac('k', { input: b64('x') }),
+      () => t.verify('k', { input: b64('x'), hmac: 'vault:v1:AAAA' }),
+    ]) {
+      await expect(call()).rejects.toThrow('storage is down');
+    }
+    await t.close();
+  });
+});
