@@ -24,6 +24,25 @@ const LF = 0x0a;
 const EMPTY = Buffer.alloc(0);
 const LIST_PREFIX = Buffer.from('LIST ', 'latin1');
 
+const CONNECT_PREFIX = Buffer.from('CONNECT ', 'latin1');
+/** First bytes of the headers that frame a request: Content-Length, Transfer-Encoding, Upgrade. */
+const FRAMING_INITIALS = new Set([0x43, 0x63, 0x54, 0x74, 0x55, 0x75]);
+
+/** A line (ending in LF) without its `\r?\n`, as text. */
+function bareText(line: Buffer): string {
+  const end =
+    line.length >= 2 && line[line.length - 2] === 0x0d ? line.length - 2 : line.length - 1;
+  return line.toString('latin1', 0, Math.max(end, 0));
+}
+
+/** Whether a line (ending in LF) is empty: `\n` or `\r\n`. */
+const isBlank = (line: Buffer): boolean =>
+  line.length === 1 || (line.length === 2 && line[0] === 0x0d);
+
+/** Whether `line` starts with `prefix`. */
+const startsWith = (line: Buffer, prefix: Buffer): boolean =>
+  line.length >= prefix.length && line.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
+
 /** Whether a (possibly partial) line could be a `LIST` request line. */
 function mayBeList(part: Buffer): boolean {
   const n = Math.min(part.length, LIST_PREFIX.length);
@@ -118,19 +137,18 @@ export class ListMethodRewriter {
 
   /** Handle one complete line (ending in LF); returns the bytes to forward. */
   #line(line: Buffer): Buffer {
-    const text = line.toString('latin1');
-    const bare = text.replace(/\r?\n$/, '');
     switch (this.#state) {
       case 'line':
-        return this.#requestLine(line, bare);
+        return this.#requestLine(line);
       case 'headers':
         this.#headerBytes += line.length;
         if (this.#headerBytes > MAX_HEADERS) this.#state = 'pass';
-        else if (bare === '') this.#endOfHeaders();
-        else this.#header(bare);
+        else if (isBlank(line)) this.#endOfHeaders();
+        // Only three headers frame a request: the others are not even decoded.
+        else if (FRAMING_INITIALS.has(line[0] as number)) this.#header(bareText(line));
         return line;
       case 'size': {
-        const m = /^([0-9A-Fa-f]{1,15})[ \t]*(?:;.*)?$/.exec(bare);
+        const m = /^([0-9A-Fa-f]{1,15})[ \t]*(?:;.*)?$/.exec(bareText(line));
         if (!m) this.#state = 'pass';
         else {
           const size = Number.parseInt(m[1] as string, 16);
@@ -143,22 +161,23 @@ export class ListMethodRewriter {
         return line;
       }
       case 'trailer':
-        if (bare === '') this.#state = 'line';
+        if (isBlank(line)) this.#state = 'line';
         return line;
       default:
         return line;
     }
   }
 
-  #requestLine(line: Buffer, bare: string): Buffer {
-    if (bare === '') return line; // empty lines before a request are tolerated
+  #requestLine(line: Buffer): Buffer {
+    if (isBlank(line)) return line; // empty lines before a request are tolerated
     this.#state = 'headers';
     this.#headerBytes = line.length;
     this.#contentLength = 0;
     this.#chunked = false;
     this.#upgrade = false;
-    this.#connect = bare.startsWith('CONNECT ');
-    const m = /^LIST ([^ ]+) (HTTP\/1\.[01])$/.exec(bare);
+    this.#connect = startsWith(line, CONNECT_PREFIX);
+    if (!startsWith(line, LIST_PREFIX)) return line;
+    const m = /^LIST ([^ ]+) (HTTP\/1\.[01])$/.exec(bareText(line));
     if (!m) return line;
     const target = m[1] as string;
     const rewritten = `GET ${target}${target.includes('?') ? '&' : '?'}list=true ${m[2]}\r\n`;

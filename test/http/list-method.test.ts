@@ -77,6 +77,23 @@ describe('ListMethodRewriter without copies', () => {
     expect(r.feed(body)).toBe(body);
   });
 
+  // A header name in any mix of cases.
+  const anyCase = (name: string) =>
+    fc
+      .array(fc.boolean(), { minLength: name.length, maxLength: name.length })
+      .map((up) => [...name].map((c, i) => (up[i] ? c.toUpperCase() : c.toLowerCase())).join(''));
+  // Headers that do not frame a request, some with a framing header's first letter.
+  const others = fc
+    .subarray([
+      'Content-Type: application/json',
+      'TE: trailers',
+      'Cache-Control: no-cache',
+      'user-agent: x',
+      'Connection: keep-alive',
+      'X-Vault-Token: LIST /x HTTP/1.1',
+    ])
+    .map((hs) => hs.map((h) => `${h}\r\n`).join(''));
+
   // One request of the generated stream, and what it must become.
   const request = fc.oneof(
     fc
@@ -90,19 +107,27 @@ describe('ListMethodRewriter without copies', () => {
             : line;
         return [line, want] as const;
       }),
-    fc.string({ maxLength: 40 }).map((t) => {
-      const body = `LIST ${t}`;
-      const len = Buffer.byteLength(body, 'latin1');
-      const r = `POST /x HTTP/1.1\r\nContent-Length: ${len}\r\n\r\n${body}`;
-      return [r, r] as const;
-    }),
-    fc.array(fc.string({ minLength: 1, maxLength: 20 }), { maxLength: 3 }).map((parts) => {
-      const chunks = parts.map(
-        (p) => `${Buffer.byteLength(`LIST ${p}`, 'latin1').toString(16)}\r\nLIST ${p}\r\n`,
-      );
-      const r = `POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n${chunks.join('')}0\r\n\r\n`;
-      return [r, r] as const;
-    }),
+    fc
+      .tuple(fc.string({ maxLength: 40 }), anyCase('Content-Length'), others)
+      .map(([t, name, extra]) => {
+        const body = `LIST ${t}`;
+        const len = Buffer.byteLength(body, 'latin1');
+        const r = `POST /x HTTP/1.1\r\n${extra}${name}: ${len}\r\n\r\n${body}`;
+        return [r, r] as const;
+      }),
+    fc
+      .tuple(
+        fc.array(fc.string({ minLength: 1, maxLength: 20 }), { maxLength: 3 }),
+        anyCase('Transfer-Encoding'),
+        others,
+      )
+      .map(([parts, name, extra]) => {
+        const chunks = parts.map(
+          (p) => `${Buffer.byteLength(`LIST ${p}`, 'latin1').toString(16)}\r\nLIST ${p}\r\n`,
+        );
+        const r = `POST /x HTTP/1.1\r\n${name}: chunked\r\n${extra}\r\n${chunks.join('')}0\r\n\r\n`;
+        return [r, r] as const;
+      }),
   );
 
   it('gives the same bytes for any request sequence and any chunking (property)', () => {
