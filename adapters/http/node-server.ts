@@ -189,12 +189,15 @@ export function createServer(
   const active = new Set<ServerResponse>();
   let draining = false;
   let idle: (() => void) | undefined;
+  // One listener function for every response ('close' comes once): no closure
+  // and no once-wrapper per request.
+  function closed(this: ServerResponse): void {
+    active.delete(this);
+    if (active.size === 0) idle?.();
+  }
   const server = createHttpServer((req, res) => {
     active.add(res);
-    res.once('close', () => {
-      active.delete(res);
-      if (active.size === 0) idle?.();
-    });
+    res.on('close', closed);
     if (draining) res.setHeader('connection', 'close');
     node(req, res);
   });
