@@ -9,16 +9,15 @@
  * every call fails with `sealed` until the next unseal (which then serves the
  * new instance).
  *
- * While sealed, an `async` method returns a promise rejected with `sealed`
+ * While sealed, a method that returns a promise (an `async` one, or one marked
+ * with `markPromised`) returns a promise rejected with `sealed`
  * (as it would fail when unsealed); any other access throws it.
  *
  * Runtime-neutral.
  * @module
  */
 import { sealed } from '../errors.js';
-
-const isAsync = (f: unknown): boolean =>
-  typeof f === 'function' && f.constructor?.name === 'AsyncFunction';
+import { returnsPromise } from '../util/promised.js';
 
 /** The method `prop` declared on `proto`'s chain (never runs a getter). */
 function methodOf(proto: object, prop: PropertyKey): unknown {
@@ -46,7 +45,7 @@ export function sealedRef<T extends object>(proto: T, current: () => T | undefin
         return (...args: unknown[]) => {
           const now = current();
           if (!now) {
-            if (isAsync(declared)) return Promise.reject(sealed());
+            if (returnsPromise(declared)) return Promise.reject(sealed());
             throw sealed();
           }
           return (Reflect.get(now, prop, now) as (...a: unknown[]) => unknown).apply(now, args);

@@ -18,6 +18,7 @@ import type { EncryptedObject } from '../stream/reader.js';
 import type { RandomAccessSource } from '../stream/source.js';
 import { decryptStream, encryptStream } from '../stream/transforms.js';
 import { lazy } from '../util/lazy.js';
+import { markPromised } from '../util/promised.js';
 import type { AutoRotateResult } from './auto-rotate.js';
 import * as config from './config.js';
 import { decrypt, encrypt, rewrap } from './encrypt.js';
@@ -493,3 +494,7 @@ export class Transit {
     return this.#life.close();
   }
 }
+
+// Promise-returning without being `async` (see `#run`): a sealed facade
+// (src/node/sealed-ref.ts) must reject these, as it does the async methods.
+markPromised(Transit.prototype, ['encrypt', 'decrypt', 'rewrap', 'hmac', 'verify']);

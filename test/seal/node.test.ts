@@ -188,6 +188,22 @@ describe('seal', () => {
         checked++;
       }
     }
+    // A method that returns a promise when unsealed rejects when sealed (never throws at the
+    // call): only the stream constructors of Transit are synchronous.
+    const synchronous = new Set(['encryptStream', 'decryptStream']);
+    for (const m of methods(Transit.prototype)) {
+      const f = (node.transit as unknown as Record<string, (...a: unknown[]) => unknown>)[m];
+      if (synchronous.has(m)) {
+        expect(() => f?.('k', {}), m).toThrow('Vault is sealed');
+        continue;
+      }
+      let out: unknown;
+      expect(() => {
+        out = f?.('k', {});
+      }, m).not.toThrow();
+      expect(out, m).toBeInstanceOf(Promise);
+      await expect(out, m).rejects.toMatchObject({ code: 'sealed' });
+    }
     expect(checked).toBeGreaterThan(50);
     expect(() => keptTransit.backendName).toThrow('Vault is sealed');
     await expect(keptEncrypt('k', { plaintext: b64('x') })).rejects.toMatchObject({
