@@ -23,6 +23,7 @@ import {
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { Server as TlsServer } from 'node:tls';
+import { lingerClose } from './linger.js';
 import { ListMethodRewriter } from './list-method.js';
 
 export { fileAuditDevice, nodeAuditDevices, socketAuditDevice } from '../audit/index.js';
@@ -75,32 +76,16 @@ function rewriteListLines(socket: Socket): void {
   };
 }
 
-const discard = (): void => {};
-
-/** How long a closing connection still reads what the client sends (ms). */
-const LINGER_MS = 2_000;
-
 /**
- * A lingering close (as Apache's): when Node closes a connection after an
- * answer (`Connection: close`, e.g. a 403 or 413 to an upload whose body
- * was never read), it sends its FIN and keeps reading, and discarding, what
- * the client still sends, unparsed — until the client's own FIN or
- * {@link LINGER_MS} — instead of closing with unread data, which resets the
- * connection and can destroy the answer before the client reads it.
+ * Node closes a connection after an answer (`Connection: close`, e.g. a 403
+ * or 413 to an upload whose body was never read) through `destroySoon`: here
+ * that close lingers (./linger.ts) instead of resetting the connection under
+ * unread data, which can destroy the answer before the client reads it.
  */
 function lingeringClose(socket: Socket): void {
   const s = socket as Socket & { destroySoon?: () => void };
   s.destroySoon = function (this: Socket) {
-    if (this.destroyed) return;
-    this.end();
-    const timer = setTimeout(() => this.destroy(), LINGER_MS);
-    timer.unref();
-    this.once('close', () => clearTimeout(timer));
-    this.once('end', () => this.destroy());
-    // Discarded unparsed: nothing more is dispatched on a closing connection.
-    this.removeAllListeners('data');
-    this.on('data', discard);
-    this.resume();
+    lingerClose(this);
   };
 }
 

@@ -10,13 +10,16 @@
  *   encrypted as if it were whole). Cancelling it stops reading.
  * - The reply is written chunk by chunk, waiting for `drain` when the socket
  *   buffer is full. If the reply stream errors after the 200 went out, the
- *   response is destroyed: the client sees a reset or an incomplete chunked
- *   body. If the client goes away, the reply stream is cancelled.
+ *   response is aborted: everything written reaches the client, then the
+ *   connection ends without the chunked terminator (an incomplete body, never
+ *   a clean end) while the rest of the request is drained. If the client goes
+ *   away, the reply stream is cancelled.
  *
  * No `node:*` import (structural types), as the rest of the binding.
  * @module
  */
 import { TransitError } from '../../src/errors.js';
+import { type Drainable, type LingerSocket, lingerClose } from './linger.js';
 import type { NodeRequestLike, NodeResponseLike } from './node.js';
 import type { HttpReply } from './reply.js';
 import { abandonPushed, type PushedBody, type PushSource } from './stream-push.js';
@@ -145,9 +148,39 @@ const canStream = (res: NodeResponseLike): res is StreamingResponse => {
 };
 
 /**
+ * Abort a response after its 200 (never a clean end): what was written still
+ * reaches the client, then the connection ends without the chunked body's
+ * terminator, and the rest of the request is drained, lingering (./linger.ts).
+ * Destroying the socket under the unread request body instead would reset the
+ * connection and throw away authenticated output the client had not read yet.
+ * A response without a socket of its own is destroyed.
+ */
+function abortResponse(res: StreamingResponse): void {
+  const r = res as StreamingResponse & { socket?: Partial<LingerSocket> | null; req?: unknown };
+  const socket = r.socket;
+  const lingers =
+    socket !== null &&
+    socket !== undefined &&
+    typeof socket.end === 'function' &&
+    typeof socket.once === 'function' &&
+    typeof socket.removeAllListeners === 'function';
+  if (!lingers || socket.destroyed) {
+    res.destroy();
+    return;
+  }
+  const req = r.req as Partial<Drainable> | undefined;
+  const drainable =
+    req !== undefined &&
+    typeof req.on === 'function' &&
+    typeof req.removeAllListeners === 'function' &&
+    typeof req.resume === 'function';
+  lingerClose(socket as LingerSocket, drainable ? (req as Drainable) : undefined);
+}
+
+/**
  * Write a pushed reply (stream-push.ts): status and headers, then every
  * piece as the coder produces it; `drain` and `close` go back to it. A
- * failure after the 200 destroys the response (never a clean end).
+ * failure after the 200 aborts the response (never a clean end).
  * @internal
  */
 export function writeNodePush(res: NodeResponseLike, reply: HttpReply, body: PushedBody): void {
@@ -171,7 +204,7 @@ export function writeNodePush(res: NodeResponseLike, reply: HttpReply, body: Pus
   control = body({
     write: (b) => res.write(b),
     end: () => res.end(),
-    abort: () => res.destroy(),
+    abort: () => abortResponse(res),
   });
 }
 
@@ -220,7 +253,7 @@ export async function writeNodeStream(
     res.end();
   } catch {
     // The 200 is out: abort the response rather than end it cleanly.
-    res.destroy();
+    abortResponse(res);
   } finally {
     res.off('close', onClose);
     res.off('drain', onDrain);

@@ -88,8 +88,14 @@ describe.each(BINDINGS)('%s binding', (binding: Binding) => {
     expect(d.complete).toBe(false);
     expect(d.error).toBeDefined();
     // Only authenticated plaintext came out, and the tampered chunk's never did.
-    expect(d.body.length).toBeGreaterThan(4 * MiB);
     expect(d.body.length).toBeLessThan(6 * MiB);
+    if (binding !== 'fetch') {
+      // And all of it did: the Node bindings end the connection after what was written and
+      // drain the upload, so no reset throws away output in flight — every chunk but the
+      // tampered one and the one the decoder holds until it knows whether it is the last.
+      // (A fetch host aborts as it does; this one, like Deno's or Bun's, destroys.)
+      expect(d.body.length).toBeGreaterThan(6 * MiB - 3 * 16 * 1024);
+    }
     expect(sha256(d.body)).toBe(sha256(plain.subarray(0, d.body.length)));
   });
 
