@@ -62,14 +62,6 @@ import {
   type TokenStoreOptions,
 } from './token-entry.js';
 
-/**
- * The default hashing and randomness: the platform's default backend (on
- * Node, node:crypto's SHA-256 — about a quarter of the cost of a JavaScript
- * SHA-256 per request; elsewhere noble's, which `Transit` already loads).
- * Pass `crypto` to use another backend.
- */
-const PORTABLE: Pick<CryptoBackend, 'digest' | 'randomBytes'> = defaultBackend;
-
 /** Vault's lease path of a token: leases are `auth/token/create/<id>`. */
 const TOKEN_LEASE_PATH = 'auth/token/create';
 /** Where token entries live: the watched prefix. */
@@ -130,7 +122,10 @@ export class TokenStore {
     }
     this.#storage = options.storage;
     this.#clock = options.clock ?? systemClock;
-    this.#backend = options.crypto ?? PORTABLE;
+    // Default: the platform's default backend (on Node, node:crypto's SHA-256 —
+    // about a quarter of the cost of a JavaScript SHA-256 per request;
+    // elsewhere noble's, which `Transit` already loads).
+    this.#backend = options.crypto ?? defaultBackend;
     this.#defaultTtl = parseDurationSeconds(options.defaultTtl ?? DAY32, 'defaultTtl') || DAY32;
     this.#maxTtl = parseDurationSeconds(options.maxTtl ?? DAY32, 'maxTtl') || DAY32;
     this.#salt = this.#loadSalt();

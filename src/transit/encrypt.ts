@@ -129,13 +129,25 @@ export function sealWith(
     callerNonce: toBytes(item.nonce, 'nonce'),
     ver: encryptionVersion(p, optInt(item.key_version, 'key_version')),
   };
-  const at = e.store.cachedVersion(key, input.ver);
-  if (at && info.aead) return sealAead(e, p, info, info.aead, at, input);
-  return (at ? Promise.resolve(at) : e.store.version(key, input.ver)).then((version) =>
+  return withVersion(e, key, input.ver, (version) =>
     info.aead
       ? sealAead(e, p, info, info.aead, version, input)
       : sealAsymmetric(e, p, info, version, input),
   );
+}
+
+/**
+ * `run` on version `ver` of `key`: at once when the version is at hand
+ * (inline or cached: no promise), else once it is read from storage.
+ */
+function withVersion<T>(
+  e: Engine,
+  key: LoadedKey,
+  ver: number,
+  run: (version: KeyVersion) => T | Promise<T>,
+): T | Promise<T> {
+  const at = e.store.cachedVersion(key, ver);
+  return at ? run(at) : e.store.version(key, ver).then(run);
 }
 
 /** What {@link sealWith} checked and decoded of one item. */
@@ -251,9 +263,7 @@ export function openWith(
   const payload = tryDecodeBase64(parsed.body);
   if (!payload) throw invalidRequest('invalid ciphertext: could not decode base64');
   const input = { payload, context, aad, callerNonce };
-  const at = e.store.cachedVersion(key, ver);
-  if (at && info.aead) return openAead(e, p, info, info.aead, at, input);
-  return (at ? Promise.resolve(at) : e.store.version(key, ver)).then((version) =>
+  return withVersion(e, key, ver, (version) =>
     info.aead
       ? openAead(e, p, info, info.aead, version, input)
       : openAsymmetric(e, p, info, version, payload, aad),
