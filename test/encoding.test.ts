@@ -34,6 +34,27 @@ describe('strict base64', () => {
     );
   });
 
+  it('refuses every UTF-16 code unit outside the alphabet, in every position of a quartet', () => {
+    // The fast path leans on the native decoder skipping what is not base64
+    // (Latin-1 included) and on a check for anything wider; a decoder that
+    // mapped one code unit onto a letter would let it through here.
+    const ok = new Set([...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/']);
+    const skipped = new Set(['\r', '\n']);
+    for (let u = 0; u <= 0xffff; u++) {
+      const c = String.fromCharCode(u);
+      if (ok.has(c) || skipped.has(c)) continue;
+      const padded = c === '=' ? [] : [`AQIDAQ${c}=`]; // ("AQIDAQ==" is strict)
+      for (const s of [`${c}QIDAQID`, `A${c}IDAQID`, `AQ${c}DAQID`, `AQI${c}AQID`, ...padded]) {
+        if (tryDecodeBase64(s) !== undefined)
+          expect.fail(`accepted U+${u.toString(16)} in ${JSON.stringify(s)}`);
+      }
+      // Wide and narrow strings take different native paths: one wide unit elsewhere.
+      if (tryDecodeBase64(`AQID${c}\u0141ID`) !== undefined)
+        expect.fail(`accepted U+${u.toString(16)} (wide)`);
+    }
+    expect(tryDecodeBase64('AQIDAQID')).toEqual(new Uint8Array([1, 2, 3, 1, 2, 3]));
+  });
+
   it('refuses what lenient decoders accept', () => {
     for (const bad of ['foobar', 'AQI', 'AQ=I', 'A===', '-_-_', 'AQID ', '\u0141QID', 'AQ==AQ==']) {
       expect(tryDecodeBase64(bad), bad).toBeUndefined();
