@@ -17,8 +17,8 @@ import { invalidRequest, notFound } from '../errors.js';
 import { checkKeyName } from '../keys/names.js';
 import type { LoadedKey } from '../keys/policy-store.js';
 import { asRequest } from '../request.js';
-import { openWith, sealWith } from '../transit/encrypt.js';
 import type { Engine } from '../transit/engine.js';
+import { openWith, sealWith } from '../transit/seal-open.js';
 
 /** Data key size: Cobblestone-256 takes a 32-byte input key. */
 export const DATA_KEY_SIZE = 32;

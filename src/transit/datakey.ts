@@ -10,9 +10,9 @@ import { invalidRequest } from '../errors.js';
 import { checkKeyName } from '../keys/names.js';
 import { optInt } from '../request.js';
 import { schemaFor } from '../schema.js';
-import { sealWith } from './encrypt.js';
 import { type Engine, requireKey } from './engine.js';
 import * as F from './fields.js';
+import { sealWith } from './seal-open.js';
 import type { DataKeyRequest, DataKeyResult } from './types.js';
 
 /** Fields of `POST /transit/datakey/:type/:name`. @public */

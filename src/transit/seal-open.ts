@@ -1,0 +1,267 @@
+/**
+ * One item through one key version: the sealing and opening that encrypt,
+ * decrypt, rewrap, datakey and the stream envelope's data key share.
+ *
+ * Output is byte-compatible with Vault: `<prefix>:v<N>:base64(nonce ‖ ct ‖ tag)`
+ * (convergent v1: no nonce in the payload; RSA: the OAEP ciphertext). A
+ * caller `nonce` is accepted only for legacy convergent v1 keys, as Vault
+ * after HCSEC-2023-28. `associated_data` on a non-AEAD key is a user error
+ * (Vault forgets to flag it as one); an RSA decryption failure has one fixed
+ * message.
+ *
+ * Both directions are synchronous when the version is at hand and the key is
+ * symmetric, so a batch item or a single call takes no tick on the hot path.
+ * @module
+ */
+import { type AeadAlgorithm, AeadAuthError } from '../crypto/backend.js';
+import { concatBytes, encodeBase64, toBytes, tryDecodeBase64 } from '../encoding.js';
+import { invalidRequest } from '../errors.js';
+import { familyOf } from '../keys/asymmetric/family.js';
+import { requireMaterial } from '../keys/asymmetric/material.js';
+import { formatVersioned, parseVersioned } from '../keys/ciphertext.js';
+import { assertAadBindable, bindsAad, convergentNonce, deriveKey } from '../keys/derive.js';
+import type { KeyTypeInfo } from '../keys/key-types.js';
+import {
+  assertNotSoftDeleted,
+  convergentVersionOf,
+  decryptionVersion,
+  encryptionVersion,
+  type KeyPolicy,
+  type KeyVersion,
+  typeInfo,
+} from '../keys/policy.js';
+import type { LoadedKey } from '../keys/policy-store.js';
+import { optInt } from '../request.js';
+import type { Engine } from './engine.js';
+import type { CiphertextResult } from './types.js';
+
+/** Vault's text for `associated_data` on a non-AEAD key (a user error here). */
+function refuseAssociatedData(info: KeyTypeInfo, aad: Uint8Array): void {
+  if (aad.length > 0 && !info.supportsAssociatedData) {
+    throw invalidRequest(`'associated_data' provided for non-AEAD cipher suite ${info.name}`);
+  }
+}
+
+/**
+ * Encrypt `plaintext` with `key` (shared by encrypt, rewrap and datakey).
+ * Synchronous when the version is at hand and the key is symmetric (no
+ * promise per item of a batch); call it from an async function (its checks
+ * throw synchronously).
+ * @internal
+ */
+export function sealWith(
+  e: Engine,
+  key: LoadedKey,
+  item: Record<string, unknown>,
+  plaintext: Uint8Array,
+): CiphertextResult | Promise<CiphertextResult> {
+  const p = key.doc.policy;
+  assertNotSoftDeleted(p);
+  const info = typeInfo(p);
+  if (!info.supportsEncryption) {
+    throw invalidRequest(`message encryption not supported for key type ${p.type}`);
+  }
+  const input: SealInput = {
+    plaintext,
+    context: toBytes(item.context, 'context'),
+    aad: toBytes(item.associated_data, 'associated_data'),
+    callerNonce: toBytes(item.nonce, 'nonce'),
+    ver: encryptionVersion(p, optInt(item.key_version, 'key_version')),
+  };
+  return withVersion(e, key, input.ver, (version) =>
+    info.aead
+      ? sealAead(e, p, info, info.aead, version, input)
+      : sealAsymmetric(e, p, info, version, input),
+  );
+}
+
+/**
+ * `run` on version `ver` of `key`: at once when the version is at hand
+ * (inline or cached: no promise), else once it is read from storage.
+ */
+function withVersion<T>(
+  e: Engine,
+  key: LoadedKey,
+  ver: number,
+  run: (version: KeyVersion) => T | Promise<T>,
+): T | Promise<T> {
+  const at = e.store.cachedVersion(key, ver);
+  return at ? run(at) : e.store.version(key, ver).then(run);
+}
+
+/** What {@link sealWith} checked and decoded of one item. */
+interface SealInput {
+  readonly plaintext: Uint8Array;
+  readonly context: Uint8Array;
+  readonly aad: Uint8Array;
+  readonly callerNonce: Uint8Array;
+  readonly ver: number;
+}
+
+/** The version's convergence, refusing a caller's nonce where it has no use. */
+function convergence(p: KeyPolicy, version: KeyVersion, callerNonce: Uint8Array): number {
+  const conv = convergentVersionOf(p, version);
+  if (callerNonce.length > 0 && conv !== 1) {
+    throw invalidRequest('provided nonce not allowed for this key');
+  }
+  return conv;
+}
+
+/** Encrypt with an RSA key. */
+async function sealAsymmetric(
+  e: Engine,
+  p: KeyPolicy,
+  info: KeyTypeInfo,
+  version: KeyVersion,
+  input: SealInput,
+): Promise<CiphertextResult> {
+  convergence(p, version, input.callerNonce);
+  refuseAssociatedData(info, input.aad);
+  const ct = await familyOf(info).encrypt?.(
+    e.backend,
+    requireMaterial(version.asymmetric),
+    input.plaintext,
+  );
+  if (!ct) throw invalidRequest(`message encryption not supported for key type ${p.type}`);
+  return { ciphertext: formatVersioned(e.prefix, input.ver, ct), key_version: input.ver };
+}
+
+/** Encrypt with a symmetric (AEAD) key version. */
+function sealAead(
+  e: Engine,
+  p: KeyPolicy,
+  info: KeyTypeInfo,
+  alg: AeadAlgorithm,
+  version: KeyVersion,
+  input: SealInput,
+): CiphertextResult {
+  const { plaintext, context, aad, callerNonce, ver } = input;
+  const conv = convergence(p, version, callerNonce);
+  assertAadBindable(conv, aad);
+  const derived = deriveKey(
+    e.backend,
+    p,
+    version.key,
+    info.keyBytes,
+    context,
+    conv,
+    bindsAad(conv, aad),
+  );
+  let nonce: Uint8Array;
+  if (conv === 1) {
+    if (callerNonce.length !== 12) {
+      throw invalidRequest(
+        'base64-decoded nonce must be 12 bytes long when using convergent encryption with this key',
+      );
+    }
+    nonce = callerNonce;
+  } else if (conv > 1) {
+    // v3 binds a non-empty AAD into the nonce (keys/derive.ts; README, differences from Vault).
+    nonce = convergentNonce(e.backend, conv, derived, context, plaintext, info.nonceBytes, aad);
+  } else {
+    nonce = e.backend.randomBytes(info.nonceBytes);
+  }
+  const sealed = e.backend.aeadSeal(alg, derived.key, nonce, plaintext, aad);
+  if (conv === 1) return { ciphertext: formatVersioned(e.prefix, ver, sealed), key_version: ver };
+  // base64(nonce ‖ sealed) is base64(nonce) + base64(sealed) when the nonce is
+  // whole 3-byte groups (12 and 24 bytes are): no copy of the sealed bytes.
+  const ciphertext =
+    nonce.length % 3 === 0
+      ? `${e.prefix}:v${ver}:${encodeBase64(nonce)}${encodeBase64(sealed)}`
+      : formatVersioned(e.prefix, ver, concatBytes(nonce, sealed));
+  return { ciphertext, key_version: ver };
+}
+
+/**
+ * Decrypt a ciphertext string with `key` (shared by decrypt and rewrap).
+ * Synchronous when the version is at hand (an AEAD key whose version is
+ * inline or cached): no promise on the hot path. Call it from an async
+ * function (its checks throw synchronously).
+ * @internal
+ */
+export function openWith(
+  e: Engine,
+  key: LoadedKey,
+  item: Record<string, unknown>,
+): Uint8Array | Promise<Uint8Array> {
+  const p = key.doc.policy;
+  assertNotSoftDeleted(p);
+  const info = typeInfo(p);
+  if (!info.supportsDecryption) {
+    throw invalidRequest(`message decryption not supported for key type ${p.type}`);
+  }
+  if (item.ciphertext === undefined || item.ciphertext === '') {
+    throw invalidRequest('missing ciphertext to decrypt');
+  }
+  if (typeof item.ciphertext !== 'string') throw invalidRequest("'ciphertext' must be a string");
+  const context = toBytes(item.context, 'context');
+  const aad = toBytes(item.associated_data, 'associated_data');
+  const callerNonce = toBytes(item.nonce, 'nonce');
+  const parsed = parseVersioned(item.ciphertext, e.prefix, 'ciphertext');
+  const ver = decryptionVersion(p, parsed.version, 'ciphertext');
+  const payload = tryDecodeBase64(parsed.body);
+  if (!payload) throw invalidRequest('invalid ciphertext: could not decode base64');
+  const input = { payload, context, aad, callerNonce };
+  return withVersion(e, key, ver, (version) =>
+    info.aead
+      ? openAead(e, p, info, info.aead, version, input)
+      : openAsymmetric(e, p, info, version, payload, aad),
+  );
+}
+
+/** Decrypt with an RSA key. */
+async function openAsymmetric(
+  e: Engine,
+  p: KeyPolicy,
+  info: KeyTypeInfo,
+  version: KeyVersion,
+  payload: Uint8Array,
+  aad: Uint8Array,
+): Promise<Uint8Array> {
+  refuseAssociatedData(info, aad);
+  const family = familyOf(info);
+  const material = requireMaterial(version.asymmetric);
+  const plain = await family.decrypt?.(e.backend, material, payload);
+  if (!plain) throw invalidRequest(`message decryption not supported for key type ${p.type}`);
+  return plain;
+}
+
+/** Decrypt with an AEAD key's version (synchronous). */
+function openAead(
+  e: Engine,
+  p: KeyPolicy,
+  info: KeyTypeInfo,
+  alg: AeadAlgorithm,
+  version: KeyVersion,
+  input: { payload: Uint8Array; context: Uint8Array; aad: Uint8Array; callerNonce: Uint8Array },
+): Uint8Array {
+  const { payload, context, aad, callerNonce } = input;
+  const conv = convergentVersionOf(p, version);
+  const derived = deriveKey(e.backend, p, version.key, info.keyBytes, context, conv);
+  let nonce: Uint8Array;
+  let sealed: Uint8Array;
+  if (conv === 1) {
+    if (callerNonce.length !== 12) throw invalidRequest('invalid convergent nonce supplied');
+    nonce = callerNonce;
+    sealed = payload;
+  } else {
+    // As Vault: only a payload shorter than the nonce is a length error; a
+    // missing or short tag is an authentication failure.
+    if (payload.length < info.nonceBytes) throw invalidRequest('invalid ciphertext length');
+    nonce = payload.subarray(0, info.nonceBytes);
+    sealed = payload.subarray(info.nonceBytes);
+  }
+  const authFailed = () =>
+    invalidRequest(
+      alg === 'aes-gcm'
+        ? 'cipher: message authentication failed'
+        : 'chacha20poly1305: message authentication failed',
+    );
+  if (sealed.length < 16) throw authFailed();
+  try {
+    return e.backend.aeadOpen(alg, derived.key, nonce, sealed, aad);
+  } catch (err) {
+    if (err instanceof AeadAuthError) throw authFailed();
+    throw invalidRequest('invalid ciphertext', err);
+  }
+}
