@@ -14,15 +14,11 @@
  * - `num_uses` is decremented with compare-and-set, so concurrent uses across
  *   instances cannot overspend it;
  * - revoking a token revokes its children (Vault's revoke-tree);
- * - entries are cached (parsed, by hash) only while a storage `watch` on
- *   `auth/token/id/` is live: a change by any instance drops the entry, and a
- *   cached entry is trusted for at most one second (the backstop for lost
- *   notifications, as the policy and key caches). Without a live watch every
- *   use reads storage. Limited-use tokens and every compare-and-set retry
- *   read storage; a read that a change overtook is not cached; a failed read
- *   is an error, never "absent". So a request costs one hash and no storage
- *   read, and a revocation anywhere is enforced everywhere within the watch's
- *   delivery time;
+ * - entries are cached only while a storage `watch` on `auth/token/id/` is
+ *   live, for at most one second, and never for limited-use tokens or a
+ *   compare-and-set retry (`./token-entries.ts`). So a request costs one hash
+ *   and no storage read, and a revocation anywhere is enforced everywhere
+ *   within the watch's delivery time;
  * - with a lease manager, each token with a TTL has a lease under
  *   `auth/token/create/` (never holding the token): revoking or expiring the
  *   lease revokes the token, and renew-self renews both.
@@ -34,14 +30,13 @@ import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
 import { fromUtf8, utf8 } from '../encoding.js';
-import { internal, invalidRequest, isTransitError, TransitError } from '../errors.js';
+import { invalidRequest, TransitError } from '../errors.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
 import { parseDurationSeconds } from '../request.js';
 import { withWarnings } from '../result-meta.js';
-import { hasWatch, type StorageAdapter } from '../storage/adapter.js';
-import { LiveWatch } from '../storage/live-watch.js';
-import { sameBytes } from '../util/same-bytes.js';
+import type { StorageAdapter } from '../storage/adapter.js';
 import { planToken } from './token-create.js';
+import { TokenEntries } from './token-entries.js';
 import {
   authOf,
   B62,
@@ -52,9 +47,7 @@ import {
   K,
   lookupOf,
   MAX_TOKEN_LENGTH,
-  parseEntry,
   type StoredToken,
-  sameHash,
   type TokenAuth,
   type TokenContext,
   type TokenCreateRequest,
@@ -64,26 +57,6 @@ import {
 
 /** Vault's lease path of a token: leases are `auth/token/create/<id>`. */
 const TOKEN_LEASE_PATH = 'auth/token/create';
-/** Where token entries live: the watched prefix. */
-const ID_PREFIX = K.id('');
-/** The longest a cached entry is used without reading storage (lost notifications). */
-const MAX_AGE_MS = 1_000;
-/** Parsed entries kept at most (the cache restarts when full). */
-const MAX_CACHED = 1024;
-
-/** A read entry: the bytes, their parse, and whether it is the entry of the hash it is stored under. */
-interface Found {
-  raw: Uint8Array;
-  entry: StoredToken;
-  /** The entry names the hash it was read under (checked in constant time once per parse). */
-  own: boolean;
-}
-
-/** A cached entry and when storage last showed its bytes. */
-interface Cached extends Found {
-  at: number;
-}
-
 /**
  * Service tokens: create, authenticate, look up, renew and revoke.
  *
@@ -108,14 +81,8 @@ export class TokenStore {
   /** The salt once loaded (it never changes): hashing then needs no promise. */
   #saltBytes: Uint8Array | undefined;
   readonly #leases: LeaseManager | undefined;
-  /** Parsed entries by hash with the bytes they came from (entries hold no secret). */
-  readonly #parsed = new Map<string, Cached>();
-  /** Bumped on every change seen: a read that started before one is not trusted later. */
-  #gen = 0;
-  /** The watch of `auth/token/id/`: `undefined` without `watch`; trust waits for it to be live. */
-  readonly #watch: LiveWatch | undefined;
-  #closed = false;
-
+  /** Token entries, cached while storage's change feed is live. */
+  readonly #entries: TokenEntries;
   constructor(options: TokenStoreOptions) {
     if (!options || typeof options.storage?.get !== 'function') {
       throw invalidRequest('TokenStore needs a storage adapter');
@@ -131,15 +98,7 @@ export class TokenStore {
     this.#salt = this.#loadSalt();
     this.#salt.catch(() => undefined);
     this.#leases = options.leases;
-    this.#watch = hasWatch(this.#storage)
-      ? new LiveWatch(this.#storage, ID_PREFIX, (key) =>
-          this.#forget(
-            key.startsWith(ID_PREFIX) && key !== ID_PREFIX
-              ? key.slice(ID_PREFIX.length)
-              : undefined,
-          ),
-        )
-      : undefined;
+    this.#entries = new TokenEntries(this.#storage, this.#clock);
     // Revoking (or expiring) a token's lease revokes the token. Idempotent: a token
     // already gone is a no-op.
     this.#leases?.registerRevoker(`${TOKEN_LEASE_PATH}/`, async (lease) => {
@@ -155,21 +114,7 @@ export class TokenStore {
    * use). A `TransitNode` does it on seal. Idempotent.
    */
   async close(): Promise<void> {
-    this.#closed = true;
-    this.#forget();
-    await this.#watch?.close();
-  }
-
-  /** Drop one cached entry (or all) after a change. */
-  #forget(hash?: string): void {
-    this.#gen++;
-    if (hash === undefined) this.#parsed.clear();
-    else this.#parsed.delete(hash);
-  }
-
-  /** Whether cached entries may be trusted now: the watch is live. */
-  #trusted(): boolean {
-    return !this.#closed && this.#watch !== undefined && this.#watch.live();
+    await this.#entries.close();
   }
 
   /** The salt; a failed load is forgotten, so the next use reads storage again. */
@@ -217,56 +162,13 @@ export class TokenStore {
     return out;
   }
 
-  /**
-   * An entry: from the cache while the watch is live and the entry is younger
-   * than {@link MAX_AGE_MS} (and `fresh` is not asked for), else read from
-   * storage; parsing is skipped when the bytes are unchanged.
-   */
-  #read(hash: string, fresh = false): Found | Promise<Found | undefined> {
-    const hit = fresh ? undefined : this.#parsed.get(hash);
-    if (hit && hit.entry.num_uses === 0 && this.#trusted()) {
-      const age = this.#clock.now() - hit.at;
-      if (age >= 0 && age < MAX_AGE_MS) return hit;
-    }
-    return this.#readStored(hash);
-  }
-
-  async #readStored(hash: string): Promise<Found | undefined> {
-    const gen = this.#gen;
-    let raw: Uint8Array | undefined;
-    try {
-      raw = await this.#storage.get(K.id(hash));
-    } catch (e) {
-      // Fail closed, and say so without the entry's path (it carries the token's hash).
-      if (isTransitError(e, 'sealed')) throw e;
-      throw internal('token store: cannot read a token entry', e);
-    }
-    if (!raw) {
-      this.#parsed.delete(hash);
-      return undefined;
-    }
-    const hit = this.#parsed.get(hash);
-    const same = hit !== undefined && sameBytes(hit.raw, raw);
-    const entry = same ? hit.entry : parseEntry(raw);
-    const own = same ? hit.own : sameHash(entry.hash, hash);
-    const at = this.#clock.now();
-    if (gen !== this.#gen) {
-      // A change overtook this read: use what was read, but do not keep it.
-      this.#parsed.delete(hash);
-      return { raw, entry, own };
-    }
-    if (!hit && this.#parsed.size >= MAX_CACHED) this.#parsed.clear();
-    this.#parsed.set(hash, { raw, entry, own, at });
-    return { raw, entry, own };
-  }
-
   async #store(entry: StoredToken): Promise<void> {
     const ok = await this.#storage.compareAndSet(
       K.id(entry.hash),
       undefined,
       utf8(JSON.stringify(entry)),
     );
-    this.#forget(entry.hash);
+    this.#entries.forget(entry.hash);
     if (!ok) throw new TransitError('conflict', 'token already exists');
     await this.#storage.put(K.accessor(entry.accessor), utf8(entry.hash));
     if (entry.parent !== '') await this.#storage.put(K.child(entry.parent, entry.hash), utf8(''));
@@ -283,7 +185,7 @@ export class TokenStore {
       throw invalidRequest('a root token id must be 1-512 printable ASCII characters');
     }
     const hash = await this.#hash(token);
-    if (await this.#read(hash)) return token;
+    if (await this.#entries.read(hash)) return token;
     const now = this.#clock.now();
     await this.#store({
       v: 1,
@@ -326,7 +228,7 @@ export class TokenStore {
     const hashed = this.#hash(token);
     const hash = typeof hashed === 'string' ? hashed : await hashed;
     for (let i = 0; i < CAS_RETRIES; i++) {
-      const read = this.#read(hash, i > 0);
+      const read = this.#entries.read(hash, i > 0);
       const found = read instanceof Promise ? await read : read;
       if (!found) return undefined;
       const { raw, entry } = found;
@@ -341,7 +243,7 @@ export class TokenStore {
           ? undefined
           : utf8(JSON.stringify({ ...entry, num_uses: entry.num_uses - 1 }));
         const used = await this.#storage.compareAndSet(K.id(hash), raw, next);
-        this.#forget(hash);
+        this.#entries.forget(hash);
         if (!used) continue;
         if (last) await this.#revokeTree(hash);
       }
@@ -363,7 +265,7 @@ export class TokenStore {
   async exists(token: string): Promise<boolean> {
     if (typeof token !== 'string' || token === '' || token.length > MAX_TOKEN_LENGTH) return false;
     const hash = await this.#hash(token);
-    const found = await this.#read(hash);
+    const found = await this.#entries.read(hash);
     if (!found?.own) return false;
     return found.entry.expire_ms === 0 || found.entry.expire_ms > this.#clock.now();
   }
@@ -374,7 +276,7 @@ export class TokenStore {
    * parent's; `invalid_request` for bad TTLs, uses or fields.
    */
   async create(parent: TokenContext, req: TokenCreateRequest = {}): Promise<TokenAuth> {
-    const parentEntry = (await this.#read(parent.hash))?.entry;
+    const parentEntry = (await this.#entries.read(parent.hash))?.entry;
     if (!parentEntry) throw denied('permission denied');
     const plan = planToken(parent, parentEntry, req, {
       defaultTtl: this.#defaultTtl,
@@ -418,7 +320,7 @@ export class TokenStore {
 
   /** The lookup data of an authenticated token (`GET auth/token/lookup-self`). */
   async lookupSelf(ctx: TokenContext): Promise<TokenLookup> {
-    const found = await this.#read(ctx.hash);
+    const found = await this.#entries.read(ctx.hash);
     if (!found) throw denied('permission denied');
     return lookupOf(ctx.token, found.entry, this.#clock.now());
   }
@@ -432,7 +334,7 @@ export class TokenStore {
     const inc = parseDurationSeconds(increment, 'increment');
     for (let i = 0; i < CAS_RETRIES; i++) {
       // Read storage: the compare-and-set below needs the stored bytes.
-      const found = await this.#read(ctx.hash, true);
+      const found = await this.#entries.read(ctx.hash, true);
       if (!found) throw denied('permission denied');
       const { raw, entry } = found;
       const now = this.#clock.now();
@@ -462,7 +364,7 @@ export class TokenStore {
         raw,
         utf8(JSON.stringify(next)),
       );
-      this.#forget(ctx.hash);
+      this.#entries.forget(ctx.hash);
       if (renewed) {
         return withWarnings(authOf(ctx.token, next, now), warnings);
       }
@@ -496,14 +398,14 @@ export class TokenStore {
     while (stack.length > 0) {
       const h = stack.pop() as string;
       for (const child of await this.#storage.list(K.children(h))) stack.push(child);
-      const found = await this.#read(h, true);
+      const found = await this.#entries.read(h, true);
       if (found) {
         await this.#storage.delete(K.accessor(found.entry.accessor));
         if (found.entry.parent !== '') await this.#storage.delete(K.child(found.entry.parent, h));
         try {
           await this.#storage.delete(K.id(h));
         } finally {
-          this.#forget(h);
+          this.#entries.forget(h);
         }
         const lease = found.entry.lease_id;
         if (lease !== undefined && lease !== fromLease) leases.push(lease);

@@ -1,5 +1,5 @@
 /**
- * The token cache (issue #18): a request costs one hash and no storage read
+ * The token entries' cache (`src/auth/token-entries.ts`, issue #18): a request costs one hash and no storage read
  * while the storage's change feed is live, and the cache never decides alone:
  *
  * - a revocation through another store on the same storage drops the entry;
