@@ -1,6 +1,7 @@
 /**
- * The token entries' cache (`src/auth/token-entries.ts`, issue #18): a request costs one hash and no storage read
- * while the storage's change feed is live, and the cache never decides alone:
+ * The token entries' cache (`src/auth/token-entries.ts`, issue #18): a
+ * request costs one hash and no storage read while the storage's change feed
+ * is live, and the cache never decides alone:
  *
  * - a revocation through another store on the same storage drops the entry;
  * - a change that overtakes a read in flight leaves nothing cached;
