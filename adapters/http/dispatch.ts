@@ -53,6 +53,7 @@ import {
 } from './status.js';
 import { streamGuard, streamReply } from './stream-reply.js';
 import { STREAM_ROUTES } from './stream-routes.js';
+import { decodeUrl } from './url.js';
 
 /**
  * A request as a binding hands it over.
@@ -121,53 +122,6 @@ export type Dispatch = (
   options?: { fallthrough?: boolean },
 ) => Promise<HttpReply | undefined>;
 
-type Decoded = { segs: string[]; query: URLSearchParams } | undefined;
-
-/** Split and percent-decode a URL; `undefined` for a malformed or dot-segment path. */
-function decodeUrl(url: string): Decoded {
-  let path = url;
-  let search = '';
-  if (/^https?:\/\//i.test(url)) {
-    try {
-      const u = new URL(url);
-      path = u.pathname;
-      search = u.search.slice(1);
-    } catch {
-      return undefined;
-    }
-  } else {
-    const hash = path.indexOf('#');
-    if (hash >= 0) path = path.slice(0, hash);
-    const q = path.indexOf('?');
-    if (q >= 0) {
-      search = path.slice(q + 1);
-      path = path.slice(0, q);
-    }
-  }
-  if (!path.startsWith('/')) return undefined;
-  const raw = path.slice(1).split('/');
-  if (raw.length > 1 && raw[raw.length - 1] === '') raw.pop();
-  const segs: string[] = [];
-  for (const r of raw) {
-    let s = r;
-    if (r.includes('%')) {
-      try {
-        s = decodeURIComponent(r);
-      } catch {
-        return undefined;
-      }
-    }
-    // Also inside a decoded `%2F`: the ACL path joins segments with `/`, so
-    // `app%2F..%2Fdb` must not become the dot-segment path `app/../db`.
-    if (s === '.' || s === '..' || (s !== r && s.split('/').some((p) => p === '.' || p === '..'))) {
-      return undefined;
-    }
-    segs.push(s);
-  }
-  return { segs, query: search === '' ? EMPTY_QUERY : new URLSearchParams(search) };
-}
-
-const EMPTY_QUERY = /* @__PURE__ */ new URLSearchParams();
 /** Request lines kept by the route front (one per key name and operation in practice). */
 const RESOLVED_MAX = 4096;
 
@@ -283,7 +237,7 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
   ): Promise<HttpReply | undefined> => {
     const r = resolve(req, fallthrough, seen);
     if (!('route' in r) || !r.route) return r.reply;
-    const { route, params, segs, query, verb, method, aclPath } = r;
+    const { route, params, query, verb, method, aclPath } = r;
     seen.route = route;
 
     const served = await source.forRequest(route);

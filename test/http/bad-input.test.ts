@@ -203,6 +203,28 @@ describe('paths', () => {
     expect(res).toContain('invalid request path');
   });
 
+  it.each([
+    'http://x/v1/transit/keys/../../sys/health',
+    'http://x/v1/transit/keys/%2e%2e/%2E%2E/sys/health',
+  ])('dot segments in an absolute-form target %s → 400, as in the origin form', async (target) => {
+    // The URL parser would resolve them to /v1/sys/health: the target must name one path.
+    const res = await rawRequest(
+      server.url,
+      `GET ${target} HTTP/1.1\r\nHost: x\r\nX-Vault-Token: ${server.root}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(res).toMatch(/^HTTP\/1\.1 400 /);
+    expect(res).toContain('invalid request path');
+  });
+
+  it('an absolute-form target names the same route as the origin form', async () => {
+    const res = await rawRequest(
+      server.url,
+      `GET http://x/v1/sys/health?standbyok=true HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    );
+    expect(res).toMatch(/^HTTP\/1\.1 200 /);
+    expect(res).toContain('"initialized":true');
+  });
+
   it('a bad percent-escape → 400', async () => {
     const res = await rawRequest(
       server.url,
