@@ -318,9 +318,10 @@ describe('constant-time comparisons of MACs, tags and tokens', () => {
 
   it('token lookups compare hashes with sameHash (through constantTimeEqual)', () => {
     const store = read('auth/token-store.ts');
-    // Compared once per parsed entry (#18: the result is cached with it), and
-    // every lookup (authenticate, exists) refuses an entry that failed it.
-    expect(store).toMatch(/const own = [^;]*sameHash\(entry\.hash, hash\)/);
+    // Compared once per parsed entry, where entries are read (token-entries.ts;
+    // #18: the result is cached with it), and every lookup (authenticate,
+    // exists) refuses an entry that failed it.
+    expect(read('auth/token-entries.ts')).toMatch(/const own = [^;]*sameHash\(entry\.hash, hash\)/);
     expect(store).toMatch(/if \(!found\.own\) return undefined;/);
     expect(store).toMatch(/if \(!found\?\.own\) return false;/);
     const body = /export function sameHash[\s\S]*?\n}/.exec(read('auth/token-entry.ts'))?.[0] ?? '';
