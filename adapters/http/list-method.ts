@@ -179,8 +179,12 @@ export class ListMethodRewriter {
     if (!startsWith(line, LIST_PREFIX)) return line;
     const m = /^LIST ([^ ]+) (HTTP\/1\.[01])$/.exec(bareText(line));
     if (!m) return line;
-    const target = m[1] as string;
-    const rewritten = `GET ${target}${target.includes('?') ? '&' : '?'}list=true ${m[2]}\r\n`;
+    // `list=true` goes before a fragment, which the dispatcher drops with all that follows.
+    const whole = m[1] as string;
+    const hash = whole.indexOf('#');
+    const target = hash < 0 ? whole : whole.slice(0, hash);
+    const fragment = hash < 0 ? '' : whole.slice(hash);
+    const rewritten = `GET ${target}${target.includes('?') ? '&' : '?'}list=true${fragment} ${m[2]}\r\n`;
     return Buffer.from(rewritten, 'latin1');
   }
 

@@ -30,6 +30,13 @@ describe('ListMethodRewriter', () => {
     );
   });
 
+  it('puts list=true before a fragment, so the request stays a list', () => {
+    expect(rewrite('LIST /a#f HTTP/1.1\r\n\r\n')).toBe('GET /a?list=true#f HTTP/1.1\r\n\r\n');
+    expect(rewrite('LIST /a?after=b#f#g?x HTTP/1.1\r\n\r\n')).toBe(
+      'GET /a?after=b&list=true#f#g?x HTTP/1.1\r\n\r\n',
+    );
+  });
+
   it('is the same for every chunking', () => {
     const stream = `${list}POST /x HTTP/1.1\r\nContent-Length: 22\r\n\r\nLIST /in/body HTTP/1.1${list}`;
     const want = `${get}POST /x HTTP/1.1\r\nContent-Length: 22\r\n\r\nLIST /in/body HTTP/1.1${get}`;
