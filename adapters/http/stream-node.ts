@@ -130,7 +130,7 @@ export function consumedBodyStream(body: Bytes | string | object): ReadableStrea
 
 /** The response members the stream writer needs beyond {@link NodeResponseLike}. */
 interface StreamingResponse extends NodeResponseLike {
-  write(chunk: Bytes): boolean;
+  write(chunk: Bytes, callback?: (error?: Error | null) => void): boolean;
   on(event: string, listener: () => void): unknown;
   off(event: string, listener: () => void): unknown;
   destroy(error?: Error): unknown;
@@ -177,6 +177,37 @@ function abortResponse(res: StreamingResponse): void {
   lingerClose(socket as LingerSocket, drainable ? (req as Drainable) : undefined);
 }
 
+type WriteFn = (...args: never[]) => unknown;
+type HttpModule = { OutgoingMessage: { prototype: { write: WriteFn } } };
+type NetModule = { Socket: { prototype: { _write: WriteFn; _writev?: WriteFn } } };
+type Builtins = { getBuiltinModule?: (id: string) => unknown };
+const builtins = (globalThis as { process?: Builtins }).process;
+const nodeHttp = builtins?.getBuiltinModule?.('node:http') as HttpModule | undefined;
+const nodeNet = builtins?.getBuiltinModule?.('node:net') as NetModule | undefined;
+
+/**
+ * Whether a write's callback means the bytes have left this process's
+ * hands: Node's own response `write` (no middleware's wrapper, which may
+ * call back before it is done with a piece) over a socket that writes
+ * through its handle (not a stream that may keep a piece by reference).
+ * Only then are written pieces recycled (output-pool.ts).
+ * @internal
+ */
+export function writesThrough(res: NodeResponseLike): boolean {
+  if (nodeHttp === undefined || nodeNet === undefined) return false;
+  if (res.write !== (nodeHttp.OutgoingMessage.prototype.write as unknown)) return false;
+  type RawSocket = { _write?: unknown; _writev?: unknown; _handle?: unknown };
+  const socket: unknown = (res as { socket?: unknown }).socket;
+  const base = nodeNet.Socket.prototype;
+  return (
+    socket instanceof (nodeNet.Socket as unknown as new () => RawSocket) &&
+    socket._write === base._write &&
+    socket._writev === base._writev &&
+    typeof socket._handle === 'object' &&
+    socket._handle !== null
+  );
+}
+
 /**
  * Write a pushed reply (stream-push.ts): status and headers, then every
  * piece as the coder produces it; `drain` and `close` go back to it. A
@@ -201,8 +232,14 @@ export function writeNodePush(res: NodeResponseLike, reply: HttpReply, body: Pus
   };
   res.on('drain', onDrain);
   res.on('close', onClose);
+  const recycle = writesThrough(res);
   control = body({
-    write: (b) => res.write(b),
+    write: (b, written) =>
+      recycle && written
+        ? res.write(b, (e?: Error | null) => {
+            if (!e) written();
+          })
+        : res.write(b),
     end: () => res.end(),
     abort: () => abortResponse(res),
   });

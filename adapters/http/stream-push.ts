@@ -5,7 +5,9 @@
  * (`src/stream/coders.ts`) runs synchronously inside each `data` event and
  * its output goes straight to the response: no WHATWG stream, no promise and
  * no extra copy per chunk. Output produced in one event leaves in one
- * socket write (Node corks a response's writes within a tick).
+ * socket write (Node corks a response's writes within a tick), and encrypt's
+ * output pieces are recycled once the binding reports them written
+ * (output-pool.ts).
  *
  * It keeps every rule of the stream path (stream-reply.ts):
  * - nothing is answered before the coder's first output (encrypt's envelope
@@ -34,6 +36,7 @@ import { asStreamError } from '../../src/stream/cobblestone.js';
 import type { ByteCoder } from '../../src/stream/coders.js';
 import { tooLarge } from './body.js';
 import type { HttpRequest } from './dispatch.js';
+import { OutputPool } from './output-pool.js';
 import type { HttpReply } from './reply.js';
 
 type Bytes = Uint8Array;
@@ -60,8 +63,13 @@ export interface PushSource {
 
 /** Where a pushed reply's bytes go (the Node response). @internal */
 export interface ReplySink {
-  /** Write a piece; `false`: the binding calls `drain()` when it can take more. */
-  write(bytes: Bytes): boolean;
+  /**
+   * Write a piece; `false`: the binding calls `drain()` when it can take
+   * more. A binding that can tell calls `written` once it holds no reference
+   * to the piece any more (the memory is then reused); one that cannot
+   * ignores it.
+   */
+  write(bytes: Bytes, written?: () => void): boolean;
   /** The output is complete. */
   end(): void;
   /** The stream failed after the 200: abort the response, never end it cleanly. */
@@ -140,6 +148,7 @@ export async function pushReply(p: PushRequest): Promise<HttpReply> {
   type State = 'running' | 'ended' | 'failed' | 'gone';
   let state: State = 'running';
   let sink: ReplySink | undefined;
+  const pool = new OutputPool();
   const held: Bytes[] = [];
   let heldBytes = 0;
   let sinkFull = false;
@@ -177,7 +186,7 @@ export async function pushReply(p: PushRequest): Promise<HttpReply> {
   const emit = (b: Bytes) => {
     if (b.byteLength === 0) return;
     if (sink) {
-      if (!sink.write(b)) {
+      if (!sink.write(b, pool.returner(b))) {
         sinkFull = true;
         pause();
       }
@@ -237,7 +246,7 @@ export async function pushReply(p: PushRequest): Promise<HttpReply> {
   const decode = (piece: Bytes) => {
     let r: void | Promise<void>;
     try {
-      r = coder.push(piece, emit);
+      r = coder.push(piece, emit, pool.alloc);
     } catch (e) {
       fail(e);
       return;
@@ -288,7 +297,7 @@ export async function pushReply(p: PushRequest): Promise<HttpReply> {
   const reply: HttpReply = { status: 200, headers: p.headers, body: undefined };
   BODIES.set(reply, (s) => {
     sink = s;
-    for (const b of held) if (!s.write(b)) sinkFull = true;
+    for (const b of held) if (!s.write(b, pool.returner(b))) sinkFull = true;
     held.length = 0;
     heldBytes = 0;
     if (state === 'ended') s.end();

@@ -33,6 +33,13 @@ import {
 /** Receives each output piece, in order. @internal */
 export type Emit = (bytes: Uint8Array) => void;
 
+/**
+ * Makes an output piece of `n` bytes, which the encoder then overwrites
+ * entirely. The default is fresh memory; a caller that knows when a piece
+ * has been written can hand out recycled memory instead. @internal
+ */
+export type Alloc = (n: number) => Uint8Array;
+
 /** A pushed piece must be bytes (a `Buffer` is a `Uint8Array`). @internal */
 export function asBytes(piece: unknown): Uint8Array {
   if (piece instanceof Uint8Array) return piece;
@@ -58,9 +65,10 @@ export class ChunkEncoder {
 
   /**
    * Seal every chunk `data` completes into one output piece (so a 64 KiB
-   * write gives one 65,600-byte piece, not four); keep the remainder (< 16 KiB).
+   * write gives one 65,600-byte piece, not four), made by `alloc`; keep the
+   * remainder (< 16 KiB).
    */
-  push(data: Uint8Array, emit: Emit): void {
+  push(data: Uint8Array, emit: Emit, alloc: Alloc = unfilled): void {
     if (this.#finished) throw invalidRequest('stream: write after the end');
     const chunks = Math.floor((this.#fill + data.length) / CHUNK_SIZE);
     if (chunks === 0) {
@@ -68,7 +76,7 @@ export class ChunkEncoder {
       this.#fill += data.length;
       return;
     }
-    const out = unfilled(chunks * WIRE_CHUNK);
+    const out = alloc(chunks * WIRE_CHUNK);
     let off = 0;
     let at = 0;
     if (this.#fill > 0) {

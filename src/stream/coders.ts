@@ -19,7 +19,7 @@
  */
 import { TransitError } from '../errors.js';
 import type { Engine } from '../transit/engine.js';
-import { asBytes, ChunkDecoder, ChunkEncoder, type Emit } from './chunker.js';
+import { type Alloc, asBytes, ChunkDecoder, ChunkEncoder, type Emit } from './chunker.js';
 import { asStreamError, COBBLESTONE_256, startMessage, truncated } from './cobblestone.js';
 import {
   checkDecryptOptions,
@@ -49,8 +49,12 @@ export type EngineRef = () => Promise<Engine>;
 export interface ByteCoder {
   /** Ready to take input; resolves with the bytes to send first, if any. */
   start(): Promise<Uint8Array | undefined>;
-  /** One input piece; output goes to `emit` as it is produced. */
-  push(piece: unknown, emit: Emit): void | Promise<void>;
+  /**
+   * One input piece; output goes to `emit` as it is produced. Encrypt makes
+   * its output pieces with `alloc` when given (decrypt emits the backend's
+   * own buffers).
+   */
+  push(piece: unknown, emit: Emit, alloc?: Alloc): void | Promise<void>;
   /** The input ended. */
   finish(emit: Emit): void;
 }
@@ -99,8 +103,8 @@ export function encryptCoder(
       first.set(header, prefix.length);
       return first;
     }),
-    push(piece, emit) {
-      guarded(() => coder().push(asBytes(piece), emit));
+    push(piece, emit, alloc) {
+      guarded(() => coder().push(asBytes(piece), emit, alloc));
     },
     finish(emit) {
       guarded(() => coder().finish(emit));
