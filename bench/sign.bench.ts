@@ -20,6 +20,7 @@ import {
 } from 'node:crypto';
 import { MemoryStorage, Transit } from 'transitkit';
 import { type Case, compare, type Row } from './harness.js';
+import { PROMISED } from './transit.bench.js';
 
 /** Issue 8's goal for the node backend against raw node:crypto. */
 const TARGET = { min: 0.7 };
@@ -57,6 +58,7 @@ async function hmacBench(node: Transit, noble: Transit): Promise<Row[]> {
   };
   return compare('hmac sha2-256 64 B', [
     { name: 'raw node:crypto hmac', fn: raw },
+    { name: PROMISED, fn: async () => raw() },
     {
       name: 'transit.hmac (node)',
       check: check(node),
