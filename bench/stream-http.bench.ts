@@ -18,7 +18,7 @@
  *   never stored), the server process's RSS sampled every 20 ms; the figure
  *   is the peak minus the RSS before the pipeline (target < 96 MiB).
  *
- * The servers run in a child process and the client in this one; the same
+ * The servers run in a child process (`./stream-http-server.ts`) and the client in this one; the same
  * bytes (a random 4 MiB block, repeated) go to every server in short
  * alternating rounds, and each ratio is taken within a round. Server CPU
  * time per MiB (bare ÷ transitkit) is also shown: on a loaded machine it is
@@ -32,143 +32,17 @@
  * `streamHttpBench({ quick })` from bench/run.ts (`--only=stream-http`).
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, request, type Server } from 'node:http';
+import { createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { type IncomingMessage, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { MemoryStorage, Transit } from 'transitkit';
-import { AclPolicyStore, createHandler, TokenStore } from 'transitkit/http';
-import { createServer as createListServer } from 'transitkit/http/node';
 import type { Row } from './harness.js';
+import type { Ports } from './stream-http-server.js';
 
-const SERVER_FLAG = '--stream-http-server';
 const MiB = 1024 * 1024;
 /** The ratio encrypt-stream must reach against the bare server (issue 17). */
 const THROUGHPUT_TARGET = 0.7;
 /** The server's RSS growth budget while streaming both ways (issue 17). */
 const RSS_BUDGET = 96 * MiB;
-
-interface Ports {
-  bare: number;
-  /** The bare server sealing in 16 KiB chunks, a fresh GCM context each. */
-  chunked: number;
-  /** `transitkit/http/node` createServer (LIST-capable socket). */
-  kit: number;
-  /** `handler.node` on a plain `node:http` server. */
-  node: number;
-  token: string;
-}
-
-/** The baseline: request body → AES-256-GCM → response (nonce first, tag last). */
-function bareServer(key: Buffer): Server {
-  return createServer((req, res) => {
-    const nonce = randomBytes(12);
-    const c = createCipheriv('aes-256-gcm', key, nonce);
-    res.writeHead(200, { 'content-type': 'application/octet-stream' });
-    res.write(nonce);
-    req.on('data', (chunk: Buffer) => {
-      if (!res.write(c.update(chunk))) {
-        req.pause();
-        res.once('drain', () => req.resume());
-      }
-    });
-    req.on('end', () => {
-      res.write(c.final());
-      res.end(c.getAuthTag());
-    });
-  });
-}
-
-/**
- * The least a chunked AEAD format can do over the same server: the body sealed
- * in 16 KiB chunks, each with a fresh AES-256-GCM context and nonce (what
- * Cobblestone, Tink's and AWS's streaming formats need so that every chunk
- * authenticates on its own), each chunk's ciphertext and tag written as they
- * come (no framing, no key handling, no copy but the carry of a partial
- * chunk). Measured beside the one-context baseline to show what the chunking
- * itself costs there.
- */
-function bareChunkedServer(key: Buffer): Server {
-  const CALL = 16 * 1024;
-  return createServer((req, res) => {
-    const nonce = Buffer.alloc(12);
-    let index = 0;
-    const carry = Buffer.allocUnsafe(CALL);
-    let held = 0;
-    const seal = (bytes: Buffer) => {
-      nonce.writeUInt32BE(index++, 8);
-      const c = createCipheriv('aes-256-gcm', key, nonce);
-      const body = c.update(bytes);
-      c.final();
-      res.write(body);
-      return res.write(c.getAuthTag());
-    };
-    res.writeHead(200, { 'content-type': 'application/octet-stream' });
-    req.on('data', (chunk: Buffer) => {
-      let ok = true;
-      res.cork();
-      let off = 0;
-      if (held > 0) {
-        off = chunk.copy(carry, held, 0, CALL - held);
-        held += off;
-        if (held < CALL) return res.uncork();
-        ok = seal(carry);
-        held = 0;
-      }
-      for (; off + CALL <= chunk.length; off += CALL) ok = seal(chunk.subarray(off, off + CALL));
-      held = chunk.copy(carry, 0, off);
-      res.uncork();
-      if (!ok) {
-        req.pause();
-        res.once('drain', () => req.resume());
-      }
-    });
-    req.on('end', () => {
-      seal(carry.subarray(0, held));
-      res.end();
-    });
-  });
-}
-
-/** Server side (the child process). */
-async function serve(key: Buffer): Promise<void> {
-  const storage = new MemoryStorage();
-  const tokens = new TokenStore({ storage });
-  const token = await tokens.createRoot();
-  const transit = new Transit({ storage, autoRotate: false });
-  await transit.createKey('bench');
-  const handler = createHandler({ transit, tokens, policies: new AclPolicyStore({ storage }) });
-  const bare = bareServer(key);
-  await new Promise<void>((r) => bare.listen(0, '127.0.0.1', r));
-  const a = bare.address();
-  const chunked = bareChunkedServer(key);
-  await new Promise<void>((r) => chunked.listen(0, '127.0.0.1', r));
-  const ca = chunked.address();
-  const kit = await createListServer(handler).listen(0);
-  const plain = createServer(handler.node);
-  await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
-  const pa = plain.address();
-  let peak = 0;
-  setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage.rss());
-  }, 20).unref();
-  process.on('message', (m) => {
-    if (m === 'rss') {
-      peak = process.memoryUsage.rss();
-      process.send?.({ rss: peak });
-    } else if (m === 'peak') process.send?.({ peak: Math.max(peak, process.memoryUsage.rss()) });
-    else if (m === 'cpu') {
-      const { user, system } = process.cpuUsage();
-      process.send?.({ cpu: user + system });
-    } else process.exit(0);
-  });
-  process.send?.({
-    bare: typeof a === 'object' && a ? a.port : 0,
-    chunked: typeof ca === 'object' && ca ? ca.port : 0,
-    kit: kit.port,
-    node: typeof pa === 'object' && pa ? pa.port : 0,
-    token,
-  } satisfies Ports);
-}
 
 /** Ask the server process something; resolves with the field of its answer. */
 function ask(child: ChildProcess, what: 'rss' | 'peak' | 'cpu'): Promise<number> {
@@ -357,7 +231,8 @@ export async function streamHttpBench({
   bytes?: number;
 } = {}): Promise<Row[]> {
   const key = randomBytes(32);
-  const child = fork(fileURLToPath(import.meta.url), [SERVER_FLAG, key.toString('base64')], {
+  const server = fileURLToPath(new URL('./stream-http-server.ts', import.meta.url));
+  const child = fork(server, [key.toString('base64')], {
     execArgv: [
       '--import',
       'tsx',
@@ -491,9 +366,7 @@ export async function streamHttpBench({
   }
 }
 
-if (process.argv.includes(SERVER_FLAG)) {
-  await serve(Buffer.from(process.argv[process.argv.indexOf(SERVER_FLAG) + 1] as string, 'base64'));
-} else if (fileURLToPath(import.meta.url) === process.argv[1]) {
+if (fileURLToPath(import.meta.url) === process.argv[1]) {
   const { printTable } = await import('./harness.js');
   const gib = process.argv.indexOf('--gib');
   const quick = process.argv.includes('--quick');
