@@ -55,28 +55,52 @@ export const SIGN_FIELDS = schemaFor<SignRequest>()({
   key_version: F.KEY_VERSION,
 });
 
-/** Run a crypto call; the backends' argument errors are the caller's mistakes. */
-async function cryptoCall<T>(fn: () => Promise<T>): Promise<T> {
+/** A backend's argument error is the caller's mistake; anything else passes unchanged. */
+function callerError(err: unknown): never {
+  if (isTransitError(err)) throw err;
+  if (err instanceof RangeError || err instanceof TypeError) {
+    throw invalidRequest(`invalid signing input: ${err.message}`, err);
+  }
+  throw err;
+}
+
+/**
+ * Run a crypto call; the backends' argument errors, thrown or rejected, are
+ * the caller's mistakes.
+ */
+function cryptoCall<T>(fn: () => Promise<T>): Promise<T> {
   try {
-    return await fn();
+    return fn().then(undefined, callerError);
   } catch (err) {
-    if (isTransitError(err)) throw err;
-    if (err instanceof RangeError || err instanceof TypeError) {
-      throw invalidRequest(`invalid signing input: ${err.message}`, err);
-    }
-    throw err;
+    return Promise.reject(err).then(undefined, callerError);
   }
 }
 
-/** The signing key of a request, checked for type, soft delete and `none`. */
-async function signingKey(
+/**
+ * The signing key of a request, checked for type, soft delete and `none`;
+ * a cached key is answered without a promise.
+ */
+function signingKey(
   e: Engine,
   name: string,
   missing: string,
   refused: string,
   o: SignOptions,
-): Promise<{ key: LoadedKey; family: AsymmetricFamily }> {
-  const key = await requireKey(e, name, missing);
+):
+  | { key: LoadedKey; family: AsymmetricFamily }
+  | Promise<{ key: LoadedKey; family: AsymmetricFamily }> {
+  const found = requireKey(e, name, missing);
+  return found instanceof Promise
+    ? found.then((key) => checkedSigningKey(key, refused, o))
+    : checkedSigningKey(found, refused, o);
+}
+
+/** {@link signingKey}'s checks on the loaded key, in Vault's order. */
+function checkedSigningKey(
+  key: LoadedKey,
+  refused: string,
+  o: SignOptions,
+): { key: LoadedKey; family: AsymmetricFamily } {
   const p = key.doc.policy;
   assertNotSoftDeleted(p);
   const info = typeInfo(p);
@@ -91,20 +115,36 @@ async function signingKey(
   return { key, family };
 }
 
-/** The material to use for `item`: the version's, or the per-context key of a derived key. */
-async function materialFor(
+/** What signs or verifies one item, and whether it is a derived key's (its public key is returned). */
+interface ItemMaterial {
+  material: AsymmetricMaterial;
+  derived: boolean;
+}
+
+/**
+ * The material to use for `item`: the version's (no promise), or the
+ * per-context key of a derived key.
+ */
+function materialFor(
   e: Engine,
   key: LoadedKey,
   family: AsymmetricFamily,
   version: KeyVersion,
   item: Record<string, unknown>,
-): Promise<{ material: AsymmetricMaterial; derived: boolean }> {
+): ItemMaterial | Promise<ItemMaterial> {
   const p = key.doc.policy;
   if (!p.derived || !family.derive) {
     return { material: requireMaterial(version.asymmetric), derived: false };
   }
   const context = toBytes(item.context, 'context');
-  return { material: await family.derive(e.backend, p, version.key, context), derived: true };
+  return family
+    .derive(e.backend, p, version.key, context)
+    .then((material) => ({ material, derived: true }));
+}
+
+/** The version's material, read from storage only when it is not cached. */
+function versionOf(e: Engine, key: LoadedKey, ver: number): KeyVersion | Promise<KeyVersion> {
+  return e.store.cachedVersion(key, ver) ?? e.store.version(key, ver);
 }
 
 /**
@@ -122,21 +162,18 @@ export async function sign(
   const r = SIGN_FIELDS.request(req);
   const o = signOptions(r);
   const batch = optionalBatch(r, e.maxBatch);
-  const { key, family } = await signingKey(
-    e,
-    name,
-    'signing key not found',
-    'does not support signing',
-    o,
-  );
+  const signer = signingKey(e, name, 'signing key not found', 'does not support signing', o);
+  const { key, family } = signer instanceof Promise ? await signer : signer;
   const p = key.doc.policy;
   e.ops('sign', p.type, batch);
   const requested = optInt(r.key_version, 'key_version');
+  // Awaits only what may be pending: a cached key and version cost no tick.
   const one = async (item: Record<string, unknown>) => {
     const input = inputBytes(item.input, 'missing input');
     const ver = signingVersion(p, requested);
-    const version = e.store.cachedVersion(key, ver) ?? (await e.store.version(key, ver));
-    const { material, derived } = await materialFor(e, key, family, version, item);
+    const v = versionOf(e, key, ver);
+    const m = materialFor(e, key, family, v instanceof Promise ? await v : v, item);
+    const { material, derived } = m instanceof Promise ? await m : m;
     const sig = await cryptoCall(() => family.sign(e.backend, material, input, o));
     return {
       signature: formatSignature(e.prefix, ver, sig, o.marshaling),
@@ -174,13 +211,14 @@ export async function verifySignatures(
   batch: Record<string, unknown>[] | undefined,
 ): Promise<{ valid: boolean } | BatchResult<VerifyBatchItem>> {
   const o = signOptions(r);
-  const { key, family } = await signingKey(
+  const verifier = signingKey(
     e,
     name,
     'signature verification key not found',
     'does not support verification',
     o,
   );
+  const { key, family } = verifier instanceof Promise ? await verifier : verifier;
   e.ops('verify', key.doc.policy.type, batch);
   const one = async (item: Record<string, unknown>): Promise<boolean> => {
     const input = inputBytes(item.input, 'missing input');
@@ -190,8 +228,9 @@ export async function verifySignatures(
       key.doc.policy,
       o.marshaling,
     );
-    const v = e.store.cachedVersion(key, version) ?? (await e.store.version(key, version));
-    const { material } = await materialFor(e, key, family, v, item);
+    const v = versionOf(e, key, version);
+    const m = materialFor(e, key, family, v instanceof Promise ? await v : v, item);
+    const { material } = m instanceof Promise ? await m : m;
     return cryptoCall(() => family.verify(e.backend, material, input, signature, o));
   };
   if (!batch) return { valid: await one(r) };

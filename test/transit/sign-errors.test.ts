@@ -31,6 +31,30 @@ const reb64 = (bytes: Uint8Array): string => `vault:v1:${Buffer.from(bytes).toSt
 describe.each(['node', 'noble'] as const)('%s backend', (backend) => {
   const t = () => (backend === 'node' ? pair.node : pair.noble);
 
+  it("the backend's argument errors are the caller's: invalid_request, for sign and verify", async () => {
+    const short = b64('hello');
+    await expectError(
+      t().sign('rsa', { input: short, prehashed: true }),
+      'invalid_request',
+      'invalid signing input: "digest" expected 32 bytes for sha256, got length=5',
+    );
+    await expectError(
+      t().verify('rsa', { input: short, prehashed: true, signature: 'vault:v1:AAAA' }),
+      'invalid_request',
+      'invalid signing input: "digest" expected 32 bytes for sha256, got length=5',
+    );
+    await expectError(
+      t().sign('rsa', {
+        input: Buffer.alloc(300).toString('base64'),
+        prehashed: true,
+        hash_algorithm: 'none',
+        signature_algorithm: 'pkcs1v15',
+      }),
+      'invalid_request',
+      'invalid signing input: PKCS#1 v1.5 input too long: at most 245 bytes, got length=300',
+    );
+  });
+
   it('unknown hash, marshaling and signature algorithms', async () => {
     await expectError(
       t().sign('ec', { input: INPUT, hash_algorithm: 'md5' }),
