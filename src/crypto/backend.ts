@@ -74,6 +74,19 @@ export interface CryptoBackend extends AsymmetricBackend {
     out: Uint8Array,
     offset: number,
   ): number;
+  /**
+   * Optional: as {@link CryptoBackend.aeadSeal} without associated data, but
+   * `[ciphertext, tag]` as two buffers that the backend made for this call
+   * (nothing else holds them). A stream whose reader takes many small pieces
+   * cheaply (a Node stream) passes them on as they are, with no copy at all;
+   * without it, such a stream passes on `aeadSeal`'s one buffer.
+   */
+  aeadSealParts?(
+    alg: AeadAlgorithm,
+    key: Uint8Array,
+    nonce: Uint8Array,
+    plaintext: Uint8Array,
+  ): [ciphertext: Uint8Array, tag: Uint8Array];
   /** Decrypt `ciphertext ‖ tag`; throws {@link AeadAuthError} when authentication fails. */
   aeadOpen(
     alg: AeadAlgorithm,

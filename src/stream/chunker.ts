@@ -40,6 +40,14 @@ export type Emit = (bytes: Uint8Array) => void;
  */
 export type Alloc = (n: number) => Uint8Array;
 
+/**
+ * How the encoder shapes its output: gathered into pieces made by an
+ * {@link Alloc} (one piece per push, the default), or `'each'`: every
+ * chunk's ciphertext and tag as the backend made them, no copy
+ * ({@link ChunkEncoder.pushEach}). @internal
+ */
+export type Output = Alloc | 'each';
+
 /** A pushed piece must be bytes (a `Buffer` is a `Uint8Array`). @internal */
 export function asBytes(piece: unknown): Uint8Array {
   if (piece instanceof Uint8Array) return piece;
@@ -64,11 +72,14 @@ export class ChunkEncoder {
   }
 
   /**
-   * Seal every chunk `data` completes into one output piece (so a 64 KiB
-   * write gives one 65,600-byte piece, not four), made by `alloc`; keep the
-   * remainder (< 16 KiB).
+   * Seal every chunk `data` completes, and keep the remainder (< 16 KiB).
+   * With an allocator (fresh memory by default) the chunks are gathered into
+   * one output piece (a 64 KiB write gives one 65,600-byte piece, not four);
+   * with `'each'` every chunk leaves as the backend made it
+   * (`ChunkCipher.sealInto` with a function: ciphertext and tag, no gathering copy), for a
+   * reader that takes many pieces cheaply.
    */
-  push(data: Uint8Array, emit: Emit, alloc: Alloc = unfilled): void {
+  push(data: Uint8Array, emit: Emit, output: Output = unfilled): void {
     if (this.#finished) throw invalidRequest('stream: write after the end');
     const chunks = Math.floor((this.#fill + data.length) / CHUNK_SIZE);
     if (chunks === 0) {
@@ -76,7 +87,7 @@ export class ChunkEncoder {
       this.#fill += data.length;
       return;
     }
-    const out = alloc(chunks * WIRE_CHUNK);
+    const out = output === 'each' ? emit : output(chunks * WIRE_CHUNK);
     let off = 0;
     let at = 0;
     if (this.#fill > 0) {
@@ -86,14 +97,14 @@ export class ChunkEncoder {
       at = WIRE_CHUNK;
       this.#fill = 0;
     }
-    for (; at < out.length; at += WIRE_CHUNK, off += CHUNK_SIZE) {
+    for (; at < chunks * WIRE_CHUNK; at += WIRE_CHUNK, off += CHUNK_SIZE) {
       this.#cipher.sealInto(this.#index++, data.subarray(off, off + CHUNK_SIZE), out, at);
     }
     if (off < data.length) {
       this.#pending.set(data.subarray(off), 0);
       this.#fill = data.length - off;
     }
-    emit(out);
+    if (typeof out !== 'function') emit(out);
   }
 
   /** Seal the final chunk (shorter than 16 KiB, possibly empty). */

@@ -169,13 +169,29 @@ export class ChunkCipher {
     return this.#backend.aeadSeal('aes-gcm', this.#key, this.#nonce(index), plaintext);
   }
 
-  /** Seal chunk `index` into `out` at `offset` (`plaintext.length + 16` bytes). */
-  sealInto(index: number, plaintext: Uint8Array, out: Uint8Array, offset: number): void {
+  /**
+   * Seal chunk `index` into `out` at `offset` (`plaintext.length + 16`
+   * bytes); or, when `out` is a function, hand it the chunk as the backend
+   * made it: ciphertext and tag as two pieces (`aeadSealParts`), else one.
+   */
+  sealInto(
+    index: number,
+    plaintext: Uint8Array,
+    out: Uint8Array | ((piece: Uint8Array) => void),
+    offset: number,
+  ): void {
+    const b = this.#backend;
     const nonce = this.#nonce(index);
-    if (this.#backend.aeadSealInto) {
-      this.#backend.aeadSealInto('aes-gcm', this.#key, nonce, plaintext, out, offset);
+    if (typeof out === 'function') {
+      for (const piece of b.aeadSealParts?.('aes-gcm', this.#key, nonce, plaintext) ?? [
+        b.aeadSeal('aes-gcm', this.#key, nonce, plaintext),
+      ]) {
+        out(piece);
+      }
+    } else if (b.aeadSealInto) {
+      b.aeadSealInto('aes-gcm', this.#key, nonce, plaintext, out, offset);
     } else {
-      out.set(this.#backend.aeadSeal('aes-gcm', this.#key, nonce, plaintext), offset);
+      out.set(b.aeadSeal('aes-gcm', this.#key, nonce, plaintext), offset);
     }
   }
 

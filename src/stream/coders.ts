@@ -19,7 +19,7 @@
  */
 import { TransitError } from '../errors.js';
 import type { Engine } from '../transit/engine.js';
-import { type Alloc, asBytes, ChunkDecoder, ChunkEncoder, type Emit } from './chunker.js';
+import { asBytes, ChunkDecoder, ChunkEncoder, type Emit, type Output } from './chunker.js';
 import { asStreamError, COBBLESTONE_256, startMessage, truncated } from './cobblestone.js';
 import {
   checkDecryptOptions,
@@ -50,11 +50,13 @@ export interface ByteCoder {
   /** Ready to take input; resolves with the bytes to send first, if any. */
   start(): Promise<Uint8Array | undefined>;
   /**
-   * One input piece; output goes to `emit` as it is produced. Encrypt makes
-   * its output pieces with `alloc` when given (decrypt emits the backend's
-   * own buffers).
+   * One input piece; output goes to `emit` as it is produced. Encrypt gathers
+   * each push's chunks into one piece made by `output` when it is an
+   * allocator (fresh memory by default), or with `'each'` emits every chunk's
+   * ciphertext and tag as the backend made them; decrypt always emits each
+   * chunk's plaintext as the backend made it.
    */
-  push(piece: unknown, emit: Emit, alloc?: Alloc): void | Promise<void>;
+  push(piece: unknown, emit: Emit, output?: Output): void | Promise<void>;
   /** The input ended. */
   finish(emit: Emit): void;
 }
@@ -103,8 +105,8 @@ export function encryptCoder(
       first.set(header, prefix.length);
       return first;
     }),
-    push(piece, emit, alloc) {
-      guarded(() => coder().push(asBytes(piece), emit, alloc));
+    push(piece, emit, output) {
+      guarded(() => coder().push(asBytes(piece), emit, output));
     },
     finish(emit) {
       guarded(() => coder().finish(emit));

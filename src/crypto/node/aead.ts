@@ -126,6 +126,34 @@ export function nodeAeadSealInto(
 }
 
 /**
+ * Encrypts `plaintext` (no associated data) into `[ciphertext, tag(16)]`:
+ * OpenSSL's own output buffers, no copy.
+ * @throws RangeError / TypeError for bad parameters.
+ * @internal
+ */
+export function nodeAeadSealParts(
+  alg: AeadAlgorithm,
+  key: Uint8Array,
+  nonce: Uint8Array,
+  plaintext: Uint8Array,
+): [ciphertext: Uint8Array, tag: Uint8Array] {
+  if (alg === 'xchacha20-poly1305') {
+    const sealed = nobleAeadSeal(alg, key, nonce, plaintext);
+    const n = sealed.length - TAG_LENGTH;
+    return [sealed.subarray(0, n), sealed.subarray(n)];
+  }
+  checkAead(alg, key, nonce, undefined);
+  assertBytes(plaintext, `${alg}: plaintext`);
+  const cipher = encryptor(alg, key, nonce);
+  const body = cipher.update(plaintext);
+  // GCM and ChaCha20-Poly1305 are stream modes: final() yields no bytes.
+  if (cipher.final().length !== 0 || body.length !== plaintext.length) {
+    throw new Error(`${alg}: short output`);
+  }
+  return [body, cipher.getAuthTag()];
+}
+
+/**
  * Verifies and decrypts `ciphertext ‖ tag(16)`. No plaintext is returned (and
  * the partial output is wiped) unless the tag verifies.
  * @throws AeadAuthError when the tag does not verify; RangeError / TypeError

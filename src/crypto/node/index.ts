@@ -14,7 +14,7 @@
 import { timingSafeEqual as nodeTimingSafeEqual, randomFillSync } from 'node:crypto';
 import type { CryptoBackend } from '../backend.js';
 import { assertBytes, checkCount } from '../noble/params.js';
-import { nodeAeadOpen, nodeAeadSeal, nodeAeadSealInto } from './aead.js';
+import { nodeAeadOpen, nodeAeadSeal, nodeAeadSealInto, nodeAeadSealParts } from './aead.js';
 import { nodeAsymmetric } from './asymmetric.js';
 import { nodeDigest, nodeHkdf, nodeHmac } from './hash.js';
 
@@ -74,6 +74,7 @@ export const nodeBackend: CryptoBackend = /* @__PURE__ */ Object.freeze({
   name: 'node',
   aeadSeal: nodeAeadSeal,
   aeadSealInto: nodeAeadSealInto,
+  aeadSealParts: nodeAeadSealParts,
   aeadOpen: nodeAeadOpen,
   digest: nodeDigest,
   hmac: nodeHmac,
