@@ -11,6 +11,7 @@ export default defineConfig({
       'transitkit/adapters/redis': r('./adapters/redis/index.ts'),
       'transitkit/adapters/postgres': r('./adapters/postgres/index.ts'),
       'transitkit/http/node': r('./adapters/http/node-server.ts'),
+      'transitkit/stream/node': r('./adapters/stream/node.ts'),
       'transitkit/http': r('./adapters/http/index.ts'),
       'transitkit/testing': r('./adapters/testing/index.ts'),
       transitkit: r('./src/index.ts'),

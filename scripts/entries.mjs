@@ -24,6 +24,7 @@ export const SUBPATHS = [
   { subpath: './adapters/postgres', source: 'adapters/postgres/index.ts' },
   { subpath: './http', source: 'adapters/http/index.ts' },
   { subpath: './http/node', source: 'adapters/http/node-server.ts' },
+  { subpath: './stream/node', source: 'adapters/stream/node.ts' },
   { subpath: './testing', source: 'adapters/testing/index.ts' },
 ];
 

@@ -237,7 +237,8 @@ export class Transit {
    * `datakey` would, then Cobblestone-256 chunks, in constant memory. The
    * first output chunk is the envelope header, enqueued once the data key is
    * wrapped; a failure before it (unknown key, a key that cannot encrypt, a
-   * missing `context`) errors the stream before any byte.
+   * missing `context`) errors the stream before any byte. In Node,
+   * `toNodeStream` (`transitkit/stream/node`) makes either stream a `Transform`.
    * @throws TransitError (as the stream's error) `not_found` for a missing key;
    *   `invalid_request` for a key or options that cannot wrap the data key.
    * @example
