@@ -23,145 +23,29 @@
  *
  * Input is a ReadableStream of 64 KiB views over one random 1 MiB buffer (no
  * allocation on the input side); output goes to a sink that counts bytes.
+ * The Node-stream rows run the same through `toNodeStream`
+ * (`transitkit/stream/node`) in a `pipeline()`, from a Node readable of the
+ * same views into a counting Writable.
  * @module
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { type Duplex, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
-import { gcm } from '@noble/ciphers/aes.js';
 import { nobleBackend, Transit } from 'transitkit';
+import { toNodeStream } from 'transitkit/stream/node';
 import { gc, printTable, quick, type Row } from './harness.js';
-
-const MiB = 1024 * 1024;
-const GiB = 1024 * MiB;
-const CALL = 16 * 1024;
-const PIECE = 64 * 1024;
-const SOURCE = randomBytes(MiB);
-
-/**
- * CPU time of this process in ms (user + system, all threads). The host is
- * shared, so wall time mostly measures the neighbours; CPU time measures the
- * work, including the garbage collector's.
- */
-const cpuMs = (): number => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
-
-/**
- * `total` bytes of input in 64 KiB pieces (views over one buffer). With
- * `between`, every `segment` bytes the input pauses and calls it (the raw
- * baseline runs there, so each ratio compares two runs a moment apart).
- */
-function input(
-  total: number,
-  between?: { segment: number; run: (segmentMs: number) => void },
-): ReadableStream<Uint8Array> {
-  let sent = 0;
-  let mark = between?.segment ?? Number.POSITIVE_INFINITY;
-  let segmentStart = cpuMs();
-  return new ReadableStream<Uint8Array>(
-    {
-      pull(controller) {
-        if (sent >= mark && between) {
-          between.run(cpuMs() - segmentStart);
-          mark += between.segment;
-          segmentStart = cpuMs();
-        }
-        if (sent >= total) return controller.close();
-        const n = Math.min(PIECE, total - sent);
-        const at = sent % MiB;
-        controller.enqueue(SOURCE.subarray(at, at + n));
-        sent += n;
-      },
-    },
-    { highWaterMark: 0 },
-  );
-}
-
-/** Drain `stream`, counting bytes; `onBytes` sees the running total. */
-async function drain(
-  stream: ReadableStream<Uint8Array>,
-  onBytes?: (n: number) => void,
-): Promise<number> {
-  let n = 0;
-  await stream.pipeTo(
-    new WritableStream<Uint8Array>({
-      write(c) {
-        n += c.length;
-        onBytes?.(n);
-      },
-    }),
-  );
-  return n;
-}
-
-/** Raw AES-256-GCM in 16 KiB calls over node:crypto (one fresh nonce per call). */
-function rawNode(total: number, open: boolean): void {
-  const key = randomBytes(32);
-  const iv = Buffer.alloc(12);
-  for (let off = 0, i = 0; off < total; off += CALL, i++) {
-    iv.writeUInt32BE(i, 8);
-    const at = off % MiB;
-    const c = createCipheriv('aes-256-gcm', key, iv);
-    const body = c.update(SOURCE.subarray(at, at + CALL));
-    c.final();
-    const tag = c.getAuthTag();
-    if (open) {
-      const d = createDecipheriv('aes-256-gcm', key, iv);
-      d.setAuthTag(tag);
-      d.update(body);
-      d.final();
-    }
-  }
-}
-
-/** Raw AES-256-GCM in 16 KiB calls over noble. */
-function rawNoble(total: number, open: boolean): void {
-  const key = randomBytes(32);
-  const iv = new Uint8Array(12);
-  for (let off = 0, i = 0; off < total; off += CALL, i++) {
-    new DataView(iv.buffer).setUint32(8, i);
-    const at = off % MiB;
-    const sealed = gcm(key, iv).encrypt(SOURCE.subarray(at, at + CALL));
-    if (open) gcm(key, iv).decrypt(sealed);
-  }
-}
-
-/**
- * The floor of any WHATWG transform that seals with node:crypto: the least
- * such a stream can do — per 16 KiB, `createCipheriv`, `update`, `final`,
- * `getAuthTag`, and one copy into the piece the reader keeps (node:crypto
- * cannot seal into a caller's buffer, and a stream's pieces belong to its
- * reader) — with no envelope, key handling, checks or framing. Measured
- * beside `encryptStream` to show which part of the gap to raw is the
- * stream contract itself.
- */
-function floorTransform(): TransformStream<Uint8Array, Uint8Array> {
-  const key = randomBytes(32);
-  const iv = Buffer.alloc(12);
-  let index = 0;
-  const strategy = { highWaterMark: PIECE, size: (c: Uint8Array) => c.byteLength };
-  return new TransformStream<Uint8Array, Uint8Array>(
-    {
-      transform(chunk, controller) {
-        const n = Math.ceil(chunk.length / CALL);
-        const out = Buffer.allocUnsafeSlow(chunk.length + 16 * n);
-        for (let off = 0, at = 0; off < chunk.length; off += CALL) {
-          iv.writeUInt32BE(index++, 8);
-          const c = createCipheriv('aes-256-gcm', key, iv);
-          const body = c.update(chunk.subarray(off, off + CALL));
-          c.final();
-          out.set(body, at);
-          out.set(c.getAuthTag(), at + body.length);
-          at += body.length + 16;
-        }
-        controller.enqueue(out);
-      },
-    },
-    strategy,
-    strategy,
-  );
-}
+import {
+  cpuMs,
+  drain,
+  floorTransform,
+  GiB,
+  input,
+  MiB,
+  nodeInput,
+  rawNoble,
+  rawNode,
+  SOURCE,
+} from './stream-baselines.js';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
@@ -185,6 +69,33 @@ async function interleaved(
     streamMs.push(segmentMs);
   };
   await drain(through(input(total, { segment, run })));
+  return { streamMs, rawMs, ratios: rawMs.map((r, i) => r / (streamMs[i] as number)) };
+}
+
+/** {@link interleaved} for a Node pipeline of `stages` (toNodeStream). */
+async function interleavedNode(
+  total: number,
+  segment: number,
+  raw: (bytes: number) => void,
+  stages: () => Duplex[],
+): Promise<{ streamMs: number[]; rawMs: number[]; ratios: number[] }> {
+  const streamMs: number[] = [];
+  const rawMs: number[] = [];
+  const run = (segmentMs: number) => {
+    const t = cpuMs();
+    raw(segment);
+    rawMs.push(cpuMs() - t);
+    streamMs.push(segmentMs);
+  };
+  let n = 0;
+  const sink = new Writable({
+    write(c: Buffer, _e, cb) {
+      n += c.length;
+      cb();
+    },
+  });
+  await pipeline([nodeInput(total, { segment, run }), ...stages(), sink]);
+  if (n === 0) throw new Error('node pipeline: no output');
   return { streamMs, rawMs, ratios: rawMs.map((r, i) => r / (streamMs[i] as number)) };
 }
 
@@ -226,6 +137,14 @@ export async function throughput(
   await interleaved(Math.min(total, 8 * segment), segment, (n) => raw(n, true), both);
   const enc = await interleaved(total, segment, (n) => raw(n, false), encrypt);
   const rt = await interleaved(total, segment, (n) => raw(n, true), both);
+  // The same through Node streams (toNodeStream of transitkit/stream/node).
+  const nodeEnc = () => [toNodeStream(transit.encryptStream('bench'))];
+  const nodeBoth = () => [...nodeEnc(), toNodeStream(transit.decryptStream('bench'))];
+  await interleavedNode(Math.min(total, 8 * segment), segment, (n) => raw(n, true), nodeBoth);
+  const nodeRows = {
+    enc: await interleavedNode(total, segment, (n) => raw(n, false), nodeEnc),
+    rt: await interleavedNode(total, segment, (n) => raw(n, true), nodeBoth),
+  };
   const floor =
     backend === 'node'
       ? await interleaved(
@@ -268,36 +187,59 @@ export async function throughput(
       : []),
     { group, name: `${rawName}: seal + open`, value: mbps(rt.rawMs), unit: 'MiB/s' },
     row(`encryptStream → decryptStream, ${size}`, rt, 'raw seal + open'),
+    row(`Node streams (toNodeStream): encrypt, ${size}`, nodeRows.enc, 'raw seal'),
+    row(`Node streams (toNodeStream): encrypt → decrypt, ${size}`, nodeRows.rt, 'raw seal + open'),
   ];
 }
 
-/** RSS growth while `total` bytes go through encryptStream → decryptStream. */
-async function memory(total: number): Promise<Row[]> {
+/**
+ * RSS growth while `total` bytes go through encrypt → decrypt: the web
+ * streams, or (`node`) the same as Node streams through `toNodeStream`.
+ */
+async function memory(total: number, node = false): Promise<Row[]> {
   const transit = new Transit({ crypto: 'node' });
   await transit.createKey('bench');
   gc();
   const before = process.memoryUsage().rss;
   let peak = before;
   let next = 0;
-  const n = await drain(
-    input(total)
-      .pipeThrough(transit.encryptStream('bench'))
-      .pipeThrough(transit.decryptStream('bench')),
-    (seen) => {
-      if (seen >= next) {
-        next += 16 * MiB;
-        peak = Math.max(peak, process.memoryUsage().rss);
-      }
-    },
-  );
+  const onBytes = (seen: number) => {
+    if (seen >= next) {
+      next += 16 * MiB;
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }
+  };
+  let n = 0;
+  if (node) {
+    await pipeline(
+      nodeInput(total, { segment: Number.POSITIVE_INFINITY, run: () => undefined }),
+      toNodeStream(transit.encryptStream('bench')),
+      toNodeStream(transit.decryptStream('bench')),
+      new Writable({
+        write(c: Buffer, _e, cb) {
+          n += c.length;
+          onBytes(n);
+          cb();
+        },
+      }),
+    );
+  } else {
+    n = await drain(
+      input(total)
+        .pipeThrough(transit.encryptStream('bench'))
+        .pipeThrough(transit.decryptStream('bench')),
+      onBytes,
+    );
+  }
   await transit.close();
   if (n !== total) throw new Error(`memory run: ${n} bytes out of ${total}`);
   const growth = (peak - before) / MiB;
   const size = total >= GiB ? `${total / GiB} GiB` : `${total / MiB} MiB`;
+  const how = node ? 'Node streams' : 'web streams';
   return [
     {
       group: 'stream memory',
-      name: `RSS growth, ${size} through encrypt → decrypt (limit 64 MiB)`,
+      name: `RSS growth, ${size} through encrypt → decrypt, ${how} (limit 64 MiB)`,
       value: growth,
       unit: 'MiB',
       ratio: growth / 64,
@@ -324,6 +266,7 @@ export async function streamBench(
     ...(await throughput('node', s.node, s.seg)),
     ...(await throughput('noble', s.noble, s.seg / 8)),
     ...(await memory(s.memory)),
+    ...(await memory(s.memory, true)),
   ];
 }
 
