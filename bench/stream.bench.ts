@@ -50,54 +50,61 @@ import {
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
 
+type Timed = { streamMs: number[]; rawMs: number[]; ratios: number[] };
+
+/**
+ * Run `drive` with a hook that the input calls every `segment` bytes: the
+ * raw baseline runs there, and each segment's stream time and raw time are
+ * kept side by side.
+ */
+async function timedSegments(
+  segment: number,
+  raw: (bytes: number) => void,
+  drive: (run: (segmentMs: number) => void) => Promise<void>,
+): Promise<Timed> {
+  const streamMs: number[] = [];
+  const rawMs: number[] = [];
+  await drive((segmentMs) => {
+    const t = cpuMs();
+    raw(segment);
+    rawMs.push(cpuMs() - t);
+    streamMs.push(segmentMs);
+  });
+  return { streamMs, rawMs, ratios: rawMs.map((r, i) => r / (streamMs[i] as number)) };
+}
+
 /**
  * Push `total` bytes through `through` with the raw baseline interleaved every
  * `segment` bytes: per-segment times of both, and their ratios.
  */
-async function interleaved(
+const interleaved = (
   total: number,
   segment: number,
   raw: (bytes: number) => void,
   through: (s: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>,
-): Promise<{ streamMs: number[]; rawMs: number[]; ratios: number[] }> {
-  const streamMs: number[] = [];
-  const rawMs: number[] = [];
-  const run = (segmentMs: number) => {
-    const t = cpuMs();
-    raw(segment);
-    rawMs.push(cpuMs() - t);
-    streamMs.push(segmentMs);
-  };
-  await drain(through(input(total, { segment, run })));
-  return { streamMs, rawMs, ratios: rawMs.map((r, i) => r / (streamMs[i] as number)) };
-}
+): Promise<Timed> =>
+  timedSegments(segment, raw, async (run) => {
+    await drain(through(input(total, { segment, run })));
+  });
 
 /** {@link interleaved} for a Node pipeline of `stages` (toNodeStream). */
-async function interleavedNode(
+const interleavedNode = (
   total: number,
   segment: number,
   raw: (bytes: number) => void,
   stages: () => Duplex[],
-): Promise<{ streamMs: number[]; rawMs: number[]; ratios: number[] }> {
-  const streamMs: number[] = [];
-  const rawMs: number[] = [];
-  const run = (segmentMs: number) => {
-    const t = cpuMs();
-    raw(segment);
-    rawMs.push(cpuMs() - t);
-    streamMs.push(segmentMs);
-  };
-  let n = 0;
-  const sink = new Writable({
-    write(c: Buffer, _e, cb) {
-      n += c.length;
-      cb();
-    },
+): Promise<Timed> =>
+  timedSegments(segment, raw, async (run) => {
+    let n = 0;
+    const sink = new Writable({
+      write(c: Buffer, _e, cb) {
+        n += c.length;
+        cb();
+      },
+    });
+    await pipeline([nodeInput(total, { segment, run }), ...stages(), sink]);
+    if (n === 0) throw new Error('node pipeline: no output');
   });
-  await pipeline([nodeInput(total, { segment, run }), ...stages(), sink]);
-  if (n === 0) throw new Error('node pipeline: no output');
-  return { streamMs, rawMs, ratios: rawMs.map((r, i) => r / (streamMs[i] as number)) };
-}
 
 /** Correctness before timing: a round trip byte for byte, and random access. */
 async function check(transit: Transit): Promise<void> {
