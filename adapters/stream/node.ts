@@ -30,9 +30,9 @@ const HIGH_WATER = 64 * 1024;
  *
  * A stream of `transit.encryptStream` / `transit.decryptStream` becomes a
  * `Transform` that drives it directly (a quarter to a third less CPU than
- * `Duplex.fromWeb` around the same stream, and no copy of the sealed chunks); the web stream itself
- * is locked, so nothing else can read or write it. Any other stream goes
- * through `Duplex.fromWeb`.
+ * `Duplex.fromWeb` around the same stream, and no copy of the sealed
+ * chunks); the web stream itself is locked, so nothing else can read or
+ * write it. Any other stream goes through `Duplex.fromWeb`.
  *
  * @param stream - a fresh stream (neither side locked or used yet)
  * @returns a Duplex that takes bytes and gives the stream's output

@@ -44,7 +44,7 @@ export type Alloc = (n: number) => Uint8Array;
  * How the encoder shapes its output: gathered into pieces made by an
  * {@link Alloc} (one piece per push, the default), or `'each'`: every
  * chunk's ciphertext and tag as the backend made them, no copy
- * ({@link ChunkEncoder.pushEach}). @internal
+ * (`ChunkCipher.sealInto` with a function). @internal
  */
 export type Output = Alloc | 'each';
 
@@ -75,9 +75,8 @@ export class ChunkEncoder {
    * Seal every chunk `data` completes, and keep the remainder (< 16 KiB).
    * With an allocator (fresh memory by default) the chunks are gathered into
    * one output piece (a 64 KiB write gives one 65,600-byte piece, not four);
-   * with `'each'` every chunk leaves as the backend made it
-   * (`ChunkCipher.sealInto` with a function: ciphertext and tag, no gathering copy), for a
-   * reader that takes many pieces cheaply.
+   * with `'each'` every chunk leaves as the backend made it (ciphertext and
+   * tag, no gathering copy), for a reader that takes many pieces cheaply.
    */
   push(data: Uint8Array, emit: Emit, output: Output = unfilled): void {
     if (this.#finished) throw invalidRequest('stream: write after the end');

@@ -78,8 +78,9 @@ export function sealWith(
 /**
  * `run` on version `ver` of `key`: at once when the version is at hand
  * (inline or cached: no promise), else once it is read from storage.
+ * @internal
  */
-function withVersion<T>(
+export function withVersion<T>(
   e: Engine,
   key: LoadedKey,
   ver: number,

@@ -29,6 +29,7 @@ import { optionalBatch, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
 import * as F from './fields.js';
 import { inputBytes } from './hmac.js';
+import { withVersion } from './seal-open.js';
 import {
   checkHashNone,
   formatSignature,
@@ -142,11 +143,6 @@ function materialFor(
     .then((material) => ({ material, derived: true }));
 }
 
-/** The version's material, read from storage only when it is not cached. */
-function versionOf(e: Engine, key: LoadedKey, ver: number): KeyVersion | Promise<KeyVersion> {
-  return e.store.cachedVersion(key, ver) ?? e.store.version(key, ver);
-}
-
 /**
  * `POST /transit/sign/:name`.
  * @throws TransitError `invalid_request` (bad options, missing or non-signing key,
@@ -171,8 +167,7 @@ export async function sign(
   const one = async (item: Record<string, unknown>) => {
     const input = inputBytes(item.input, 'missing input');
     const ver = signingVersion(p, requested);
-    const v = versionOf(e, key, ver);
-    const m = materialFor(e, key, family, v instanceof Promise ? await v : v, item);
+    const m = withVersion(e, key, ver, (v) => materialFor(e, key, family, v, item));
     const { material, derived } = m instanceof Promise ? await m : m;
     const sig = await cryptoCall(() => family.sign(e.backend, material, input, o));
     return {
@@ -228,8 +223,7 @@ export async function verifySignatures(
       key.doc.policy,
       o.marshaling,
     );
-    const v = versionOf(e, key, version);
-    const m = materialFor(e, key, family, v instanceof Promise ? await v : v, item);
+    const m = withVersion(e, key, version, (v) => materialFor(e, key, family, v, item));
     const { material } = m instanceof Promise ? await m : m;
     return cryptoCall(() => family.verify(e.backend, material, input, signature, o));
   };
