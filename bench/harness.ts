@@ -49,6 +49,12 @@ export interface Row {
   target?: Target;
 }
 
+/**
+ * The raw call inside an `async` function: a call that returns a promise, as
+ * every transit call does, and does nothing else.
+ */
+export const PROMISED = 'raw node:crypto, awaited in an async function';
+
 export const quick = process.argv.includes('--quick');
 
 /** Time settings: full runs favour steadiness, `--quick` only keeps every path working. */

@@ -2,11 +2,22 @@
  * The keep-alive HTTP load client the HTTP benches share (http.bench.ts,
  * audit.bench.ts, metrics.bench.ts): their servers run in a forked child
  * process that reports its targets and answers `'cpu'` with its CPU time; the
- * load client runs here on one keep-alive `http.Agent` per target.
+ * load client runs here on one keep-alive `http.Agent` per target. Also
+ * `listen`, which the stream-http server uses too.
  * @module
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { type Agent, request } from 'node:http';
+import { type Agent, request, type Server } from 'node:http';
+
+/** Start `server` on a free loopback port; resolves with the port. */
+export function listen(server: Server): Promise<number> {
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const a = server.address();
+      resolve(typeof a === 'object' && a ? a.port : 0);
+    }),
+  );
+}
 
 /** A server under load: its name in the rows, its loopback port and the token it takes. */
 export interface LoadTarget {

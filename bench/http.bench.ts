@@ -35,7 +35,15 @@ import { MemoryStorage, Transit } from 'transitkit';
 import { AclPolicyStore, createHandler, TokenStore } from 'transitkit/http';
 import { createServer as createListServer } from 'transitkit/http/node';
 import type { Row } from './harness.js';
-import { type LoadTarget, load, median, send, serveTargets, startServers } from './http-client.js';
+import {
+  type LoadTarget,
+  listen,
+  load,
+  median,
+  send,
+  serveTargets,
+  startServers,
+} from './http-client.js';
 
 interface Target extends LoadTarget {
   path: string;
@@ -66,15 +74,6 @@ function bareServer(key: Buffer): Server {
       res.end(body);
     });
   });
-}
-
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const a = server.address();
-      resolve(typeof a === 'object' && a ? a.port : 0);
-    }),
-  );
 }
 
 /** Server side (the child process): start the three servers and report their ports. */

@@ -19,8 +19,7 @@ import {
   verify,
 } from 'node:crypto';
 import { MemoryStorage, Transit } from 'transitkit';
-import { type Case, compare, type Row } from './harness.js';
-import { PROMISED } from './transit.bench.js';
+import { type Case, compare, PROMISED, type Row } from './harness.js';
 
 /** Issue 8's goal for the node backend against raw node:crypto. */
 const TARGET = { min: 0.7 };

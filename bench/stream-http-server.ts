@@ -13,6 +13,7 @@ import { createServer, type Server } from 'node:http';
 import { MemoryStorage, Transit } from 'transitkit';
 import { AclPolicyStore, createHandler, TokenStore } from 'transitkit/http';
 import { createServer as createListServer } from 'transitkit/http/node';
+import { listen } from './http-client.js';
 
 /** Where the servers listen, and a root token for transitkit's. */
 export interface Ports {
@@ -105,16 +106,12 @@ async function serve(key: Buffer): Promise<void> {
   const transit = new Transit({ storage, autoRotate: false });
   await transit.createKey('bench');
   const handler = createHandler({ transit, tokens, policies: new AclPolicyStore({ storage }) });
-  const bare = bareServer(key);
-  await new Promise<void>((r) => bare.listen(0, '127.0.0.1', r));
-  const a = bare.address();
-  const chunked = bareChunkedServer(key);
-  await new Promise<void>((r) => chunked.listen(0, '127.0.0.1', r));
-  const ca = chunked.address();
-  const kit = await createListServer(handler).listen(0);
-  const plain = createServer(handler.node);
-  await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
-  const pa = plain.address();
+  const ports = {
+    bare: await listen(bareServer(key)),
+    chunked: await listen(bareChunkedServer(key)),
+    kit: (await createListServer(handler).listen(0)).port,
+    node: await listen(createServer(handler.node)),
+  };
   let peak = 0;
   setInterval(() => {
     peak = Math.max(peak, process.memoryUsage.rss());
@@ -129,13 +126,7 @@ async function serve(key: Buffer): Promise<void> {
       process.send?.({ cpu: user + system });
     } else process.exit(0);
   });
-  process.send?.({
-    bare: typeof a === 'object' && a ? a.port : 0,
-    chunked: typeof ca === 'object' && ca ? ca.port : 0,
-    kit: kit.port,
-    node: typeof pa === 'object' && pa ? pa.port : 0,
-    token,
-  } satisfies Ports);
+  process.send?.({ ...ports, token } satisfies Ports);
 }
 
 await serve(Buffer.from(process.argv[2] ?? '', 'base64'));

@@ -15,7 +15,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { gcm } from '@noble/ciphers/aes.js';
 import { chacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { Transit } from 'transitkit';
-import { type Case, compare, type Row, type Target } from './harness.js';
+import { type Case, compare, PROMISED, type Row, type Target } from './harness.js';
 
 const ALGS = [
   { type: 'aes256-gcm96', node: 'aes-256-gcm', noble: gcm },
@@ -64,12 +64,6 @@ function raw(alg: Alg, key: Buffer) {
  */
 const targetFor = (size: number, op: 'encrypt' | 'decrypt' = 'encrypt'): Target | undefined =>
   size <= 64 ? { min: op === 'decrypt' ? 0.8 : 0.6 } : size >= 1 << 20 ? { min: 0.9 } : undefined;
-
-/**
- * The raw call inside an `async` function: a call that returns a promise, as
- * every transit call does, and does nothing else.
- */
-export const PROMISED = 'raw node:crypto, awaited in an async function';
 
 const label = (size: number) => (size >= 1 << 20 ? `${size >> 20} MiB` : `${size} B`);
 
