@@ -3,13 +3,16 @@
  * `base64.StdEncoding`: padding required, `\r`/`\n` skipped), URL-safe base64
  * without padding (JWS), hex and UTF-8.
  *
- * Uses `@scure/base` everywhere, and the platform `Buffer` only as a faster
+ * Uses `@scure/base` for base64 and `@noble/hashes`' table-based hex (its
+ * `bytesToHex`/`hexToBytes`, smaller and faster than a radix conversion, and
+ * already in every bundle), and the platform `Buffer` only as a faster
  * decoder after the input has been validated strictly (the core never imports
  * `node:*`; it only looks for the global).
  *
  * @module
  */
-import { base64, base64urlnopad, hex } from '@scure/base';
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
+import { base64, base64urlnopad } from '@scure/base';
 import { invalidRequest } from './errors.js';
 
 /**
@@ -113,13 +116,13 @@ export function tryDecodeBase64Url(s: string): Uint8Array | undefined {
 
 /** Bytes → lowercase hex. @internal */
 export function encodeHex(bytes: Uint8Array): string {
-  return hex.encode(bytes);
+  return bytesToHex(bytes);
 }
 
 /** Hex → bytes; `undefined` when malformed. @internal */
 export function tryDecodeHex(s: string): Uint8Array | undefined {
   try {
-    return hex.decode(s.toLowerCase());
+    return hexToBytes(s);
   } catch {
     return undefined;
   }

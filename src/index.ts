@@ -61,7 +61,7 @@ export type {
   SignedData,
 } from './crypto/asymmetric-backend.js';
 export { RsaDecryptionError } from './crypto/asymmetric-backend.js';
-export type { AeadAlgorithm, CryptoBackend, HashName } from './crypto/backend.js';
+export type { AeadAlgorithm, CryptoBackend, HashName, TextEncodingName } from './crypto/backend.js';
 // Crypto backends
 export { AeadAuthError } from './crypto/backend.js';
 export { nobleBackend } from './crypto/noble/index.js';

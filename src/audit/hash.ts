@@ -33,7 +33,10 @@ function hexOf(bytes: Uint8Array): string {
 
 /** The hasher of one salt. @internal */
 export function saltHasher(backend: CryptoBackend, salt: Uint8Array): Hasher {
-  return (value) => HMAC_PREFIX + hexOf(backend.hmac('sha256', salt, utf8(value)));
+  const text = backend.hmacText?.bind(backend);
+  return text
+    ? (value) => HMAC_PREFIX + text('sha256', salt, [value], 'hex')
+    : (value) => HMAC_PREFIX + hexOf(backend.hmac('sha256', salt, utf8(value)));
 }
 
 /** A token's hashed id and accessor, for one device. @internal */

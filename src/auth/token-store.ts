@@ -73,7 +73,7 @@ const TOKEN_LEASE_PATH = 'auth/token/create';
 export class TokenStore {
   readonly #storage: StorageAdapter;
   readonly #clock: Clock;
-  readonly #backend: Pick<CryptoBackend, 'digest' | 'randomBytes'>;
+  readonly #backend: Pick<CryptoBackend, 'digest' | 'digestText' | 'randomBytes'>;
   readonly #defaultTtl: number;
   readonly #maxTtl: number;
   /** The salt, loading or loaded; a failed load is dropped and retried by the next use. */
@@ -145,6 +145,8 @@ export class TokenStore {
   #hash(token: string): string | Promise<string> {
     const salt = this.#saltBytes;
     if (salt === undefined) return this.#saltValue().then(() => this.#hash(token));
+    const b = this.#backend;
+    if (b.digestText) return b.digestText('sha256', [salt, token], 'hex');
     const t = utf8(token);
     const input = new Uint8Array(salt.length + t.length);
     input.set(salt);

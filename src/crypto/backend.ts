@@ -38,6 +38,13 @@ export type HashName =
   | 'sha3-512';
 
 /**
+ * The text forms of {@link CryptoBackend.digestText} and
+ * {@link CryptoBackend.hmacText}: lower-case hex, or standard base64 with padding.
+ * @public
+ */
+export type TextEncodingName = 'hex' | 'base64';
+
+/**
  * A crypto implementation: the symmetric primitives, synchronous for the hot
  * path (both node:crypto and noble are synchronous there), plus the
  * asynchronous {@link AsymmetricBackend} half (ECDSA, Ed25519, RSA), so that
@@ -97,8 +104,31 @@ export interface CryptoBackend extends AsymmetricBackend {
   ): Uint8Array;
   /** Message digest. */
   digest(hash: HashName, data: Uint8Array): Uint8Array;
+  /**
+   * Optional: {@link CryptoBackend.digest} of `parts` one after another (a
+   * string part stands for its UTF-8 bytes), as text. For values that leave
+   * as text anyway (token ids): the node backend has OpenSSL's call encode
+   * them, with no byte buffer in between; without it, callers encode
+   * `digest`'s bytes. Same errors as `digest`; `RangeError` for another encoding.
+   */
+  digestText?(
+    hash: HashName,
+    parts: readonly (Uint8Array | string)[],
+    encoding: TextEncodingName,
+  ): string;
   /** HMAC. */
   hmac(hash: HashName, key: Uint8Array, data: Uint8Array): Uint8Array;
+  /**
+   * Optional: {@link CryptoBackend.hmac} as text, as
+   * {@link CryptoBackend.digestText} is `digest` (Vault's `vault:v1:` HMACs,
+   * audit hashes).
+   */
+  hmacText?(
+    hash: HashName,
+    key: Uint8Array,
+    parts: readonly (Uint8Array | string)[],
+    encoding: TextEncodingName,
+  ): string;
   /** HKDF (RFC 5869) extract-and-expand; an empty `salt` means hashLen zero bytes. */
   hkdf(
     hash: HashName,

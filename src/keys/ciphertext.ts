@@ -7,9 +7,13 @@
 import { encodeBase64 } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 
-/** Format a versioned value. @internal */
-export const formatVersioned = (prefix: string, version: number, payload: Uint8Array): string =>
-  `${prefix}:v${version}:${encodeBase64(payload)}`;
+/** Format a versioned value; a string payload is already base64. @internal */
+export const formatVersioned = (
+  prefix: string,
+  version: number,
+  payload: Uint8Array | string,
+): string =>
+  `${prefix}:v${version}:${typeof payload === 'string' ? payload : encodeBase64(payload)}`;
 
 /**
  * Split `<prefix>:v<N>:<rest>` into version and the encoded rest.

@@ -46,7 +46,9 @@ export function hash(e: Engine, req: HashRequest): { sum: string } {
   const alg = optString(r.algorithm, 'algorithm') ?? 'sha2-256';
   if (alg === 'sha1') throw invalidRequest('unsupported hash algorithm sha1');
   const h = vaultHash(alg);
-  const sum = e.backend.digest(h.name, input);
+  const b = e.backend;
+  if (b.digestText) return { sum: b.digestText(h.name, [input], fmt) };
+  const sum = b.digest(h.name, input);
   return { sum: fmt === 'hex' ? encodeHex(sum) : encodeBase64(sum) };
 }
 

@@ -9,7 +9,7 @@
  * @module
  */
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
-import type { HashName } from '../backend.js';
+import type { HashName, TextEncodingName } from '../backend.js';
 import { nobleHkdf } from '../noble/hash.js';
 import { assertBytes, checkHkdf, hashLength } from '../noble/params.js';
 import { ownedBytes } from './bytes.js';
@@ -26,6 +26,53 @@ export function nodeDigest(hash: HashName, data: Uint8Array): Uint8Array {
   hashLength(hash);
   assertBytes(data, 'digest: data');
   return ownedBytes(createHash(hash).update(data).digest());
+}
+
+/** The hash of `parts` in turn as `encoding` (the digest and HMAC text forms). */
+function textOf(
+  h: { update(p: Uint8Array | string): unknown; digest(e: TextEncodingName): string },
+  parts: readonly (Uint8Array | string)[],
+  encoding: TextEncodingName,
+  label: string,
+): string {
+  if (encoding !== 'hex' && encoding !== 'base64') {
+    throw new RangeError(`unsupported encoding ${JSON.stringify(String(encoding))}`);
+  }
+  for (const p of parts) {
+    if (typeof p !== 'string') assertBytes(p, label);
+    h.update(p); // a string as UTF-8 (lone surrogates as U+FFFD, as TextEncoder)
+  }
+  return h.digest(encoding);
+}
+
+/**
+ * A digest as hex or base64, encoded by OpenSSL's call.
+ * @throws RangeError for an unknown hash or encoding; TypeError for a part that is neither bytes nor a string.
+ * @internal
+ */
+export function nodeDigestText(
+  hash: HashName,
+  parts: readonly (Uint8Array | string)[],
+  encoding: TextEncodingName,
+): string {
+  hashLength(hash);
+  return textOf(createHash(hash), parts, encoding, 'digest: part');
+}
+
+/**
+ * An HMAC as hex or base64, encoded by OpenSSL's call.
+ * @throws RangeError for an unknown hash or encoding; TypeError for a non-byte key or part.
+ * @internal
+ */
+export function nodeHmacText(
+  hash: HashName,
+  key: Uint8Array,
+  parts: readonly (Uint8Array | string)[],
+  encoding: TextEncodingName,
+): string {
+  hashLength(hash);
+  assertBytes(key, 'hmac: key');
+  return textOf(createHmac(hash, key), parts, encoding, 'hmac: part');
 }
 
 /**

@@ -16,7 +16,7 @@ import type { CryptoBackend } from '../backend.js';
 import { assertBytes, checkCount } from '../noble/params.js';
 import { nodeAeadOpen, nodeAeadSeal, nodeAeadSealInto, nodeAeadSealParts } from './aead.js';
 import { nodeAsymmetric } from './asymmetric.js';
-import { nodeDigest, nodeHkdf, nodeHmac } from './hash.js';
+import { nodeDigest, nodeDigestText, nodeHkdf, nodeHmac, nodeHmacText } from './hash.js';
 
 /**
  * Small requests (nonces: 12 or 24 bytes; uids) are served from a block of
@@ -77,7 +77,9 @@ export const nodeBackend: CryptoBackend = /* @__PURE__ */ Object.freeze({
   aeadSealParts: nodeAeadSealParts,
   aeadOpen: nodeAeadOpen,
   digest: nodeDigest,
+  digestText: nodeDigestText,
   hmac: nodeHmac,
+  hmacText: nodeHmacText,
   hkdf: nodeHkdf,
   randomBytes,
   timingSafeEqual,
