@@ -14,7 +14,7 @@ import { TokenStore } from '../../src/auth/token-store.js';
 import type { CryptoBackend, HashName } from '../../src/crypto/backend.js';
 import { nobleBackend } from '../../src/crypto/noble/index.js';
 import { nodeBackend } from '../../src/crypto/node/index.js';
-import { encodeBase64, encodeHex, utf8 } from '../../src/encoding.js';
+import { concatBytes, encodeBase64, encodeHex, utf8 } from '../../src/encoding.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { Transit } from '../../src/transit/transit.js';
 
@@ -33,16 +33,9 @@ const HASHES: HashName[] = [
 /** `nodeBackend` without the text forms: every caller's fallback path. */
 const bytesOnly: CryptoBackend = { ...nodeBackend, digestText: undefined, hmacText: undefined };
 
-const joined = (parts: readonly (Uint8Array | string)[]): Uint8Array => {
-  const bytes = parts.map((p) => (typeof p === 'string' ? utf8(p) : p));
-  const out = new Uint8Array(bytes.reduce((n, b) => n + b.length, 0));
-  let at = 0;
-  for (const b of bytes) {
-    out.set(b, at);
-    at += b.length;
-  }
-  return out;
-};
+/** The bytes `parts` stand for: strings as UTF-8, one after another. */
+const joined = (parts: readonly (Uint8Array | string)[]): Uint8Array =>
+  concatBytes(...parts.map((p) => (typeof p === 'string' ? utf8(p) : p)));
 
 const encode = (bytes: Uint8Array, encoding: 'hex' | 'base64') =>
   encoding === 'hex' ? encodeHex(bytes) : encodeBase64(bytes);
