@@ -14,7 +14,8 @@
  * @module
  */
 import type { CryptoBackend } from '../crypto/backend.js';
-import { encodeBase64, utf8 } from '../encoding.js';
+import { hmacText } from '../crypto/text.js';
+import { encodeBase64 } from '../encoding.js';
 
 /** Vault's prefix of a hashed value. @internal */
 export const HMAC_PREFIX = 'hmac-sha256:';
@@ -22,21 +23,9 @@ export const HMAC_PREFIX = 'hmac-sha256:';
 /** A value hasher bound to one salt. @internal */
 export type Hasher = (value: string) => string;
 
-const HEX = /* @__PURE__ */ Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
-/** Lower-case hex of a MAC (a table: this runs several times per audited request). */
-function hexOf(bytes: Uint8Array): string {
-  let out = '';
-  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i] as number];
-  return out;
-}
-
 /** The hasher of one salt. @internal */
 export function saltHasher(backend: CryptoBackend, salt: Uint8Array): Hasher {
-  const text = backend.hmacText?.bind(backend);
-  return text
-    ? (value) => HMAC_PREFIX + text('sha256', salt, [value], 'hex')
-    : (value) => HMAC_PREFIX + hexOf(backend.hmac('sha256', salt, utf8(value)));
+  return (value) => HMAC_PREFIX + hmacText(backend, 'sha256', salt, [value], 'hex');
 }
 
 /** A token's hashed id and accessor, for one device. @internal */

@@ -80,16 +80,6 @@ export interface TokenCreateRequest {
 /** @internal */
 export const denied = (message: string) => new TransitError('permission_denied', message);
 
-/** @internal */
-const HEX = /* @__PURE__ */ Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
-/** Lower-case hex (a table lookup: this runs on every request). @internal */
-export function hex(bytes: Uint8Array): string {
-  let out = '';
-  for (const b of bytes) out += HEX[b];
-  return out;
-}
-
 /** Constant-time comparison of two hashes in hex (the length is not secret). @internal */
 export function sameHash(a: unknown, b: string): boolean {
   if (typeof a !== 'string' || a.length !== b.length) return false;

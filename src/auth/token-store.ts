@@ -29,6 +29,7 @@ import { defaultBackend } from '#default-backend';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
+import { digestText } from '../crypto/text.js';
 import { fromUtf8, utf8 } from '../encoding.js';
 import { invalidRequest, TransitError } from '../errors.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
@@ -43,7 +44,6 @@ import {
   CAS_RETRIES,
   DAY32,
   denied,
-  hex,
   K,
   lookupOf,
   MAX_TOKEN_LENGTH,
@@ -145,13 +145,7 @@ export class TokenStore {
   #hash(token: string): string | Promise<string> {
     const salt = this.#saltBytes;
     if (salt === undefined) return this.#saltValue().then(() => this.#hash(token));
-    const b = this.#backend;
-    if (b.digestText) return b.digestText('sha256', [salt, token], 'hex');
-    const t = utf8(token);
-    const input = new Uint8Array(salt.length + t.length);
-    input.set(salt);
-    input.set(t, salt.length);
-    return hex(this.#backend.digest('sha256', input));
+    return digestText(this.#backend, 'sha256', [salt, token], 'hex');
   }
 
   #random(n: number): string {

@@ -5,6 +5,7 @@
  * @module
  */
 import { vaultHash } from '../crypto/hash.js';
+import { digestText } from '../crypto/text.js';
 import { encodeBase64, encodeHex } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { optInt, optString } from '../request.js';
@@ -46,10 +47,7 @@ export function hash(e: Engine, req: HashRequest): { sum: string } {
   const alg = optString(r.algorithm, 'algorithm') ?? 'sha2-256';
   if (alg === 'sha1') throw invalidRequest('unsupported hash algorithm sha1');
   const h = vaultHash(alg);
-  const b = e.backend;
-  if (b.digestText) return { sum: b.digestText(h.name, [input], fmt) };
-  const sum = b.digest(h.name, input);
-  return { sum: fmt === 'hex' ? encodeHex(sum) : encodeBase64(sum) };
+  return { sum: digestText(e.backend, h.name, [input], fmt) };
 }
 
 /** @internal */

@@ -96,7 +96,9 @@ export async function hmac(
   const ver = hmacVersion(p, optInt(r.key_version, 'key_version'));
   const secret = (e.store.cachedVersion(key, ver) ?? (await e.store.version(key, ver))).hmac_key;
   const b = e.backend;
-  // The base64 straight from the backend when it can (node: no byte buffer in between).
+  // crypto/text.ts's hmacText, inlined: one byte part needs no concatenation, and
+  // formatVersioned encodes the byte form (the helper's fallback is over the
+  // browser bundle's budget on this path).
   const mac = (input: Uint8Array) =>
     formatVersioned(
       HMAC_PREFIX,

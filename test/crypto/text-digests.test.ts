@@ -4,8 +4,8 @@
  * must equal the hex or base64 of the byte form over the concatenated parts —
  * checked against both backends' byte forms, so noble's pure-JS hashes are the
  * independent side. Then every caller that uses them when present (the HMAC
- * and hash endpoints, the token store, the audit hasher) gives the same text
- * as with a backend that lacks them.
+ * and hash endpoints, the token store, the audit hasher; all but HMAC through
+ * src/crypto/text.ts) gives the same text as with a backend that lacks them.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

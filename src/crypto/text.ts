@@ -1,0 +1,47 @@
+/**
+ * Digests and HMACs as text, on any backend: the backend's own text form
+ * (`digestText` / `hmacText`, which node:crypto encodes inside its call) when
+ * it has one, else its byte form over the concatenated parts, encoded here.
+ * Token ids, audit hashes, `hash` and Vault's `vault:v1:` HMACs use these.
+ * @module
+ */
+import { concatBytes, encodeBase64, encodeHex, utf8 } from '../encoding.js';
+import type { CryptoBackend, HashName, TextEncodingName } from './backend.js';
+
+/** Parts of a hashed input: bytes, or a string standing for its UTF-8. */
+type Parts = readonly (Uint8Array | string)[];
+
+/** The bytes `parts` stand for (one byte part as it is, no copy). */
+function bytesOf(parts: Parts): Uint8Array {
+  const [only] = parts;
+  if (parts.length === 1 && only instanceof Uint8Array) return only;
+  return concatBytes(...parts.map((p) => (typeof p === 'string' ? utf8(p) : p)));
+}
+
+const encode = (bytes: Uint8Array, encoding: TextEncodingName): string =>
+  encoding === 'hex' ? encodeHex(bytes) : encodeBase64(bytes);
+
+/** The digest of `parts` as hex or base64. @internal */
+export function digestText(
+  b: Pick<CryptoBackend, 'digest' | 'digestText'>,
+  hash: HashName,
+  parts: Parts,
+  encoding: TextEncodingName,
+): string {
+  return b.digestText
+    ? b.digestText(hash, parts, encoding)
+    : encode(b.digest(hash, bytesOf(parts)), encoding);
+}
+
+/** The HMAC of `parts` under `key` as hex or base64. @internal */
+export function hmacText(
+  b: Pick<CryptoBackend, 'hmac' | 'hmacText'>,
+  hash: HashName,
+  key: Uint8Array,
+  parts: Parts,
+  encoding: TextEncodingName,
+): string {
+  return b.hmacText
+    ? b.hmacText(hash, key, parts, encoding)
+    : encode(b.hmac(hash, key, bytesOf(parts)), encoding);
+}
