@@ -15,6 +15,7 @@ import {
   engineOn,
   expectCode,
   joined,
+  PIECES,
   pattern,
   readableOf,
   sameBytes,
@@ -22,7 +23,6 @@ import {
 } from './support.js';
 
 const LENGTHS = [0, 1, 16_383, 16_384, 16_385, 3 * CHUNK_SIZE, 3 * 1024 * 1024 + 7];
-const PIECES = [1, 4096, 16_384, 65_536, 100_003];
 
 /** Envelope size for a plaintext of `n` bytes under a wrapped key of `w` bytes. */
 const envelopeSize = (n: number, w: number) =>

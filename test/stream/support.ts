@@ -7,6 +7,9 @@ import type { CryptoBackend } from '../../src/crypto/backend.js';
 import { TransitError } from '../../src/errors.js';
 import { Transit } from '../../src/transit/transit.js';
 
+/** Piece sizes the stream tests feed: one byte, below, at and above a chunk, and odd. */
+export const PIECES = [1, 4096, 16_384, 65_536, 100_003];
+
 /** A fresh in-memory engine on `backend`. */
 export function engineOn(backend: CryptoBackend): Transit {
   return new Transit({ crypto: backend, autoRotate: false });
