@@ -7,13 +7,16 @@
  * and a threshold of 1 only with a single share, in which case the share is
  * the root key itself (there is nothing to split).
  *
- * Runtime-neutral.
+ * Runtime-neutral. The Shamir package is loaded on first use: an embedded
+ * `Transit` never splits a root key, so it stays out of the edge bundle.
  * @module
  */
-import { combine, split } from 'shamir-secret-sharing';
 import { tryDecodeBase64, tryDecodeHex } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
+import { lazy } from '../util/lazy.js';
 import { ROOT_KEY_BYTES } from './keyring.js';
+
+const shamir = lazy(() => import('shamir-secret-sharing'));
 
 /** The largest number of shares (GF(256) has 255 non-zero points). @internal */
 export const MAX_SHARES = 255;
@@ -46,7 +49,7 @@ export async function splitRootKey(
 ): Promise<Uint8Array[]> {
   checkShareParams(shares, threshold);
   if (shares === 1) return [rootKey.slice()];
-  return split(rootKey, shares, threshold);
+  return (await shamir()).split(rootKey, shares, threshold);
 }
 
 /**
@@ -57,7 +60,7 @@ export async function splitRootKey(
 export async function combineShares(shares: readonly Uint8Array[]): Promise<Uint8Array> {
   try {
     if (shares.length === 1) return (shares[0] as Uint8Array).slice();
-    return await combine([...shares]);
+    return await (await shamir()).combine([...shares]);
   } catch {
     throw invalidRequest('the key shares do not rebuild the root key');
   } finally {
