@@ -1,10 +1,12 @@
 /**
  * `transitkit/http/node`: a `node:http` server for the handler that
  *
- * - accepts Vault's `LIST` method (each connection's bytes go through a
- *   rewriter to `GET ?list=true`, since Node's parser refuses unknown methods);
- *   {@link acceptListMethod} does the same for a server you create yourself
- *   (`app.listen()`, `https.createServer()`);
+ * - accepts Vault's `LIST` method, which Node's parser refuses: a connection
+ *   is parsed natively until its first `LIST`, and from that request line on
+ *   its bytes go through a rewriter to `GET ?list=true`
+ *   (./list-switch.ts, ./list-method.ts); {@link acceptListMethod} does the
+ *   same for a server you create yourself (`app.listen()`,
+ *   `https.createServer()`);
  * - shuts down gracefully: {@link TransitkitServer.close} stops accepting,
  *   lets in-flight requests finish (answering them with `Connection: close`),
  *   closes idle keep-alive connections, and after `drainMs` closes the rest.
@@ -25,6 +27,7 @@ import type { Socket } from 'node:net';
 import { Server as TlsServer } from 'node:tls';
 import { lingerClose } from './linger.js';
 import { ListMethodRewriter } from './list-method.js';
+import { switchOnList } from './list-switch.js';
 
 export { fileAuditDevice, nodeAuditDevices, socketAuditDevice } from '../audit/index.js';
 export type { MetricsExporter } from './metrics.js';
@@ -45,7 +48,12 @@ export { metricsListener } from './metrics-server.js';
 /** The internals of a socket the rewriter relies on (Node 18 to 24). */
 interface RewritableSocket {
   push(chunk: Buffer | string | null, encoding?: BufferEncoding): boolean;
-  _handle?: { isStreamBase?: boolean; _consumed?: boolean } | null;
+  _handle?: {
+    isStreamBase?: boolean;
+    _consumed?: boolean;
+    reading?: boolean;
+    readStart?: () => number;
+  } | null;
 }
 
 /**
@@ -63,9 +71,10 @@ interface RewritableSocket {
  *   bytes.
  *
  * Bodies pass as slices of the received chunk, so the cost per byte is a
- * bound check; per request, one scan of the head.
+ * bound check; per request, one scan of the head. Returns the rewriter's
+ * `feed`, for bytes put back in front of the socket's buffer.
  */
-function rewriteListLines(socket: Socket): void {
+function rewriteListLines(socket: Socket): (chunk: Buffer) => Buffer {
   const s = socket as unknown as RewritableSocket;
   if (s._handle) s._handle._consumed = true;
   const rewriter = new ListMethodRewriter();
@@ -74,6 +83,7 @@ function rewriteListLines(socket: Socket): void {
     if (chunk === null || typeof chunk === 'string') return push.call(this, chunk, encoding);
     return push.call(this, rewriter.feed(chunk));
   };
+  return (chunk) => rewriter.feed(chunk);
 }
 
 /**
@@ -86,6 +96,16 @@ function lingeringClose(socket: Socket): void {
   const s = socket as Socket & { destroySoon?: () => void };
   s.destroySoon = function (this: Socket) {
     lingerClose(this);
+    // A natively parsed socket (./list-switch.ts): lingerClose's 'data'
+    // listener took the parser off the handle (Node does so for any 'data'
+    // listener), but a handle the parser had stopped (a paused request body)
+    // stays stopped, since the stream layer believes a read is pending. Start
+    // it, as Node's own 'resume' listener would have.
+    const handle = (this as unknown as RewritableSocket)._handle;
+    if (handle && handle.reading === false && typeof handle.readStart === 'function') {
+      handle.reading = true;
+      handle.readStart();
+    }
   };
 }
 
@@ -94,11 +114,14 @@ const LIST_ACCEPTED = Symbol('transitkit.acceptListMethod');
 /**
  * Make a `node:http` or `node:https` server you created yourself accept
  * Vault's `LIST` method, which Node's HTTP parser otherwise answers with a
- * bare 400 before any handler runs: each connection's request lines
- * `LIST /p HTTP/1.1` become `GET /p?list=true HTTP/1.1` (Vault's equivalent)
- * before Node parses them; bodies and every other request pass unchanged.
- * Call it right after creating or starting the server, before the first
- * connection; a second call does nothing. {@link createServer} does this itself.
+ * bare 400 before any handler runs: a request line `LIST /p HTTP/1.1` is
+ * answered as `GET /p?list=true HTTP/1.1` (Vault's equivalent); bodies and
+ * every other request pass unchanged. A connection keeps Node's native
+ * parser until its first `LIST` and is parsed in JavaScript from there on
+ * (from its first byte when the server has a `clientError` listener of its
+ * own, or on a runtime whose parser lacks what the switch needs). Call it
+ * right after creating or starting the server, before the first connection;
+ * a second call does nothing. {@link createServer} does this itself.
  *
  * @example
  * ```ts
@@ -114,8 +137,10 @@ export function acceptListMethod(server: Server | HttpsServer): void {
   // https: the HTTP parser starts on 'secureConnection' (the decrypted
   // socket). First in line, before Node's own listener sets the parser up.
   const event = server instanceof TlsServer ? 'secureConnection' : 'connection';
+  // Native parsing until a connection's first LIST (./list-switch.ts).
+  const native = switchOnList(server, event, rewriteListLines);
   server.prependListener(event, (socket: Socket) => {
-    rewriteListLines(socket);
+    if (!native()) rewriteListLines(socket);
     lingeringClose(socket);
   });
 }
