@@ -8,8 +8,14 @@
  * to bad requests kept; a server with its own `clientError` listener; and
  * `listReplay`, which finds the request line in what the parser refused.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
-import { type AddressInfo, connect } from 'node:net';
+import { createServer as createHttpsServer } from 'node:https';
+import { type AddressInfo, connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listReplay } from '../../adapters/http/list-switch.js';
 import {
@@ -51,16 +57,22 @@ function echo(req: IncomingMessage, res: import('node:http').ServerResponse): vo
 }
 
 /** Write `parts` on one connection, `gapMs` apart; resolve with all it received once closed. */
-function exchange(port: number, parts: (string | Buffer)[], gapMs = 30): Promise<string> {
+function exchange(
+  port: number,
+  parts: (string | Buffer)[],
+  gapMs = 30,
+  open: (port: number) => Socket = (p) => connect(p, '127.0.0.1'),
+  ready: 'connect' | 'secureConnect' = 'connect',
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = open(port);
     let got = '';
     socket.on('data', (d) => {
       got += d.toString('latin1');
     });
     socket.on('close', () => resolve(got));
     socket.on('error', (e) => (got ? resolve(got) : reject(e)));
-    socket.on('connect', async () => {
+    socket.once(ready, async () => {
       for (const p of parts) {
         if (socket.destroyed) return;
         socket.write(p);
@@ -224,6 +236,46 @@ describe('createServer with a short keep-alive timeout', () => {
     // Node waits keepAliveTimeout + 1 s (its buffer) before closing an idle connection.
     const raw = await exchange(port, [get('/a'), list('/slow?delay=1600', true)]);
     expect(answers(raw).map((s) => s.url)).toEqual(['/a', '/slow?delay=1600&list=true']);
+  });
+});
+
+describe('acceptListMethod on an https server', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'transitkit-list-switch-'));
+  let server: import('node:https').Server;
+  let port: number;
+  beforeAll(async () => {
+    const key = path.join(dir, 'key.pem');
+    const cert = path.join(dir, 'cert.pem');
+    execFileSync('openssl', [
+      ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'],
+      ...['-keyout', key, '-out', cert, '-subj', '/CN=127.0.0.1', '-days', '2'],
+    ]);
+    server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, echo);
+    acceptListMethod(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise<void>((r) => server.close(() => r()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('switches a TLS connection at its first LIST, answers in order', async () => {
+    const open = (p: number) =>
+      tlsConnect({ port: p, host: '127.0.0.1', rejectUnauthorized: false }) as unknown as Socket;
+    const raw = await exchange(
+      port,
+      [get('/a'), list('/b'), get('/c?delay=50') + list('/d', true)],
+      30,
+      open,
+      'secureConnect',
+    );
+    expect(answers(raw).map((s) => [s.url, s.native])).toEqual([
+      ['/a', true],
+      ['/b?list=true', false],
+      ['/c?delay=50', false],
+      ['/d?list=true', false],
+    ]);
   });
 });
 
