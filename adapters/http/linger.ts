@@ -26,6 +26,8 @@ export interface LingerSocket extends Drainable {
   end(): unknown;
   destroy(): unknown;
   once(event: 'close' | 'end', listener: () => void): unknown;
+  /** Node's stream handle (a `node:net` socket's internal). */
+  _handle?: { reading?: boolean; readStart?: () => unknown } | null;
 }
 
 const discard = (): void => {};
@@ -47,5 +49,15 @@ export function lingerClose(socket: LingerSocket, request?: Drainable): void {
     from.removeAllListeners('data');
     from.on('data', discard);
     from.resume();
+  }
+  // On a socket Node's native parser was reading, the 'data' listener took
+  // the parser off the handle (Node does so for any 'data' listener); a handle
+  // the parser had stopped (a paused request body) stays stopped, since the
+  // stream layer believes a read is pending. Start it, as Node's own 'resume'
+  // listener would have.
+  const handle = socket._handle;
+  if (handle?.reading === false && typeof handle.readStart === 'function') {
+    handle.reading = true;
+    handle.readStart();
   }
 }

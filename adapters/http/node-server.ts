@@ -48,12 +48,7 @@ export { metricsListener } from './metrics-server.js';
 /** The internals of a socket the rewriter relies on (Node 18 to 24). */
 interface RewritableSocket {
   push(chunk: Buffer | string | null, encoding?: BufferEncoding): boolean;
-  _handle?: {
-    isStreamBase?: boolean;
-    _consumed?: boolean;
-    reading?: boolean;
-    readStart?: () => number;
-  } | null;
+  _handle?: { isStreamBase?: boolean; _consumed?: boolean } | null;
 }
 
 /**
@@ -96,16 +91,6 @@ function lingeringClose(socket: Socket): void {
   const s = socket as Socket & { destroySoon?: () => void };
   s.destroySoon = function (this: Socket) {
     lingerClose(this);
-    // A natively parsed socket (./list-switch.ts): lingerClose's 'data'
-    // listener took the parser off the handle (Node does so for any 'data'
-    // listener), but a handle the parser had stopped (a paused request body)
-    // stays stopped, since the stream layer believes a read is pending. Start
-    // it, as Node's own 'resume' listener would have.
-    const handle = (this as unknown as RewritableSocket)._handle;
-    if (handle && handle.reading === false && typeof handle.readStart === 'function') {
-      handle.reading = true;
-      handle.readStart();
-    }
   };
 }
 
