@@ -144,11 +144,17 @@ function nodeDefault(socket: ParsedSocket, err: ParseError): void {
 }
 
 /** The server's own per-connection setup (`connectionListener` of `_http_server.js`). */
-function connectionListenerOf(server: Server | HttpsServer, event: string) {
+type ConnectionListener = (this: Server | HttpsServer, socket: Socket) => void;
+
+/** The server's {@link ConnectionListener} for `event`, found by its name. */
+function connectionListenerOf(
+  server: Server | HttpsServer,
+  event: string,
+): ConnectionListener | undefined {
   return server
     .listeners(event)
     .find((f) => (f as { name?: string }).name === 'connectionListener') as
-    | ((this: Server | HttpsServer, socket: Socket) => void)
+    | ConnectionListener
     | undefined;
 }
 
@@ -177,28 +183,30 @@ export function switchOnList(
   event: 'connection' | 'secureConnection',
   rewrite: RewriteSocket,
 ): () => boolean {
-  const capable = parserHasSwitch && connectionListenerOf(server, event) !== undefined;
+  const listen = connectionListenerOf(server, event);
+  // Without what the switch needs, every connection rewrites from its first
+  // byte and Node keeps its own answers to refused requests.
+  if (!parserHasSwitch || !listen) return () => false;
   server.prependListener('clientError', (err: ParseError, socket: ParsedSocket) => {
     const replay =
       err.code === 'HPE_INVALID_METHOD' ? listReplay(err.rawPacket, err.bytesParsed) : undefined;
-    if (replay && moveToRewriting(server, event, socket, replay, rewrite)) return;
+    if (replay && moveToRewriting(server, listen, socket, replay, rewrite)) return;
     // Alone, this listener stands in for Node's default; beside others, they decide.
     if (server.listenerCount('clientError') === 1) nodeDefault(socket, err);
   });
-  return () => capable && server.listenerCount('clientError') === 1;
+  return () => server.listenerCount('clientError') === 1;
 }
 
 /** Steps 1–3 of the module comment; `false` (nothing changed) when a piece is missing. */
 function moveToRewriting(
   server: Server | HttpsServer,
-  event: string,
+  listen: ConnectionListener,
   socket: ParsedSocket,
   replay: Buffer,
   rewrite: RewriteSocket,
 ): boolean {
   const parser = socket.parser;
-  const listen = connectionListenerOf(server, event);
-  if (!parser?._consumed || !listen || !socket._handle?._consumed) return false;
+  if (!parser?._consumed || !socket._handle?._consumed) return false;
   const found: [string, (...args: unknown[]) => void][] = [];
   for (const [ev, name] of Object.entries(SERVER_SOCKET_LISTENERS)) {
     const f = socket.listeners(ev).find((l) => (l as { name?: string }).name === name);
