@@ -12,6 +12,7 @@
  * @module
  */
 import { vaultHash } from '../crypto/hash.js';
+import { hmacText } from '../crypto/text.js';
 import { base64ErrorPosition, tryDecodeBase64 } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { formatVersioned, parseVersioned } from '../keys/ciphertext.js';
@@ -95,16 +96,8 @@ export async function hmac(
   refuseHmac(p);
   const ver = hmacVersion(p, optInt(r.key_version, 'key_version'));
   const secret = (e.store.cachedVersion(key, ver) ?? (await e.store.version(key, ver))).hmac_key;
-  const b = e.backend;
-  // crypto/text.ts's hmacText, inlined: one byte part needs no concatenation, and
-  // formatVersioned encodes the byte form (the helper's fallback is over the
-  // browser bundle's budget on this path).
   const mac = (input: Uint8Array) =>
-    formatVersioned(
-      HMAC_PREFIX,
-      ver,
-      b.hmacText?.(hash.name, secret, [input], 'base64') ?? b.hmac(hash.name, secret, input),
-    );
+    formatVersioned(HMAC_PREFIX, ver, hmacText(e.backend, hash.name, secret, [input], 'base64'));
   if (!batch) return { hmac: mac(single as Uint8Array), key_version: ver };
   return runBatch<HmacBatchItem>(
     batch,
