@@ -63,6 +63,16 @@ describe('digestText and hmacText (node backend)', () => {
       [bytes.subarray(3, 200)], // a view that does not start at its buffer's start
       [bytes.subarray(0, 10), 'hvs.token', bytes.subarray(10, 40)],
       [...STRINGS],
+      // Around the one-shot path's 1024-byte buffer (hash.ts): fits, just does
+      // not fit, and strings whose UTF-8 bound (3 bytes a unit) is or is not within it.
+      [new Uint8Array(1024).fill(1)],
+      [new Uint8Array(1025).fill(2)],
+      [bytes, bytes, bytes, bytes.subarray(0, 124)],
+      [bytes, bytes, bytes, bytes.subarray(0, 125)],
+      ['€'.repeat(341)],
+      ['€'.repeat(342)],
+      [new Uint8Array(1), 'a'.repeat(341)],
+      ['\ud800'.repeat(400)],
     ];
     const keys = [new Uint8Array(0), new Uint8Array([1]), bytes.subarray(0, 32), bytes]; // 300 > every block size
     for (const hash of HASHES) {
@@ -81,12 +91,29 @@ describe('digestText and hmacText (node backend)', () => {
     }
   });
 
+  it('give the same answers in any order of long and short inputs (nothing left over between calls)', () => {
+    const long = ['x'.repeat(2000)];
+    const short = ['hvs.token'];
+    const want = encode(nobleBackend.digest('sha256', joined(short)), 'hex');
+    for (let i = 0; i < 3; i++) {
+      expect(digestText('sha256', short, 'hex')).toBe(want);
+      digestText('sha256', long, 'hex');
+      expect(() => digestText('sha256', ['ok', 123 as never], 'hex')).toThrow(TypeError);
+    }
+    expect(digestText('sha256', short, 'hex')).toBe(want);
+  });
+
   it('hash any string parts as their UTF-8 (property)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.string({ unit: 'binary' }), fc.uint8Array({ maxLength: 64 })), {
-          maxLength: 5,
-        }),
+        fc.array(
+          fc.oneof(
+            fc.string({ unit: 'binary' }),
+            fc.uint8Array({ maxLength: 64 }),
+            fc.string({ unit: 'binary', minLength: 300, maxLength: 600 }),
+          ),
+          { maxLength: 5 },
+        ),
         fc.constantFrom<'hex' | 'base64'>('hex', 'base64'),
         (parts, encoding) => {
           const data = joined(parts);
