@@ -11,6 +11,7 @@
 import type { Clock } from '../../src/clock.js';
 import { warningsOf } from '../../src/result-meta.js';
 import { type HealthState, healthReply } from './health.js';
+import { jsonText } from './json-text.js';
 import type { TextResult } from './metrics.js';
 import type { ReplyKind } from './route.js';
 import { batchReplyStatus, errorsBody } from './status.js';
@@ -63,12 +64,12 @@ export function envelope(
 ): string {
   if (parts.top === undefined && parts.lease === undefined) {
     // The common shape, written directly: only `data`, `warnings` and `auth`
-    // vary, each serialised once (the request id is a UUID: nothing to escape).
-    const data = parts.data === undefined ? 'null' : (JSON.stringify(parts.data) ?? 'null');
+    // vary, each serialised once (json-text.ts: JSON.stringify's text, cheaper for flat data).
+    const data = parts.data === undefined ? 'null' : (jsonText(parts.data) ?? 'null');
     const w = parts.warnings;
     const warnings = w && w.length > 0 ? JSON.stringify(w) : 'null';
-    const auth = parts.auth === undefined ? 'null' : (JSON.stringify(parts.auth) ?? 'null');
-    return `{"request_id":${JSON.stringify(requestId)},"lease_id":"","renewable":false,"lease_duration":0,"data":${data},"wrap_info":null,"warnings":${warnings},"auth":${auth}}`;
+    const auth = parts.auth === undefined ? 'null' : (jsonText(parts.auth) ?? 'null');
+    return `{"request_id":${jsonText(requestId)},"lease_id":"","renewable":false,"lease_duration":0,"data":${data},"wrap_info":null,"warnings":${warnings},"auth":${auth}}`;
   }
   return JSON.stringify({
     ...(parts.top ?? {}),
@@ -89,11 +90,14 @@ export const TIDY_WARNING =
 
 /** Warnings a result carries: beside it (`warningsOf`) or, for lease results, in it. */
 function warningsIn(result: unknown): readonly string[] {
-  if (typeof result !== 'object' || result === null) return [];
+  if (typeof result !== 'object' || result === null) return NONE;
+  const beside = warningsOf(result);
   const inner = (result as { warnings?: unknown }).warnings;
-  const own = Array.isArray(inner) ? inner.filter((w): w is string => typeof w === 'string') : [];
-  return [...warningsOf(result), ...own];
+  if (!Array.isArray(inner)) return beside;
+  return [...beside, ...inner.filter((w): w is string => typeof w === 'string')];
 }
+
+const NONE: readonly string[] = Object.freeze([]);
 
 /** A result without its `warnings` field (they go to the envelope). */
 function withoutWarnings(result: unknown): unknown {
@@ -127,7 +131,13 @@ export function successReply(
   body: Readonly<Record<string, unknown>>,
   ctx: ReplyContext,
 ): HttpReply {
-  const all = [...warnings, ...warningsIn(rawResult)];
+  const inResult = warningsIn(rawResult);
+  const all =
+    inResult.length === 0
+      ? warnings
+      : warnings.length === 0
+        ? inResult
+        : [...warnings, ...inResult];
   const result = withoutWarnings(rawResult);
   switch (kind) {
     case 'none':
