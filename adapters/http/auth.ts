@@ -21,6 +21,8 @@
  * @module
  */
 import type { AclOperation, TokenContext } from 'transitkit';
+import type { Acl } from '../../src/auth/acl.js';
+import { aclNow, authenticateNow } from '../../src/auth/answer-now.js';
 import { invalidRequest, TransitError } from '../../src/errors.js';
 import type { Route, Services } from './route.js';
 
@@ -44,21 +46,24 @@ const denied = () => new TransitError('permission_denied', 'permission denied');
  * @throws TransitError `permission_denied` for a missing, unknown or expired token.
  * @internal
  */
-export async function authenticate(
+export function authenticate(
   services: Services,
   route: Route,
   headers: HeaderLookup,
   auth: boolean,
-): Promise<TokenContext | undefined> {
+): TokenContext | undefined | Promise<TokenContext | undefined> {
   if (route.cap === null || !auth) return undefined;
   const presented = tokenFrom(headers);
-  const token =
-    presented === undefined || !services.tokens
-      ? undefined
-      : await services.tokens.authenticate(presented);
+  if (presented === undefined || !services.tokens) throw denied();
+  // No promise when the token's entry is cached (token-store.ts).
+  const token = authenticateNow(services.tokens, presented);
+  return token instanceof Promise ? token.then(known) : known(token);
+}
+
+const known = (token: TokenContext | undefined): TokenContext => {
   if (!token) throw denied();
   return token;
-}
+};
 
 /**
  * The ACL operation a request runs as, checked against the token's policies.
@@ -66,18 +71,33 @@ export async function authenticate(
  * @throws TransitError `permission_denied`.
  * @internal
  */
-export async function authorize(
+export function authorize(
   services: Services,
   route: Route,
   params: Readonly<Record<string, string>>,
   aclPath: string,
   token: TokenContext | undefined,
-): Promise<AclOperation> {
+): AclOperation | Promise<AclOperation> {
   const upsert = route.cap === 'create|update';
   if (route.cap === null) return 'read';
   if (!token) return upsert ? 'create' : (route.cap as AclOperation);
   if (!services.policies) throw denied();
-  const acl = await services.policies.acl(token.policies);
+  // No promise when the compiled ACL is cached (acl-policies.ts).
+  const acl = aclNow(services.policies, token.policies);
+  return acl instanceof Promise
+    ? acl.then((a) => allowed(services, route, params, aclPath, a))
+    : allowed(services, route, params, aclPath, acl);
+}
+
+/** The operation `acl` lets the request run as. @throws TransitError `permission_denied`. */
+function allowed(
+  services: Services,
+  route: Route,
+  params: Readonly<Record<string, string>>,
+  aclPath: string,
+  acl: Acl,
+): AclOperation | Promise<AclOperation> {
+  const upsert = route.cap === 'create|update';
   if (!upsert) {
     if (!acl.allows(aclPath, route.cap as AclOperation, route.sudo)) throw denied();
     return route.cap as AclOperation;
@@ -86,7 +106,12 @@ export async function authorize(
   const canUpdate = acl.allows(aclPath, 'update', route.sudo);
   if (canCreate && canUpdate) return 'create';
   if (!canCreate && !canUpdate) throw denied();
-  const exists = route.exists ? await route.exists(services, params) : false;
+  if (!route.exists) return upsertOperation(false, canCreate, canUpdate);
+  return route.exists(services, params).then((e) => upsertOperation(e, canCreate, canUpdate));
+}
+
+/** An upsert row's operation once the resource's existence is known (reference §14). */
+function upsertOperation(exists: boolean, canCreate: boolean, canUpdate: boolean): AclOperation {
   if (exists ? !canUpdate : !canCreate) throw denied();
   return exists ? 'update' : 'create';
 }

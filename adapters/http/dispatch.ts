@@ -40,7 +40,7 @@ import { requestRecorder } from './metrics.js';
 import { parseJsonBody, queryFields, type UnknownFields, unknownFieldsWarning } from './params.js';
 import { authorizeSomeCompletion } from './preauth.js';
 import { type HttpReply, jsonReply, successReply } from './reply.js';
-import type { Route, RouteMethod } from './route.js';
+import type { Route, RouteMethod, ServedBy } from './route.js';
 import { Router } from './router.js';
 import { ROUTES, SEAL_ROUTES } from './routes.js';
 import { type HandlerServices, serviceSource } from './source.js';
@@ -122,13 +122,16 @@ export type Dispatch = (
   options?: { fallthrough?: boolean },
 ) => Promise<HttpReply | undefined>;
 
+/** No warnings (shared, never written to). */
+const NO_WARNINGS: readonly string[] = Object.freeze([]);
+
 /** Request lines kept by the route front (one per key name and operation in practice). */
 const RESOLVED_MAX = 4096;
 
 /** A request resolved to its row. */
 interface Resolved {
   route: Route;
-  params: Record<string, string>;
+  params: Readonly<Record<string, string>>;
   segs: string[];
   query: URLSearchParams;
   verb: string;
@@ -137,6 +140,8 @@ interface Resolved {
   aclPath: string;
   /** A read (GET or LIST): a `not_found` is then Vault's bare 404. */
   read: boolean;
+  /** The body may complete the ACL path (the URL leaves a part of it out). */
+  deferAcl: boolean;
 }
 const segsOf = (p: string): string[] => p.split('/').filter((s) => s !== '');
 const startsWith = (a: readonly string[], b: readonly string[]) => b.every((s, i) => a[i] === s);
@@ -210,24 +215,63 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
    * answer is the one {@link resolveUncached} gave, since the table, the
    * mount and the services' usable rows are fixed for the dispatcher.
    */
-  const resolved = new Map<string, Resolved>();
+  // By method, then URL (no request line string is built per request).
+  const resolved = new Map<string, Map<string, Resolved>>();
+  let resolvedCount = 0;
   const resolve = (req: HttpRequest, fallthrough: boolean, seen: { read: boolean }) => {
     const cacheable = !req.url.includes('?') && !req.url.includes('#');
-    const line = cacheable ? `${req.method} ${req.url}` : '';
-    const hit = cacheable ? resolved.get(line) : undefined;
+    const byUrl = cacheable ? resolved.get(req.method) : undefined;
+    const hit = byUrl?.get(req.url);
     if (hit) {
       seen.read = hit.read;
-      return { ...hit, params: { ...hit.params } };
+      return hit;
     }
     const r = resolveUncached(req, fallthrough, seen);
     if (!('route' in r) || !r.route) return r;
-    const entry: Resolved = { ...r, aclPath: aclPathOf(r.route, r.segs), read: seen.read };
+    const { route } = r;
+    // Frozen: a cached entry's parameters are shared by every request of its line.
+    const params = Object.freeze(r.params);
+    const entry: Resolved = {
+      ...r,
+      params,
+      aclPath: aclPathOf(route, r.segs),
+      read: seen.read,
+      deferAcl:
+        route.fillBody !== undefined ||
+        Object.keys(route.aclFromBody).some((p) => params[p] === undefined),
+    };
     if (cacheable) {
-      if (resolved.size >= RESOLVED_MAX) resolved.clear();
-      resolved.set(line, { ...entry, params: { ...r.params } });
+      if (resolvedCount >= RESOLVED_MAX) {
+        resolved.clear();
+        resolvedCount = 0;
+      }
+      let urls = resolved.get(req.method);
+      if (!urls) resolved.set(req.method, (urls = new Map()));
+      urls.set(req.url, entry);
+      resolvedCount++;
     }
     return entry;
   };
+
+  /** Audit a refused token or ACL check (as Vault does), then throw its error. */
+  const refused = (
+    served: ServedBy,
+    s: Omit<AuditStart, 'operation' | 'data' | 'transitMount'>,
+    e: unknown,
+  ): Promise<never> => auditRefused(served.audit, { ...s, transitMount: aclMount.join('/') }, e);
+  /** The audit request entry's facts (`data`: the fields, or the query of a streaming row). */
+  const start = (
+    requestId: string,
+    route: Route,
+    operation: AclOperation,
+    aclPath: string,
+    token: TokenContext | undefined,
+    req: HttpRequest,
+    fields: Record<string, unknown> | URLSearchParams,
+  ): AuditStart => ({
+    ...{ requestId, route, operation, aclPath, transitMount: aclMount.join('/'), token, req },
+    data: fields instanceof URLSearchParams ? queryFields(fields) : fields,
+  });
 
   const run = async (
     req: HttpRequest,
@@ -237,43 +281,38 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
   ): Promise<HttpReply | undefined> => {
     const r = resolve(req, fallthrough, seen);
     if (!('route' in r) || !r.route) return r.reply;
-    const { route, params, query, verb, method, aclPath } = r;
+    const { route, params, query, verb, method, aclPath, deferAcl } = r;
     seen.route = route;
 
-    const served = await source.forRequest(route);
-    // The body may complete the ACL path only where the URL leaves a part out.
-    const deferAcl =
-      route.fillBody !== undefined ||
-      Object.keys(route.aclFromBody).some((p) => params[p] === undefined);
+    const forRequest = source.forRequest(route);
+    const served = forRequest instanceof Promise ? await forRequest : forRequest;
     let operation: AclOperation = 'update';
     let token: TokenContext | undefined;
     // A refused token or ACL check is audited too, as Vault (audit-dispatch.ts).
-    const refused = (e: unknown) =>
-      auditRefused(
-        served.audit,
-        { requestId, route, aclPath, transitMount: aclMount.join('/'), req, token },
-        e,
-      );
+    // (No closures over this request's locals: the hot path allocates none.)
     try {
-      token = await authenticate(served, route, req.headers, o.auth);
+      // Neither step takes a microtask turn when the token and its ACL are cached.
+      const authed = authenticate(served, route, req.headers, o.auth);
+      token = authed instanceof Promise ? await authed : authed;
       if (deferAcl) await authorizeSomeCompletion(served, route, aclPath, token);
-      else operation = await authorize(served, route, params, aclPath, token);
+      else {
+        const allowed = authorize(served, route, params, aclPath, token);
+        operation = allowed instanceof Promise ? await allowed : allowed;
+      }
     } catch (e) {
-      return refused(e);
+      return refused(served, { requestId, route, aclPath, req, token }, e);
     }
     if (req.headers('x-vault-wrap-ttl')) {
       throw new TransitError('invalid_request', 'response wrapping is not supported');
     }
     // Audit (audit-dispatch.ts): one check when no device is enabled.
     const audit = served.audit?.active && !notAudited(route) ? served.audit : undefined;
-    const start = (data: Record<string, unknown>): AuditStart => ({
-      ...{ requestId, route, operation, aclPath, transitMount: aclMount.join('/') },
-      ...{ token, data, req },
-    });
     if (route.stream) {
       const ctx = { operation, token };
-      const trail = audit ? await auditRequest(audit, start(queryFields(query))) : undefined;
-      const services = () => source.forRequest(route);
+      const trail = audit
+        ? await auditRequest(audit, start(requestId, route, operation, aclPath, token, req, query))
+        : undefined;
+      const services = source.forRequest.bind(source, route);
       const guard = await streamGuard({ services, route, params, aclPath, token });
       const streamed = await streamReply(
         { route, served, params, query, req, requestId, ctx, guard },
@@ -300,10 +339,16 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     route.fillBody?.(body);
     if (deferAcl) {
       const fullPath = [aclPath, ...aclTail(route, params, body)].join('/');
-      operation = await authorize(served, route, params, fullPath, token).catch(refused);
+      try {
+        operation = await authorize(served, route, params, fullPath, token);
+      } catch (e) {
+        return refused(served, { requestId, route, aclPath, req, token }, e);
+      }
     }
-    const warnings = unknown.length > 0 ? [unknownFieldsWarning(unknown)] : [];
-    const trail = audit ? await auditRequest(audit, start(body)) : undefined;
+    const warnings = unknown.length > 0 ? [unknownFieldsWarning(unknown)] : NO_WARNINGS;
+    const trail = audit
+      ? await auditRequest(audit, start(requestId, route, operation, aclPath, token, req, body))
+      : undefined;
     let result: unknown;
     try {
       result = await route.call(

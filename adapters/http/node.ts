@@ -97,6 +97,11 @@ export function readNodeBody(req: NodeRequestLike, limit: number): Promise<Uint8
   return new Promise((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     let total = 0;
+    // Once settled, the listeners do nothing. They stay on the request after
+    // its end (the request is done with; removing four listeners costs more
+    // than leaving them) but are taken off when the body is refused, so the
+    // paused rest of it is not collected.
+    let settled = false;
     const cleanup = () => {
       req.off('data', onData);
       req.off('end', onEnd);
@@ -104,9 +109,11 @@ export function readNodeBody(req: NodeRequestLike, limit: number): Promise<Uint8
       req.off('close', onError);
     };
     const onData = (c: unknown) => {
+      if (settled) return;
       const bytes = typeof c === 'string' ? ENCODER.encode(c) : (c as Uint8Array);
       total += bytes.byteLength;
       if (total > limit) {
+        settled = true;
         cleanup();
         req.pause();
         reject(tooLarge());
@@ -115,10 +122,13 @@ export function readNodeBody(req: NodeRequestLike, limit: number): Promise<Uint8
       chunks.push(bytes);
     };
     const onEnd = () => {
-      cleanup();
+      if (settled) return;
+      settled = true;
       resolve(concatChunks(chunks, total));
     };
     const onError = () => {
+      if (settled) return;
+      settled = true;
       cleanup();
       reject(new TransitError('invalid_request', 'request body was not fully received'));
     };
@@ -155,7 +165,11 @@ export function nodeRequest(req: NodeRequestLike, parsed?: () => unknown): HttpR
       const v = req.headers[name];
       return Array.isArray(v) ? v[0] : v;
     },
-    body: async (limit) => consumed() ?? readNodeBody(req, limit),
+    // Not `async`: the body's own promise is handed back (no extra turn to adopt it).
+    body: (limit) => {
+      const pre = consumed();
+      return pre === undefined ? readNodeBody(req, limit) : Promise.resolve(pre);
+    },
     stream: () => {
       const pre = consumed();
       return pre === undefined ? nodeBodyStream(req) : consumedBodyStream(pre);
@@ -193,8 +207,10 @@ export function writeNodeReply(
   }
   const close = reply.status === 413 || (reply.status >= 400 && unreceivedBody(req));
   if (res.writeHead) {
-    // One call for status and headers, Content-Length included; one end() with the body.
-    const headers: Record<string, string | number> = { ...reply.headers };
+    // One call for status and headers, Content-Length included; one end() with
+    // the body. The reply's own header object is completed (each reply has a
+    // fresh one) rather than copied.
+    const headers: Record<string, string | number> = reply.headers;
     if (reply.body !== undefined) headers['content-length'] = utf8Length(reply.body);
     if (close) headers.connection = 'close';
     res.writeHead(reply.status, headers);

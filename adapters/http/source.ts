@@ -13,6 +13,7 @@
  */
 import type { TransitNode } from 'transitkit';
 import { sealed } from '../../src/errors.js';
+import type { HealthState } from './health.js';
 import type { Route, ServedBy, Services } from './route.js';
 
 /** What {@link createHandler} serves: fixed services, or a sealable node. @public */
@@ -23,7 +24,7 @@ export interface ServiceSource {
   /** Whether a row can be served at all (else 404, as an unknown path). */
   usable(route: Route, auth: boolean): boolean;
   /** The services of one request. @throws TransitError `sealed` */
-  forRequest(route: Route): Promise<ServedBy>;
+  forRequest(route: Route): ServedBy | Promise<ServedBy>;
 }
 
 /** True for a {@link TransitNode} (duck-typed: it may come from another copy of the package). @internal */
@@ -44,7 +45,7 @@ export function serviceSource(services: HandlerServices): ServiceSource {
     const node = services;
     return {
       usable: (route, auth) => !route.needsAuth || auth,
-      async forRequest(route) {
+      forRequest(route) {
         if (route.whileSealed) return { node, health: node } as unknown as ServedBy;
         return { ...node.services(), node, health: node };
       },
@@ -57,12 +58,15 @@ export function serviceSource(services: HandlerServices): ServiceSource {
       (!route.needsAuth || (auth && s.tokens !== undefined && s.policies !== undefined)) &&
       (!route.needsLeases || s.leases !== undefined) &&
       (!route.needsAudit || s.audit !== undefined),
-    async forRequest(route) {
-      if (s.health && !route.whileSealed) {
-        const state = await s.health.health();
+    forRequest(route) {
+      // No promise (and no tick) when there is no health to check.
+      if (!s.health || route.whileSealed) return s as ServedBy;
+      const open = (state: HealthState): ServedBy => {
         if (!state.initialized || state.sealed) throw sealed(state.initialized);
-      }
-      return s as ServedBy;
+        return s as ServedBy;
+      };
+      const state = s.health.health();
+      return state instanceof Promise ? state.then(open) : open(state);
     },
   };
 }

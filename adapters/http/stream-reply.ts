@@ -77,7 +77,7 @@ export type StreamGuard = () => Promise<void>;
  * @internal
  */
 export async function streamGuard(g: {
-  services: () => Promise<ServedBy>;
+  services: () => ServedBy | Promise<ServedBy>;
   route: Route;
   params: Readonly<Record<string, string>>;
   aclPath: string;

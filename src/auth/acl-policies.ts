@@ -31,6 +31,7 @@ import type { StorageAdapter } from '../storage/adapter.js';
 import { hasWatch } from '../storage/adapter.js';
 import { LiveWatch } from '../storage/live-watch.js';
 import { Acl } from './acl.js';
+import { registerAclNow } from './answer-now.js';
 import { type ParsedPolicy, parsePolicy } from './policy-hcl.js';
 
 const PREFIX = 'sys/policy/acl/';
@@ -84,6 +85,39 @@ export function policyName(name: unknown): string {
 }
 
 /** The lowercased name, or `undefined` for one that can never be written. */
+/** A set of policy names, normalised: valid names only, lower-cased, unique, sorted; and its cache key. */
+interface AclKey {
+  set: string[];
+  key: string;
+}
+
+/**
+ * The normalised names of each policy list seen, by identity: a token's list
+ * comes from its cached entry, the same array on every request, so the set
+ * is built once. The copy guards against a list changed in place.
+ */
+const KEYS = new WeakMap<readonly string[], { names: string[]; k: AclKey }>();
+
+function aclKey(names: readonly string[]): AclKey {
+  const seen = KEYS.get(names);
+  if (seen && sameNames(seen.names, names)) return seen.k;
+  const valid = new Set<string>();
+  for (const name of names) {
+    const n = validName(name);
+    if (n !== undefined) valid.add(n);
+  }
+  const set = [...valid].sort();
+  const k = { set, key: JSON.stringify(set) };
+  KEYS.set(names, { names: [...names], k });
+  return k;
+}
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 function validName(name: unknown): string | undefined {
   if (typeof name !== 'string') return undefined;
   const n = name.toLowerCase();
@@ -149,6 +183,9 @@ export class AclPolicyStore {
       throw invalidRequest('AclPolicyStore needs a storage adapter');
     }
     this.#storage = options.storage;
+    // The HTTP adapter's promise-free path (answer-now.ts); registered here,
+    // not when the module loads, so a bundle without the store stays without it.
+    registerAclNow(AclPolicyStore.#answerNow);
     this.#clock = options.clock ?? systemClock;
     this.#since = this.#clock.now();
     this.#watch = hasWatch(this.#storage)
@@ -214,20 +251,14 @@ export class AclPolicyStore {
    * check fails rather than grant without it.
    */
   async acl(names: readonly string[]): Promise<Acl> {
-    const valid = new Set<string>();
-    for (const name of names) {
-      const n = validName(name);
-      if (n !== undefined) valid.add(n);
-    }
-    const set = [...valid].sort();
-    const key = JSON.stringify(set);
+    const { set, key } = aclKey(names);
     const age = this.#clock.now() - this.#since;
     if (age >= MAX_AGE_MS || age < 0) this.#invalidate(); // < 0: the clock stepped back
     const cached = this.#acls.get(key);
     if (cached) return cached;
     const gen = this.#gen;
     const cacheable = this.#cacheable();
-    const root = valid.has('root');
+    const root = set.includes('root');
     const parsed: ParsedPolicy[] = [];
     if (!root) {
       for (const name of set) {
@@ -240,6 +271,21 @@ export class AclPolicyStore {
     if (this.#acls.size >= MAX_ACLS) this.#acls.clear();
     this.#acls.set(key, acl);
     return acl;
+  }
+
+  /** {@link acl}'s cached answer, if it has one now; reads and compiles nothing. */
+  #cachedAcl(names: readonly string[]): Acl | undefined {
+    const age = this.#clock.now() - this.#since;
+    if (age >= MAX_AGE_MS || age < 0) return undefined; // acl() starts over
+    return this.#acls.get(aclKey(names).key);
+  }
+
+  /** The cached path {@link aclNow} takes (registered by the constructor). */
+  static #answerNow(store: AclPolicyStore, names: readonly string[]): Acl | Promise<Acl> {
+    if (!(#cachedAcl in store) || store.acl !== AclPolicyStore.prototype.acl) {
+      return store.acl(names);
+    }
+    return store.#cachedAcl(names) ?? store.acl(names);
   }
 
   /** Stop watching storage (the store keeps working, without caching). Idempotent. */

@@ -94,12 +94,20 @@ export class TokenEntries {
    *   failed read (without the entry's path, which carries the token's hash).
    */
   read(hash: string, fresh = false): FoundToken | Promise<FoundToken | undefined> {
-    const hit = fresh ? undefined : this.#parsed.get(hash);
+    return (fresh ? undefined : this.cached(hash)) ?? this.#readStored(hash);
+  }
+
+  /**
+   * The entry {@link read} would answer from the cache, if it would (an
+   * unlimited-use entry, the watch live, young enough); reads nothing.
+   */
+  cached(hash: string): FoundToken | undefined {
+    const hit = this.#parsed.get(hash);
     if (hit && hit.entry.num_uses === 0 && this.#trusted()) {
       const age = this.#clock.now() - hit.at;
       if (age >= 0 && age < MAX_AGE_MS) return hit;
     }
-    return this.#readStored(hash);
+    return undefined;
   }
 
   /** Whether cached entries may be trusted now: the watch is live. */

@@ -36,6 +36,7 @@ import type { LeaseManager } from '../leases/lease-manager.js';
 import { parseDurationSeconds } from '../request.js';
 import { withWarnings } from '../result-meta.js';
 import type { StorageAdapter } from '../storage/adapter.js';
+import { registerTokenNow } from './answer-now.js';
 import { planToken } from './token-create.js';
 import { TokenEntries } from './token-entries.js';
 import {
@@ -57,6 +58,18 @@ import {
 
 /** Vault's lease path of a token: leases are `auth/token/create/<id>`. */
 const TOKEN_LEASE_PATH = 'auth/token/create';
+/** {@link TokenStore}'s answer is not known without a promise. */
+const LATER = Symbol('later');
+
+/** The context of an authenticated token. */
+const contextOf = (token: string, hash: string, entry: StoredToken): TokenContext => ({
+  token,
+  accessor: entry.accessor,
+  policies: entry.policies,
+  isRoot: entry.policies.includes('root'),
+  hash,
+});
+
 /**
  * Service tokens: create, authenticate, look up, renew and revoke.
  *
@@ -88,6 +101,9 @@ export class TokenStore {
       throw invalidRequest('TokenStore needs a storage adapter');
     }
     this.#storage = options.storage;
+    // The HTTP adapter's promise-free path (answer-now.ts); registered here,
+    // not when the module loads, so a bundle without the store stays without it.
+    registerTokenNow(TokenStore.#answerNow);
     this.#clock = options.clock ?? systemClock;
     // Default: the platform's default backend (on Node, node:crypto's SHA-256 —
     // about a quarter of the cost of a JavaScript SHA-256 per request;
@@ -243,15 +259,40 @@ export class TokenStore {
         if (!used) continue;
         if (last) await this.#revokeTree(hash);
       }
-      return {
-        token,
-        accessor: entry.accessor,
-        policies: entry.policies,
-        isRoot: entry.policies.includes('root'),
-        hash,
-      };
+      return contextOf(token, hash, entry);
     }
     throw new TransitError('conflict', 'too many concurrent uses of one token; retry');
+  }
+
+  /**
+   * {@link authenticate}'s answer where it needs no promise: the salt loaded,
+   * the entry cached (so of unlimited uses) and unexpired. {@link LATER}
+   * where it may (a read, a revocation of an expired token).
+   */
+  #now(token: string): TokenContext | undefined | typeof LATER {
+    if (typeof token !== 'string' || token === '' || token.length > MAX_TOKEN_LENGTH) {
+      return undefined;
+    }
+    const hash = this.#hash(token);
+    if (typeof hash !== 'string') return LATER;
+    const found = this.#entries.cached(hash);
+    if (!found) return LATER;
+    if (!found.own) return undefined;
+    const { entry } = found;
+    if (entry.expire_ms !== 0 && entry.expire_ms <= this.#clock.now()) return LATER;
+    return contextOf(token, hash, entry);
+  }
+
+  /** The cached path {@link authenticateNow} takes (registered by the constructor). */
+  static #answerNow(
+    store: TokenStore,
+    token: string,
+  ): TokenContext | undefined | Promise<TokenContext | undefined> {
+    if (!(#now in store) || store.authenticate !== TokenStore.prototype.authenticate) {
+      return store.authenticate(token);
+    }
+    const now = store.#now(token);
+    return now === LATER ? store.authenticate(token) : now;
   }
 
   /**

@@ -1,0 +1,51 @@
+/**
+ * Promise-free answers of the token and policy stores, for the HTTP
+ * adapter's check of every request: {@link TokenStore.authenticate} and
+ * {@link AclPolicyStore.acl} answer from their caches most of the time, yet
+ * as `async` methods each costs a promise and microtask turns. Each store
+ * registers here, when its module loads, a function that answers without a
+ * promise when its cache can (and through the public method otherwise).
+ *
+ * A neutral module (type imports only): the HTTP adapter's browser bundle
+ * takes it without the stores' code. Where no store registered (another
+ * copy of the package made the store), the public methods answer.
+ * @module
+ */
+import type { Acl } from './acl.js';
+import type { AclPolicyStore } from './acl-policies.js';
+import type { TokenContext } from './token-entry.js';
+import type { TokenStore } from './token-store.js';
+
+type TokenNow = (
+  store: TokenStore,
+  token: string,
+) => TokenContext | undefined | Promise<TokenContext | undefined>;
+type AclNow = (store: AclPolicyStore, names: readonly string[]) => Acl | Promise<Acl>;
+
+let tokenNow: TokenNow | undefined;
+let aclNowOf: AclNow | undefined;
+
+/** token-store.ts registers its cached path. @internal */
+export function registerTokenNow(f: TokenNow): void {
+  tokenNow = f;
+}
+
+/** acl-policies.ts registers its cached path. @internal */
+export function registerAclNow(f: AclNow): void {
+  aclNowOf = f;
+}
+
+/**
+ * `store.authenticate(token)`'s answer, without a promise when the token's
+ * entry is cached and unexpired (and of unlimited uses).
+ * @internal
+ */
+export const authenticateNow: TokenNow = (store, token) =>
+  tokenNow ? tokenNow(store, token) : store.authenticate(token);
+
+/**
+ * `store.acl(names)`'s answer, without a promise when the compiled ACL is cached.
+ * @internal
+ */
+export const aclNow: AclNow = (store, names) =>
+  aclNowOf ? aclNowOf(store, names) : store.acl(names);
