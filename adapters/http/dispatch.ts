@@ -246,7 +246,10 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
         resolvedCount = 0;
       }
       let urls = resolved.get(req.method);
-      if (!urls) resolved.set(req.method, (urls = new Map()));
+      if (!urls) {
+        urls = new Map();
+        resolved.set(req.method, urls);
+      }
       urls.set(req.url, entry);
       resolvedCount++;
     }
