@@ -21,8 +21,7 @@
  * @module
  */
 import type { AclOperation, TokenContext } from 'transitkit';
-import type { Acl } from '../../src/auth/acl.js';
-import { aclNow, authenticateNow } from '../../src/auth/answer-now.js';
+import { type AclLike, aclNow, authenticateNow } from '../../src/auth/answer-now.js';
 import { invalidRequest, TransitError } from '../../src/errors.js';
 import type { Route, Services } from './route.js';
 
@@ -95,7 +94,7 @@ function allowed(
   route: Route,
   params: Readonly<Record<string, string>>,
   aclPath: string,
-  acl: Acl,
+  acl: AclLike,
 ): AclOperation | Promise<AclOperation> {
   const upsert = route.cap === 'create|update';
   if (!upsert) {

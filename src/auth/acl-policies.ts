@@ -31,7 +31,7 @@ import type { StorageAdapter } from '../storage/adapter.js';
 import { hasWatch } from '../storage/adapter.js';
 import { LiveWatch } from '../storage/live-watch.js';
 import { Acl } from './acl.js';
-import { registerAclNow } from './answer-now.js';
+import { type AclLike, type AclSource, registerAclNow } from './answer-now.js';
 import { type ParsedPolicy, parsePolicy } from './policy-hcl.js';
 
 const PREFIX = 'sys/policy/acl/';
@@ -281,7 +281,7 @@ export class AclPolicyStore {
   }
 
   /** The cached path {@link aclNow} takes (registered by the constructor). */
-  static #answerNow(store: AclPolicyStore, names: readonly string[]): Acl | Promise<Acl> {
+  static #answerNow(store: AclSource, names: readonly string[]): AclLike | Promise<AclLike> {
     if (!(#cachedAcl in store) || store.acl !== AclPolicyStore.prototype.acl) {
       return store.acl(names);
     }

@@ -11,16 +11,29 @@
  * copy of the package made the store), the public methods answer.
  * @module
  */
-import type { Acl } from './acl.js';
-import type { AclPolicyStore } from './acl-policies.js';
+import type { AclOperation } from './acl.js';
 import type { TokenContext } from './token-entry.js';
-import type { TokenStore } from './token-store.js';
+
+/** What the adapter needs of a token store (structural: any copy of the package's). */
+export interface TokenSource {
+  authenticate(token: string): Promise<TokenContext | undefined>;
+}
+
+/** What the adapter needs of a compiled ACL. */
+export interface AclLike {
+  allows(path: string, operation: AclOperation, sudo: boolean): boolean;
+}
+
+/** What the adapter needs of a policy store. */
+export interface AclSource {
+  acl(names: readonly string[]): Promise<AclLike>;
+}
 
 type TokenNow = (
-  store: TokenStore,
+  store: TokenSource,
   token: string,
 ) => TokenContext | undefined | Promise<TokenContext | undefined>;
-type AclNow = (store: AclPolicyStore, names: readonly string[]) => Acl | Promise<Acl>;
+type AclNow = (store: AclSource, names: readonly string[]) => AclLike | Promise<AclLike>;
 
 let tokenNow: TokenNow | undefined;
 let aclNowOf: AclNow | undefined;

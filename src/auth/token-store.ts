@@ -36,7 +36,7 @@ import type { LeaseManager } from '../leases/lease-manager.js';
 import { parseDurationSeconds } from '../request.js';
 import { withWarnings } from '../result-meta.js';
 import type { StorageAdapter } from '../storage/adapter.js';
-import { registerTokenNow } from './answer-now.js';
+import { registerTokenNow, type TokenSource } from './answer-now.js';
 import { planToken } from './token-create.js';
 import { TokenEntries } from './token-entries.js';
 import {
@@ -285,7 +285,7 @@ export class TokenStore {
 
   /** The cached path {@link authenticateNow} takes (registered by the constructor). */
   static #answerNow(
-    store: TokenStore,
+    store: TokenSource,
     token: string,
   ): TokenContext | undefined | Promise<TokenContext | undefined> {
     if (!(#now in store) || store.authenticate !== TokenStore.prototype.authenticate) {
