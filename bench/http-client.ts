@@ -92,22 +92,40 @@ export interface ServerProcess<T extends LoadTarget> {
 
 /**
  * Forks `file` (under tsx's loader) with `args` as the server process and
- * waits for the targets it sends (see {@link serveTargets}).
+ * waits for the targets it sends (see {@link serveTargets}). `under`: a
+ * command the server runs inside, with its arguments (`['valgrind', …]`,
+ * then `nodeArgs` for node itself).
  */
 export async function startServers<T extends LoadTarget>(
   file: string,
   args: string[],
-): Promise<ServerProcess<T>> {
-  const child = fork(file, args, {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  under?: { command: string[]; nodeArgs: string[] },
+): Promise<ServerProcess<T> & { pid: number }> {
+  const stdio = ['ignore', 'inherit', 'inherit', 'ipc'] as const;
+  const child = under
+    ? fork(file, args, {
+        execPath: under.command[0] as string,
+        execArgv: [
+          ...under.command.slice(1),
+          process.execPath,
+          ...under.nodeArgs,
+          '--import',
+          'tsx',
+        ],
+        stdio: [...stdio],
+      })
+    : fork(file, args, { execArgv: ['--import', 'tsx'], stdio: [...stdio] });
   const targets = await new Promise<T[]>((resolve, reject) => {
     child.once('message', (m) => resolve(m as T[]));
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
   });
-  return { targets, cpu: () => serverCpu(child), stop: () => stopServer(child) };
+  return {
+    targets,
+    pid: child.pid ?? 0,
+    cpu: () => serverCpu(child),
+    stop: () => stopServer(child),
+  };
 }
 
 async function stopServer(child: ChildProcess): Promise<void> {

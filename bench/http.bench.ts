@@ -263,7 +263,7 @@ export async function httpBench({ quick = false }: { quick?: boolean } = {}): Pr
   }
 }
 
-const SERVER_FLAG = '--http-bench-server';
+export const SERVER_FLAG = '--http-bench-server';
 
 if (process.argv[2] === SERVER_FLAG) {
   await serve(Buffer.from(process.argv[3] ?? '', 'base64'));

@@ -1,0 +1,136 @@
+/**
+ * The HTTP servers' own work per request, in instructions (issue 18): the
+ * servers of http.bench.ts (a bare node:http server sealing with AES-GCM,
+ * `handler.node`, `createServer`) run in one process under valgrind's
+ * callgrind, which counts instructions only while one server is under load,
+ * one dump per server. Counts repeat within ≈ 1–2 % from run to run
+ * whatever else the machine does, where timed ratios here move by 0.15.
+ *
+ * Each server gets `warm` requests first (uncounted: V8 optimises the hot
+ * code meanwhile), then `count` counted ones from 8 keep-alive clients. From
+ * each dump: the total, and inclusive of their entry points, the optimising
+ * compiler (V8 runs it on this thread under `--single-threaded`) and the
+ * garbage collector. The compiler's late work is not the request's (it
+ * varies with the warm-up), so the figure compared is the rest: instructions
+ * per request without the compiler, garbage collection included, and its
+ * ratio bare ÷ this (the direction of the bench's CPU ratios).
+ *
+ * Needs valgrind (`callgrind_control`, `callgrind_annotate`); about three
+ * minutes. `npm run bench:instructions [-- --warm=N --count=N]`.
+ * @module
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { printTable, type Row } from './harness.js';
+import { SERVER_FLAG } from './http.bench.js';
+import { type LoadTarget, load, startServers } from './http-client.js';
+
+interface Target extends LoadTarget {
+  path: string;
+}
+
+const arg = (name: string, fallback: number): number => {
+  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
+  return a ? Number(a.slice(name.length + 3)) : fallback;
+};
+
+/** `count` requests on 8 connections (each client stops once the total is reached). */
+async function requests(agent: Agent, t: Target, body: string, count: number): Promise<number> {
+  let done = 0;
+  // `load` runs for a time; in slices until `count` are answered.
+  while (done < count) done += (await load(agent, t, t.path, body, 2_000, 8)).done;
+  return done;
+}
+
+/** Inclusive instructions of the first function whose name contains `needle`. */
+function inclusive(annotated: string, needle: string): number {
+  for (const line of annotated.split('\n')) {
+    const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
+    if (m?.[2]?.includes(needle)) return Number((m[1] as string).replaceAll(',', ''));
+  }
+  return 0;
+}
+
+async function main(): Promise<void> {
+  const warm = arg('warm', 30_000);
+  const count = arg('count', 4_000);
+  const dir = mkdtempSync(join(tmpdir(), 'tk-callgrind-'));
+  const out = join(dir, 'callgrind.out');
+  const servers = await startServers<Target>(
+    fileURLToPath(new URL('./http.bench.ts', import.meta.url)),
+    [SERVER_FLAG, randomBytes(32).toString('base64')],
+    {
+      command: [
+        'valgrind',
+        '--tool=callgrind',
+        '--instr-atstart=no',
+        `--callgrind-out-file=${out}`,
+      ],
+      nodeArgs: ['--single-threaded'],
+    },
+  );
+  const body = JSON.stringify({ plaintext: randomBytes(64).toString('base64') });
+  const control = (...a: string[]) =>
+    execFileSync('callgrind_control', [...a, String(servers.pid)], { stdio: 'ignore' });
+  const measured: { t: Target; n: number; file: string }[] = [];
+  try {
+    for (const t of servers.targets) {
+      const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+      await requests(agent, t, body, warm);
+      const before = new Set(readdirSync(dir));
+      control('-i', 'on');
+      const n = await requests(agent, t, body, count);
+      control('-i', 'off');
+      control('-d');
+      agent.destroy();
+      const file = readdirSync(dir).find((f) => !before.has(f) && f.startsWith('callgrind.out'));
+      if (!file) throw new Error(`no callgrind dump for ${t.name}`);
+      measured.push({ t, n, file: join(dir, file) });
+    }
+  } finally {
+    await servers.stop();
+  }
+  const rows: Row[] = [];
+  let bare = 0;
+  for (const { t, n, file } of measured) {
+    const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', file], {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
+    const total = inclusive(annotated, 'PROGRAM TOTALS');
+    const compile = inclusive(annotated, 'Runtime_CompileOptimized');
+    const gc = inclusive(annotated, 'v8::internal::Heap::CollectGarbage(');
+    const own = (total - compile) / n;
+    if (bare === 0) bare = own;
+    const group = 'http encrypt 64 B, instructions';
+    rows.push({
+      group,
+      name: `${t.name}: per request, without the compiler`,
+      value: Math.round(own),
+      unit: 'Ir',
+      ratio: bare / own,
+      baseline: `${measured[0]?.t.name}: its count ÷ this`,
+    });
+    rows.push({
+      group,
+      name: `${t.name}: of which garbage collection`,
+      value: Math.round(gc / n),
+      unit: 'Ir',
+    });
+    rows.push({
+      group,
+      name: `${t.name}: the compiler, not counted`,
+      value: Math.round(compile / n),
+      unit: 'Ir',
+    });
+  }
+  rmSync(dir, { recursive: true, force: true });
+  printTable(rows);
+}
+
+await main();
