@@ -3,11 +3,14 @@
  * servers of http.bench.ts (a bare node:http server sealing with AES-GCM,
  * `handler.node`, `createServer`) run in one process under valgrind's
  * callgrind, which counts instructions only while one server is under load,
- * one dump per server. Counts repeat within ≈ 1–2 % from run to run
- * whatever else the machine does, where timed ratios here move by 0.15.
+ * one dump per server. The counts do not depend on what else the machine
+ * runs, where timed ratios here move by 0.15 from run to run.
  *
  * Each server gets `warm` requests first (uncounted: V8 optimises the hot
- * code meanwhile), then `count` counted ones from 8 keep-alive clients. From
+ * code meanwhile), then `count` counted ones, from one keep-alive client by
+ * default (`--clients=N`: with several, how many requests one read or one
+ * event-loop turn serves, and what the collector finds alive, depend on
+ * timing, and the counts move by ≈ 10 % between runs). From
  * each dump: the total, and inclusive of their entry points, the optimising
  * compiler (V8 runs it on this thread under `--single-threaded`) and the
  * garbage collector. The compiler's late work is not the request's (it
@@ -16,7 +19,7 @@
  * ratio bare ÷ this (the direction of the bench's CPU ratios).
  *
  * Needs valgrind (`callgrind_control`, `callgrind_annotate`); about three
- * minutes. `npm run bench:instructions [-- --warm=N --count=N]`.
+ * minutes. `npm run bench:instructions [-- --warm=N --count=N --clients=N]`.
  * @module
  */
 import { execFileSync } from 'node:child_process';
@@ -39,11 +42,17 @@ const arg = (name: string, fallback: number): number => {
   return a ? Number(a.slice(name.length + 3)) : fallback;
 };
 
-/** `count` requests on 8 connections (each client stops once the total is reached). */
-async function requests(agent: Agent, t: Target, body: string, count: number): Promise<number> {
+/** At least `count` requests from `clients` keep-alive clients; how many were answered. */
+async function requests(
+  agent: Agent,
+  t: Target,
+  body: string,
+  count: number,
+  clients: number,
+): Promise<number> {
   let done = 0;
   // `load` runs for a time; in slices until `count` are answered.
-  while (done < count) done += (await load(agent, t, t.path, body, 2_000, 8)).done;
+  while (done < count) done += (await load(agent, t, t.path, body, 1_000, clients)).done;
   return done;
 }
 
@@ -59,6 +68,7 @@ function inclusive(annotated: string, needle: string): number {
 async function main(): Promise<void> {
   const warm = arg('warm', 30_000);
   const count = arg('count', 4_000);
+  const clients = arg('clients', 1);
   const dir = mkdtempSync(join(tmpdir(), 'tk-callgrind-'));
   const out = join(dir, 'callgrind.out');
   const servers = await startServers<Target>(
@@ -80,11 +90,11 @@ async function main(): Promise<void> {
   const measured: { t: Target; n: number; file: string }[] = [];
   try {
     for (const t of servers.targets) {
-      const agent = new Agent({ keepAlive: true, maxSockets: 8 });
-      await requests(agent, t, body, warm);
+      const agent = new Agent({ keepAlive: true, maxSockets: clients });
+      await requests(agent, t, body, warm, clients);
       const before = new Set(readdirSync(dir));
       control('-i', 'on');
-      const n = await requests(agent, t, body, count);
+      const n = await requests(agent, t, body, count, clients);
       control('-i', 'off');
       control('-d');
       agent.destroy();
