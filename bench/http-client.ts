@@ -101,20 +101,12 @@ export async function startServers<T extends LoadTarget>(
   args: string[],
   under?: { command: string[]; nodeArgs: string[] },
 ): Promise<ServerProcess<T> & { pid: number }> {
-  const stdio = ['ignore', 'inherit', 'inherit', 'ipc'] as const;
-  const child = under
-    ? fork(file, args, {
-        execPath: under.command[0] as string,
-        execArgv: [
-          ...under.command.slice(1),
-          process.execPath,
-          ...under.nodeArgs,
-          '--import',
-          'tsx',
-        ],
-        stdio: [...stdio],
-      })
-    : fork(file, args, { execArgv: ['--import', 'tsx'], stdio: [...stdio] });
+  const node = [...(under?.nodeArgs ?? []), '--import', 'tsx'];
+  const child = fork(file, args, {
+    execPath: under?.command[0] ?? process.execPath,
+    execArgv: under ? [...under.command.slice(1), process.execPath, ...node] : node,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const targets = await new Promise<T[]>((resolve, reject) => {
     child.once('message', (m) => resolve(m as T[]));
     child.once('error', reject);

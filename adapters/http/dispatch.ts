@@ -39,7 +39,7 @@ import type { MetricsExporter } from './metrics.js';
 import { requestRecorder } from './metrics.js';
 import { parseJsonBody, queryFields, type UnknownFields, unknownFieldsWarning } from './params.js';
 import { authorizeSomeCompletion } from './preauth.js';
-import { type HttpReply, jsonReply, successReply } from './reply.js';
+import { type HttpReply, jsonReply, NO_WARNINGS, successReply } from './reply.js';
 import type { Route, RouteMethod, ServedBy } from './route.js';
 import { Router } from './router.js';
 import { ROUTES, SEAL_ROUTES } from './routes.js';
@@ -121,9 +121,6 @@ export type Dispatch = (
   request: HttpRequest,
   options?: { fallthrough?: boolean },
 ) => Promise<HttpReply | undefined>;
-
-/** No warnings (shared, never written to). */
-const NO_WARNINGS: readonly string[] = Object.freeze([]);
 
 /** Request lines kept by the route front (one per key name and operation in practice). */
 const RESOLVED_MAX = 4096;
@@ -291,8 +288,9 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     const served = forRequest instanceof Promise ? await forRequest : forRequest;
     let operation: AclOperation = 'update';
     let token: TokenContext | undefined;
-    // A refused token or ACL check is audited too, as Vault (audit-dispatch.ts).
-    // (No closures over this request's locals: the hot path allocates none.)
+    // A refused token or ACL check is audited too, as Vault (audit-dispatch.ts);
+    // `refused` and `start` take this request's facts as arguments, so the hot
+    // path makes no closure over its locals.
     try {
       // Neither step takes a microtask turn when the token and its ACL are cached.
       const authed = authenticate(served, route, req.headers, o.auth);

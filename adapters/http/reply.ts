@@ -90,14 +90,15 @@ export const TIDY_WARNING =
 
 /** Warnings a result carries: beside it (`warningsOf`) or, for lease results, in it. */
 function warningsIn(result: unknown): readonly string[] {
-  if (typeof result !== 'object' || result === null) return NONE;
+  if (typeof result !== 'object' || result === null) return NO_WARNINGS;
   const beside = warningsOf(result);
   const inner = (result as { warnings?: unknown }).warnings;
   if (!Array.isArray(inner)) return beside;
   return [...beside, ...inner.filter((w): w is string => typeof w === 'string')];
 }
 
-const NONE: readonly string[] = Object.freeze([]);
+/** No warnings (shared, never written to). @internal */
+export const NO_WARNINGS: readonly string[] = Object.freeze([]);
 
 /** A result without its `warnings` field (they go to the envelope). */
 function withoutWarnings(result: unknown): unknown {

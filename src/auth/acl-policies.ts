@@ -84,7 +84,6 @@ export function policyName(name: unknown): string {
   return n;
 }
 
-/** The lowercased name, or `undefined` for one that can never be written. */
 /** A set of policy names, normalised: valid names only, lower-cased, unique, sorted; and its cache key. */
 interface AclKey {
   set: string[];
@@ -118,6 +117,7 @@ function sameNames(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
+/** The lowercased name, or `undefined` for one that can never be written. */
 function validName(name: unknown): string | undefined {
   if (typeof name !== 'string') return undefined;
   const n = name.toLowerCase();
@@ -252,8 +252,7 @@ export class AclPolicyStore {
    */
   async acl(names: readonly string[]): Promise<Acl> {
     const { set, key } = aclKey(names);
-    const age = this.#clock.now() - this.#since;
-    if (age >= MAX_AGE_MS || age < 0) this.#invalidate(); // < 0: the clock stepped back
+    if (!this.#young()) this.#invalidate();
     const cached = this.#acls.get(key);
     if (cached) return cached;
     const gen = this.#gen;
@@ -275,9 +274,13 @@ export class AclPolicyStore {
 
   /** {@link acl}'s cached answer, if it has one now; reads and compiles nothing. */
   #cachedAcl(names: readonly string[]): Acl | undefined {
+    return this.#young() ? this.#acls.get(aclKey(names).key) : undefined; // else acl() starts over
+  }
+
+  /** Whether the caches are younger than {@link MAX_AGE_MS} (a clock stepped back: not). */
+  #young(): boolean {
     const age = this.#clock.now() - this.#since;
-    if (age >= MAX_AGE_MS || age < 0) return undefined; // acl() starts over
-    return this.#acls.get(aclKey(names).key);
+    return age >= 0 && age < MAX_AGE_MS;
   }
 
   /** The cached path {@link aclNow} takes (registered by the constructor). */

@@ -2,9 +2,10 @@
  * Promise-free answers of the token and policy stores, for the HTTP
  * adapter's check of every request: {@link TokenStore.authenticate} and
  * {@link AclPolicyStore.acl} answer from their caches most of the time, yet
- * as `async` methods each costs a promise and microtask turns. Each store
- * registers here, when its module loads, a function that answers without a
- * promise when its cache can (and through the public method otherwise).
+ * as `async` methods each costs a promise and microtask turns. Each store's
+ * constructor registers here a function that answers without a promise when
+ * its cache can (and through the public method otherwise); registering on
+ * construction rather than on load keeps a bundle without the stores free of them.
  *
  * A neutral module (type imports only): the HTTP adapter's browser bundle
  * takes it without the stores' code. Where no store registered (another

@@ -61,6 +61,10 @@ const TOKEN_LEASE_PATH = 'auth/token/create';
 /** {@link TokenStore}'s answer is not known without a promise. */
 const LATER = Symbol('later');
 
+/** A value that can be a token at all (anything else is refused without a lookup). */
+const presentable = (token: unknown): token is string =>
+  typeof token === 'string' && token !== '' && token.length <= MAX_TOKEN_LENGTH;
+
 /** The context of an authenticated token. */
 const contextOf = (token: string, hash: string, entry: StoredToken): TokenContext => ({
   token,
@@ -233,9 +237,7 @@ export class TokenStore {
    * Counts one use of a limited-use token.
    */
   async authenticate(token: string): Promise<TokenContext | undefined> {
-    if (typeof token !== 'string' || token === '' || token.length > MAX_TOKEN_LENGTH) {
-      return undefined;
-    }
+    if (!presentable(token)) return undefined;
     // No promise on the cached path: the salt is loaded and the entry cached.
     const hashed = this.#hash(token);
     const hash = typeof hashed === 'string' ? hashed : await hashed;
@@ -270,9 +272,7 @@ export class TokenStore {
    * where it may (a read, a revocation of an expired token).
    */
   #now(token: string): TokenContext | undefined | typeof LATER {
-    if (typeof token !== 'string' || token === '' || token.length > MAX_TOKEN_LENGTH) {
-      return undefined;
-    }
+    if (!presentable(token)) return undefined;
     const hash = this.#hash(token);
     if (typeof hash !== 'string') return LATER;
     const found = this.#entries.cached(hash);
@@ -300,7 +300,7 @@ export class TokenStore {
    * lease manager's `tokenExists` for tidy).
    */
   async exists(token: string): Promise<boolean> {
-    if (typeof token !== 'string' || token === '' || token.length > MAX_TOKEN_LENGTH) return false;
+    if (!presentable(token)) return false;
     const hash = await this.#hash(token);
     const found = await this.#entries.read(hash);
     if (!found?.own) return false;
