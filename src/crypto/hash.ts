@@ -57,6 +57,11 @@ const VAULT_HASHES: Readonly<Record<VaultHashName, VaultHash>> = /* @__PURE__ */
   'sha3-512': row('sha3-512', 'sha3-512', 64),
 });
 
+/** The table as a map: a lookup by a name from a request costs less than `Object.hasOwn`. */
+const BY_NAME: ReadonlyMap<unknown, VaultHash> = /* @__PURE__ */ new Map(
+  Object.entries(VAULT_HASHES),
+);
+
 /**
  * Every Vault hash name in the registry, in Vault's documentation order.
  * @public
@@ -71,7 +76,7 @@ export const VAULT_HASH_NAMES: readonly VaultHashName[] = /* @__PURE__ */ Object
  * @public
  */
 export function isVaultHashName(name: string): name is VaultHashName {
-  return Object.hasOwn(VAULT_HASHES, name);
+  return BY_NAME.has(name);
 }
 
 /**
@@ -86,8 +91,7 @@ export function isVaultHashName(name: string): name is VaultHashName {
  * @public
  */
 export function vaultHash(name: string): VaultHash {
-  if (typeof name !== 'string' || !isVaultHashName(name)) {
-    throw invalidRequest(`invalid hash algorithm ${JSON.stringify(String(name))}`);
-  }
-  return VAULT_HASHES[name];
+  const found = BY_NAME.get(name);
+  if (!found) throw invalidRequest(`invalid hash algorithm ${JSON.stringify(String(name))}`);
+  return found;
 }

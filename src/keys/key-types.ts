@@ -307,7 +307,8 @@ export const WRAPPING_KEY_TYPE: KeyType = 'rsa-4096';
  */
 export function keyType(name: unknown): KeyTypeInfo {
   if (typeof name !== 'string') throw invalidRequest('key type must be a string');
-  const info = TABLE.get(name.toLowerCase());
+  // Stored policies hold the canonical (lower-case) name: found without a lower-cased copy.
+  const info = TABLE.get(name) ?? TABLE.get(name.toLowerCase());
   if (!info) throw invalidRequest(`unknown key type ${name}`);
   return info;
 }

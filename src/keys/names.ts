@@ -14,11 +14,19 @@ const NAME = /^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?$/;
 export const MAX_KEY_NAME_LENGTH = 128;
 
 /**
+ * The last name that passed: the same key is named call after call, and the
+ * check is a pure function of the string (names are not secret, so a plain
+ * comparison is fine).
+ */
+let lastValid = '';
+
+/**
  * Check a key name.
  * @throws TransitError `invalid_request`.
  * @internal
  */
 export function checkKeyName(name: unknown): string {
+  if (name === lastValid && name !== '') return name;
   if (typeof name !== 'string' || name === '') throw invalidRequest('missing key name');
   if (name.length > MAX_KEY_NAME_LENGTH) {
     throw invalidRequest(`key name is longer than ${MAX_KEY_NAME_LENGTH} characters`);
@@ -28,6 +36,7 @@ export function checkKeyName(name: unknown): string {
       `invalid key name ${JSON.stringify(name)}: use letters, digits, '_', and inner '-' or '.'`,
     );
   }
+  lastValid = name;
   return name;
 }
 
