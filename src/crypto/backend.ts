@@ -38,8 +38,8 @@ export type HashName =
   | 'sha3-512';
 
 /**
- * The text forms of {@link CryptoBackend.digestText} and
- * {@link CryptoBackend.hmacText}: lower-case hex, or standard base64 with padding.
+ * The text forms of {@link CryptoBackend.digestText},
+ * {@link CryptoBackend.hmacText} and {@link CryptoBackend.aeadOpenText}: lower-case hex, or standard base64 with padding.
  * @public
  */
 export type TextEncodingName = 'hex' | 'base64';
@@ -102,6 +102,21 @@ export interface CryptoBackend extends AsymmetricBackend {
     sealed: Uint8Array,
     aad?: Uint8Array,
   ): Uint8Array;
+  /**
+   * Optional: {@link CryptoBackend.aeadOpen} with the plaintext returned as
+   * text, as transit's decrypt answers it. The node backend encodes
+   * OpenSSL's output buffer directly and then wipes it; without it, callers
+   * encode `aeadOpen`'s bytes. Same errors as `aeadOpen`; `RangeError` for
+   * another encoding.
+   */
+  aeadOpenText?(
+    alg: AeadAlgorithm,
+    key: Uint8Array,
+    nonce: Uint8Array,
+    sealed: Uint8Array,
+    aad: Uint8Array | undefined,
+    encoding: TextEncodingName,
+  ): string;
   /** Message digest. */
   digest(hash: HashName, data: Uint8Array): Uint8Array;
   /**

@@ -2,11 +2,12 @@
  * Digests and HMACs as text, on any backend: the backend's own text form
  * (`digestText` / `hmacText`, which node:crypto encodes inside its call) when
  * it has one, else its byte form over the concatenated parts, encoded here.
- * Token ids, audit hashes, `hash` and Vault's `vault:v1:` HMACs use these.
+ * Token ids, audit hashes, `hash` and Vault's `vault:v1:` HMACs use these;
+ * decrypt's base64 plaintext uses {@link aeadOpenText}.
  * @module
  */
 import { concatBytes, encodeBase64, encodeHex, utf8 } from '../encoding.js';
-import type { CryptoBackend, HashName, TextEncodingName } from './backend.js';
+import type { AeadAlgorithm, CryptoBackend, HashName, TextEncodingName } from './backend.js';
 
 /** Parts of a hashed input: bytes, or a string standing for its UTF-8. */
 type Parts = readonly (Uint8Array | string)[];
@@ -44,4 +45,28 @@ export function hmacText(
   return b.hmacText
     ? b.hmacText(hash, key, parts, encoding)
     : encode(b.hmac(hash, key, bytesOf(parts)), encoding);
+}
+
+/**
+ * Open `sealed` and give the plaintext as hex or base64: the backend's
+ * `aeadOpenText` when it has one, else `aeadOpen`'s bytes encoded here and
+ * then wiped. Same errors as `aeadOpen`.
+ * @internal
+ */
+export function aeadOpenText(
+  b: Pick<CryptoBackend, 'aeadOpen' | 'aeadOpenText'>,
+  alg: AeadAlgorithm,
+  key: Uint8Array,
+  nonce: Uint8Array,
+  sealed: Uint8Array,
+  aad: Uint8Array | undefined,
+  encoding: TextEncodingName,
+): string {
+  if (b.aeadOpenText) return b.aeadOpenText(alg, key, nonce, sealed, aad, encoding);
+  const plain = b.aeadOpen(alg, key, nonce, sealed, aad);
+  try {
+    return encode(plain, encoding);
+  } finally {
+    plain.fill(0);
+  }
 }

@@ -8,7 +8,7 @@
  * `POST /transit/rewrap/:name`.
  * @module
  */
-import { encodeBase64, toBytes } from '../encoding.js';
+import { toBytes } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { DEFAULT_KEY_TYPE, keyType } from '../keys/key-types.js';
 import { checkKeyName } from '../keys/names.js';
@@ -177,16 +177,16 @@ export async function decrypt(
   const key = found instanceof Promise ? await found : found; // no tick when cached
   e.ops('decrypt', key.doc.policy.type, batch);
   if (!batch) {
-    const opened = openWith(e, key, r);
-    return { plaintext: encodeBase64(opened instanceof Promise ? await opened : opened) };
+    const opened = openWith(e, key, r, true);
+    return { plaintext: opened instanceof Promise ? await opened : opened };
   }
   return runBatch<DecryptBatchItem>(
     batch,
     (item) => {
-      const opened = openWith(e, key, item);
+      const opened = openWith(e, key, item, true);
       return opened instanceof Promise
-        ? opened.then((bytes) => ({ plaintext: encodeBase64(bytes) }))
-        : { plaintext: encodeBase64(opened) };
+        ? opened.then((plaintext) => ({ plaintext }))
+        : { plaintext: opened };
     },
     (error) => ({ plaintext: '', error }),
   );

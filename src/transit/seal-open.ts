@@ -14,11 +14,12 @@
  * @module
  */
 import { type AeadAlgorithm, AeadAuthError } from '../crypto/backend.js';
+import { aeadOpenText } from '../crypto/text.js';
 import { concatBytes, encodeBase64, toBytes, tryDecodeBase64 } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { familyOf } from '../keys/asymmetric/family.js';
 import { requireMaterial } from '../keys/asymmetric/material.js';
-import { formatVersioned, parseVersioned } from '../keys/ciphertext.js';
+import { formatVersioned, parseVersioned, versionedHead } from '../keys/ciphertext.js';
 import { assertAadBindable, bindsAad, convergentNonce, deriveKey } from '../keys/derive.js';
 import type { KeyTypeInfo } from '../keys/key-types.js';
 import {
@@ -168,13 +169,15 @@ function sealAead(
   // whole 3-byte groups (12 and 24 bytes are): no copy of the sealed bytes.
   const ciphertext =
     nonce.length % 3 === 0
-      ? `${e.prefix}:v${ver}:${encodeBase64(nonce)}${encodeBase64(sealed)}`
+      ? versionedHead(e.prefix, ver) + encodeBase64(nonce) + encodeBase64(sealed)
       : formatVersioned(e.prefix, ver, concatBytes(nonce, sealed));
   return { ciphertext, key_version: ver };
 }
 
 /**
- * Decrypt a ciphertext string with `key` (shared by decrypt and rewrap).
+ * Decrypt a ciphertext string with `key` (shared by decrypt and rewrap):
+ * the plaintext's bytes, or with `asText` its base64 (decrypt's answer,
+ * encoded from the backend's own output, which is then wiped).
  * Synchronous when the version is at hand (an AEAD key whose version is
  * inline or cached): no promise on the hot path. Call it from an async
  * function (its checks throw synchronously).
@@ -184,7 +187,19 @@ export function openWith(
   e: Engine,
   key: LoadedKey,
   item: Record<string, unknown>,
-): Uint8Array | Promise<Uint8Array> {
+): Uint8Array | Promise<Uint8Array>;
+export function openWith(
+  e: Engine,
+  key: LoadedKey,
+  item: Record<string, unknown>,
+  asText: true,
+): string | Promise<string>;
+export function openWith(
+  e: Engine,
+  key: LoadedKey,
+  item: Record<string, unknown>,
+  asText = false,
+): Uint8Array | string | Promise<Uint8Array | string> {
   const p = key.doc.policy;
   assertNotSoftDeleted(p);
   const info = typeInfo(p);
@@ -203,11 +218,11 @@ export function openWith(
   const payload = tryDecodeBase64(parsed.body);
   if (!payload) throw invalidRequest('invalid ciphertext: could not decode base64');
   const input = { payload, context, aad, callerNonce };
-  return withVersion(e, key, ver, (version) =>
-    info.aead
-      ? openAead(e, p, info, info.aead, version, input)
-      : openAsymmetric(e, p, info, version, payload, aad),
-  );
+  return withVersion<Uint8Array | string>(e, key, ver, (version) => {
+    if (info.aead) return openAead(e, p, info, info.aead, version, input, asText);
+    const plain = openAsymmetric(e, p, info, version, payload, aad);
+    return asText ? plain.then(encodeBase64) : plain;
+  });
 }
 
 /** Decrypt with an RSA key. */
@@ -227,7 +242,7 @@ async function openAsymmetric(
   return plain;
 }
 
-/** Decrypt with an AEAD key's version (synchronous). */
+/** Decrypt with an AEAD key's version (synchronous): bytes, or with `asText` base64. */
 function openAead(
   e: Engine,
   p: KeyPolicy,
@@ -235,7 +250,8 @@ function openAead(
   alg: AeadAlgorithm,
   version: KeyVersion,
   input: { payload: Uint8Array; context: Uint8Array; aad: Uint8Array; callerNonce: Uint8Array },
-): Uint8Array {
+  asText: boolean,
+): Uint8Array | string {
   const { payload, context, aad, callerNonce } = input;
   const conv = convergentVersionOf(p, version);
   const derived = deriveKey(e.backend, p, version.key, info.keyBytes, context, conv);
@@ -260,7 +276,9 @@ function openAead(
     );
   if (sealed.length < 16) throw authFailed();
   try {
-    return e.backend.aeadOpen(alg, derived.key, nonce, sealed, aad);
+    return asText
+      ? aeadOpenText(e.backend, alg, derived.key, nonce, sealed, aad, 'base64')
+      : e.backend.aeadOpen(alg, derived.key, nonce, sealed, aad);
   } catch (err) {
     if (err instanceof AeadAuthError) throw authFailed();
     throw invalidRequest('invalid ciphertext', err);

@@ -1,19 +1,22 @@
 /**
- * The optional text forms of the backend's digest and HMAC (`digestText`,
- * `hmacText`; src/crypto/node/hash.ts): the node backend has them, and each
+ * The optional text forms of the backend's digest, HMAC and AEAD open
+ * (`digestText`, `hmacText`, src/crypto/node/hash.ts; `aeadOpenText`,
+ * src/crypto/node/aead.ts, which Wycheproof's AEAD vectors also run through):
+ * the node backend has them, and each
  * must equal the hex or base64 of the byte form over the concatenated parts —
  * checked against both backends' byte forms, so noble's pure-JS hashes are the
  * independent side. Then every caller that uses them when present (the HMAC
- * and hash endpoints, the token store, the audit hasher; all but HMAC through
- * src/crypto/text.ts) gives the same text as with a backend that lacks them.
+ * and hash endpoints, decrypt, the token store, the audit hasher; all but HMAC
+ * through src/crypto/text.ts) gives the same text as with a backend that lacks them.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { saltHasher } from '../../src/audit/hash.js';
 import { TokenStore } from '../../src/auth/token-store.js';
-import type { CryptoBackend, HashName } from '../../src/crypto/backend.js';
+import { AeadAuthError, type CryptoBackend, type HashName } from '../../src/crypto/backend.js';
 import { nobleBackend } from '../../src/crypto/noble/index.js';
 import { nodeBackend } from '../../src/crypto/node/index.js';
+import { aeadOpenText } from '../../src/crypto/text.js';
 import { concatBytes, encodeBase64, encodeHex, utf8 } from '../../src/encoding.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { Transit } from '../../src/transit/transit.js';
@@ -31,7 +34,12 @@ const HASHES: HashName[] = [
 ];
 
 /** `nodeBackend` without the text forms: every caller's fallback path. */
-const bytesOnly: CryptoBackend = { ...nodeBackend, digestText: undefined, hmacText: undefined };
+const bytesOnly: CryptoBackend = {
+  ...nodeBackend,
+  digestText: undefined,
+  hmacText: undefined,
+  aeadOpenText: undefined,
+};
 
 /** The bytes `parts` stand for: strings as UTF-8, one after another. */
 const joined = (parts: readonly (Uint8Array | string)[]): Uint8Array =>
@@ -52,6 +60,8 @@ describe('digestText and hmacText (node backend)', () => {
     expect(typeof nodeBackend.hmacText).toBe('function');
     expect(nobleBackend.digestText).toBeUndefined();
     expect(nobleBackend.hmacText).toBeUndefined();
+    expect(typeof nodeBackend.aeadOpenText).toBe('function');
+    expect(nobleBackend.aeadOpenText).toBeUndefined();
   });
 
   it('equal the encoded byte forms of both backends, every hash, both encodings', () => {
@@ -145,7 +155,109 @@ describe('digestText and hmacText (node backend)', () => {
   });
 });
 
+describe('aeadOpenText (node backend, and the fallback of src/crypto/text.ts)', () => {
+  const key = new Uint8Array(32).fill(3);
+  const nonce = new Uint8Array(12).fill(4);
+  const xnonce = new Uint8Array(24).fill(4);
+  const openText = nodeBackend.aeadOpenText as NonNullable<CryptoBackend['aeadOpenText']>;
+
+  it('equals the encoded aeadOpen of both backends: every algorithm, lengths, AAD, views', () => {
+    const algs = [
+      ['aes-gcm', key, nonce],
+      ['aes-gcm', key.subarray(0, 16), nonce],
+      ['chacha20-poly1305', key, nonce],
+      ['xchacha20-poly1305', key, xnonce],
+    ] as const;
+    for (const [alg, k, n] of algs) {
+      for (const length of [0, 1, 2, 3, 64, 4095, 4096, 70_000]) {
+        for (const aad of [undefined, new Uint8Array(0), utf8('context')]) {
+          const plain = Uint8Array.from({ length }, (_, i) => (i * 31) & 255);
+          const sealed = nobleBackend.aeadSeal(alg, k, n, plain, aad);
+          // A view that does not start at its buffer's start, as decrypt's payload is.
+          const view = new Uint8Array(sealed.length + 5).subarray(5);
+          view.set(sealed);
+          for (const encoding of ['base64', 'hex'] as const) {
+            const want = encode(plain, encoding);
+            expect(openText(alg, k, n, view, aad, encoding), `${alg} ${length}`).toBe(want);
+            expect(aeadOpenText(nobleBackend, alg, k, n, view, aad, encoding)).toBe(want);
+          }
+        }
+      }
+    }
+  });
+
+  it('refuses what aeadOpen refuses, with its error types, and another encoding', () => {
+    const sealed = nodeBackend.aeadSeal('aes-gcm', key, nonce, utf8('secret'));
+    const bad = Uint8Array.from(sealed);
+    bad[0] = (bad[0] as number) ^ 1;
+    expect(() => openText('aes-gcm', key, nonce, bad, undefined, 'base64')).toThrow(AeadAuthError);
+    expect(() => openText('aes-gcm', key, nonce, sealed, utf8('x'), 'base64')).toThrow(
+      AeadAuthError,
+    );
+    expect(() => openText('aes-gcm', key.subarray(0, 20), nonce, sealed, undefined, 'hex')).toThrow(
+      RangeError,
+    );
+    expect(() => openText('aes-gcm', key, nonce, sealed.subarray(0, 10), undefined, 'hex')).toThrow(
+      RangeError,
+    );
+    for (const encoding of ['latin1', 'utf8', 'base64url', ''] as never[]) {
+      expect(() => openText('aes-gcm', key, nonce, sealed, undefined, encoding)).toThrow(
+        RangeError,
+      );
+    }
+  });
+
+  it('the fallback wipes the bytes it encoded', () => {
+    const sealed = nobleBackend.aeadSeal('aes-gcm', key, nonce, utf8('secret'));
+    let given: Uint8Array | undefined;
+    const spy = {
+      aeadOpen: (...args: Parameters<CryptoBackend['aeadOpen']>) => {
+        given = nobleBackend.aeadOpen(...args);
+        return given;
+      },
+    };
+    expect(aeadOpenText(spy, 'aes-gcm', key, nonce, sealed, undefined, 'base64')).toBe(
+      encodeBase64(utf8('secret')),
+    );
+    expect(given).toEqual(new Uint8Array(6));
+  });
+});
+
 describe('callers give the same text with and without the text forms', () => {
+  it('transit.decrypt (and rewrap, which opens to bytes), single and batch, every key kind', async () => {
+    const storage = new MemoryStorage();
+    const fast = new Transit({ storage, autoRotate: false });
+    const slow = new Transit({ storage, autoRotate: false, crypto: bytesOnly });
+    const noble = new Transit({ storage, autoRotate: false, crypto: 'noble' });
+    const context = encodeBase64(utf8('tenant-1'));
+    const kinds: [string, Record<string, unknown>, Record<string, unknown>][] = [
+      ['gcm', {}, {}],
+      ['gcm128', { type: 'aes128-gcm96' }, {}],
+      ['chacha', { type: 'chacha20-poly1305' }, {}],
+      ['derived', { derived: true }, { context }],
+      ['convergent', { derived: true, convergent_encryption: true }, { context }],
+      ['rsa', { type: 'rsa-2048' }, {}],
+    ];
+    for (const [name, create, extra] of kinds) {
+      await fast.createKey(name, create);
+      const long = new Uint8Array(name === 'rsa' ? 150 : 5000).fill(7); // RSA-OAEP: < 190 bytes
+      for (const plain of [new Uint8Array(0), utf8('hello'), long]) {
+        const plaintext = encodeBase64(plain);
+        const { ciphertext } = await noble.encrypt(name, { plaintext, ...extra });
+        for (const t of [fast, slow, noble]) {
+          expect((await t.decrypt(name, { ciphertext, ...extra })).plaintext, name).toBe(plaintext);
+          const wrapped = (await t.rewrap(name, { ciphertext, ...extra })).ciphertext;
+          expect((await noble.decrypt(name, { ciphertext: wrapped, ...extra })).plaintext).toBe(
+            plaintext,
+          );
+        }
+        const batch = { batch_input: [{ ciphertext, ...extra }, { ciphertext: 'vault:v1:AAAA' }] };
+        expect(await fast.decrypt(name, batch)).toEqual(await noble.decrypt(name, batch));
+      }
+    }
+    await Promise.all([fast.close(), slow.close(), noble.close()]);
+  });
+
   it('transit.hmac and transit.hash', async () => {
     const storage = new MemoryStorage();
     const fast = new Transit({ storage, autoRotate: false });

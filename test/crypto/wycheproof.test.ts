@@ -19,6 +19,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AeadAlgorithm, CryptoBackend, HashName } from '../../src/crypto/backend.js';
 import { AeadAuthError } from '../../src/crypto/backend.js';
+import { aeadOpenText } from '../../src/crypto/text.js';
+import { encodeBase64 } from '../../src/encoding.js';
 import { BACKENDS } from '../helpers/backends.js';
 import {
   type AeadCase,
@@ -107,11 +109,14 @@ function runAead(b: CryptoBackend, s: (typeof AEAD_SUITES)[number], t: AeadCase)
   const sealed = new Uint8Array([...ct, ...tag]);
   const seal = () => b.aeadSeal(s.alg, key, iv, msg, aad);
   const open = () => b.aeadOpen(s.alg, key, iv, sealed, aad);
+  // The text form (decrypt's path): the backend's own `aeadOpenText`, or the encoded bytes.
+  const openBase64 = () => aeadOpenText(b, s.alg, key, iv, sealed, aad, 'base64');
+  const openHex = () => aeadOpenText(b, s.alg, key, iv, sealed, aad, 'hex');
 
   if (!(s.keys as readonly number[]).includes(key.length) || iv.length !== s.nonce) {
     // Outside our parameter space: rejected with RangeError on both directions,
     // and the message must not carry the key.
-    for (const fn of [seal, open]) {
+    for (const fn of [seal, open, openBase64]) {
       const e = expectThrow(fn, [RangeError], where);
       expect(e.message).not.toContain(t.key);
     }
@@ -121,6 +126,7 @@ function runAead(b: CryptoBackend, s: (typeof AEAD_SUITES)[number], t: AeadCase)
     // Tag sizes ≠ 128 bits are not expressible in our contract (no such case in
     // today's files). Open must fail; a valid case must still agree on the prefix.
     expectThrow(open, [AeadAuthError, RangeError], where);
+    expectThrow(openBase64, [AeadAuthError, RangeError], where);
     if (t.result === 'valid') expect(seal().subarray(0, sealed.length), where).toEqual(sealed);
     return 'rejected';
   }
@@ -128,16 +134,24 @@ function runAead(b: CryptoBackend, s: (typeof AEAD_SUITES)[number], t: AeadCase)
     case 'valid':
       expect(seal(), where).toEqual(sealed);
       expect(open(), where).toEqual(msg);
+      expect(openBase64(), where).toBe(encodeBase64(msg));
+      expect(openHex(), where).toBe(t.msg.toLowerCase());
       return 'valid';
     case 'invalid':
       expectThrow(open, [AeadAuthError], where);
+      expectThrow(openBase64, [AeadAuthError], where);
       expect(seal(), where).not.toEqual(sealed);
       return 'invalid';
     default: {
       // acceptable: all-valid or all-invalid, never a mix.
       const asValid = thrown(open) === undefined;
-      if (asValid) expect(open(), where).toEqual(msg);
-      else expectThrow(open, [AeadAuthError], where);
+      if (asValid) {
+        expect(open(), where).toEqual(msg);
+        expect(openBase64(), where).toBe(encodeBase64(msg));
+      } else {
+        expectThrow(open, [AeadAuthError], where);
+        expectThrow(openBase64, [AeadAuthError], where);
+      }
       return 'acceptable';
     }
   }

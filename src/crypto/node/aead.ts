@@ -21,7 +21,7 @@ import {
   type DecipherChaCha20Poly1305,
   type DecipherGCM,
 } from 'node:crypto';
-import { type AeadAlgorithm, AeadAuthError } from '../backend.js';
+import { type AeadAlgorithm, AeadAuthError, type TextEncodingName } from '../backend.js';
 import { nobleAeadOpen, nobleAeadSeal } from '../noble/aead.js';
 import { assertBytes, assertRoom, checkAead, checkSealed, TAG_LENGTH } from '../noble/params.js';
 import { ownedBytes } from './bytes.js';
@@ -168,6 +168,48 @@ export function nodeAeadOpen(
   aad?: Uint8Array,
 ): Uint8Array {
   if (alg === 'xchacha20-poly1305') return nobleAeadOpen(alg, key, nonce, sealed, aad);
+  return ownedBytes(openNode(alg, key, nonce, sealed, aad));
+}
+
+/**
+ * {@link nodeAeadOpen} as hex or base64: OpenSSL's output buffer is encoded
+ * as it is (no view, no copy) and wiped once encoded.
+ * @throws as `nodeAeadOpen`; RangeError for another encoding.
+ * @internal
+ */
+export function nodeAeadOpenText(
+  alg: AeadAlgorithm,
+  key: Uint8Array,
+  nonce: Uint8Array,
+  sealed: Uint8Array,
+  aad: Uint8Array | undefined,
+  encoding: TextEncodingName,
+): string {
+  if (encoding !== 'hex' && encoding !== 'base64') {
+    throw new RangeError(`unsupported encoding ${JSON.stringify(String(encoding))}`);
+  }
+  let body: Buffer;
+  if (alg === 'xchacha20-poly1305') {
+    const plain = nobleAeadOpen(alg, key, nonce, sealed, aad);
+    body = Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength);
+  } else {
+    body = openNode(alg, key, nonce, sealed, aad);
+  }
+  try {
+    return body.toString(encoding);
+  } finally {
+    body.fill(0);
+  }
+}
+
+/** Open with OpenSSL: its output buffer, once the tag has verified. */
+function openNode(
+  alg: NodeAead,
+  key: Uint8Array,
+  nonce: Uint8Array,
+  sealed: Uint8Array,
+  aad: Uint8Array | undefined,
+): Buffer {
   checkAead(alg, key, nonce, aad);
   checkSealed(alg, sealed);
   const ctLength = sealed.length - TAG_LENGTH;
@@ -182,5 +224,5 @@ export function nodeAeadOpen(
     body.fill(0);
     throw new AeadAuthError();
   }
-  return ownedBytes(body);
+  return body;
 }

@@ -14,7 +14,13 @@
 import { timingSafeEqual as nodeTimingSafeEqual, randomFillSync } from 'node:crypto';
 import type { CryptoBackend } from '../backend.js';
 import { assertBytes, checkCount } from '../noble/params.js';
-import { nodeAeadOpen, nodeAeadSeal, nodeAeadSealInto, nodeAeadSealParts } from './aead.js';
+import {
+  nodeAeadOpen,
+  nodeAeadOpenText,
+  nodeAeadSeal,
+  nodeAeadSealInto,
+  nodeAeadSealParts,
+} from './aead.js';
 import { nodeAsymmetric } from './asymmetric.js';
 import { nodeDigest, nodeDigestText, nodeHkdf, nodeHmac, nodeHmacText } from './hash.js';
 
@@ -76,6 +82,7 @@ export const nodeBackend: CryptoBackend = /* @__PURE__ */ Object.freeze({
   aeadSealInto: nodeAeadSealInto,
   aeadSealParts: nodeAeadSealParts,
   aeadOpen: nodeAeadOpen,
+  aeadOpenText: nodeAeadOpenText,
   digest: nodeDigest,
   digestText: nodeDigestText,
   hmac: nodeHmac,
