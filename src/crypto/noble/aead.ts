@@ -35,7 +35,7 @@ export function nobleAeadSeal(
   aad?: Uint8Array,
 ): Uint8Array {
   checkAead(alg, key, nonce, aad);
-  assertBytes(plaintext, `${alg}: plaintext`);
+  assertBytes(plaintext, alg, 'plaintext');
   return CIPHERS[alg](key, nonce, aad).encrypt(plaintext);
 }
 

@@ -68,7 +68,7 @@ export function nodeAeadSeal(
 ): Uint8Array {
   if (alg === 'xchacha20-poly1305') return nobleAeadSeal(alg, key, nonce, plaintext, aad);
   checkAead(alg, key, nonce, aad);
-  assertBytes(plaintext, `${alg}: plaintext`);
+  assertBytes(plaintext, alg, 'plaintext');
   const cipher = encryptor(alg, key, nonce);
   if (aad !== undefined && aad.length > 0) {
     cipher.setAAD(aad, { plaintextLength: plaintext.length });
@@ -120,7 +120,7 @@ export function nodeAeadSealInto(
     return n;
   }
   checkAead(alg, key, nonce, undefined);
-  assertBytes(plaintext, `${alg}: plaintext`);
+  assertBytes(plaintext, alg, 'plaintext');
   sealTo(alg, encryptor(alg, key, nonce), plaintext, out, offset);
   return n;
 }
@@ -143,7 +143,7 @@ export function nodeAeadSealParts(
     return [sealed.subarray(0, n), sealed.subarray(n)];
   }
   checkAead(alg, key, nonce, undefined);
-  assertBytes(plaintext, `${alg}: plaintext`);
+  assertBytes(plaintext, alg, 'plaintext');
   const cipher = encryptor(alg, key, nonce);
   const body = cipher.update(plaintext);
   // GCM and ChaCha20-Poly1305 are stream modes: final() yields no bytes.
