@@ -22,13 +22,13 @@
  * minutes. `npm run bench:instructions [-- --warm=N --count=N --clients=N]`.
  * @module
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { callgrindCommand, counted, perCall } from './callgrind.js';
 import { printTable, type Row } from './harness.js';
 import { SERVER_FLAG } from './http.bench.js';
 import { type LoadTarget, load, startServers } from './http-client.js';
@@ -56,15 +56,6 @@ async function requests(
   return done;
 }
 
-/** Inclusive instructions of the first function whose name contains `needle`. */
-function inclusive(annotated: string, needle: string): number {
-  for (const line of annotated.split('\n')) {
-    const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
-    if (m?.[2]?.includes(needle)) return Number((m[1] as string).replaceAll(',', ''));
-  }
-  return 0;
-}
-
 async function main(): Promise<void> {
   const warm = arg('warm', 30_000);
   const count = arg('count', 4_000);
@@ -75,32 +66,21 @@ async function main(): Promise<void> {
     fileURLToPath(new URL('./http.bench.ts', import.meta.url)),
     [SERVER_FLAG, randomBytes(32).toString('base64')],
     {
-      command: [
-        'valgrind',
-        '--tool=callgrind',
-        '--instr-atstart=no',
-        `--callgrind-out-file=${out}`,
-      ],
+      command: callgrindCommand(out),
       nodeArgs: ['--single-threaded'],
     },
   );
   const body = JSON.stringify({ plaintext: randomBytes(64).toString('base64') });
-  const control = (...a: string[]) =>
-    execFileSync('callgrind_control', [...a, String(servers.pid)], { stdio: 'ignore' });
   const measured: { t: Target; n: number; file: string }[] = [];
   try {
     for (const t of servers.targets) {
       const agent = new Agent({ keepAlive: true, maxSockets: clients });
       await requests(agent, t, body, warm, clients);
-      const before = new Set(readdirSync(dir));
-      control('-i', 'on');
-      const n = await requests(agent, t, body, count, clients);
-      control('-i', 'off');
-      control('-d');
+      const { file, n } = await counted(dir, servers.pid, () =>
+        requests(agent, t, body, count, clients),
+      );
       agent.destroy();
-      const file = readdirSync(dir).find((f) => !before.has(f) && f.startsWith('callgrind.out'));
-      if (!file) throw new Error(`no callgrind dump for ${t.name}`);
-      measured.push({ t, n, file: join(dir, file) });
+      measured.push({ t, n, file });
     }
   } finally {
     await servers.stop();
@@ -108,14 +88,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   let bare = 0;
   for (const { t, n, file } of measured) {
-    const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', file], {
-      encoding: 'utf8',
-      maxBuffer: 64 << 20,
-    });
-    const total = inclusive(annotated, 'PROGRAM TOTALS');
-    const compile = inclusive(annotated, 'Runtime_CompileOptimized');
-    const gc = inclusive(annotated, 'v8::internal::Heap::CollectGarbage(');
-    const own = (total - compile) / n;
+    const { own, gc, compile } = perCall(file, n);
     if (bare === 0) bare = own;
     const group = 'http encrypt 64 B, instructions';
     rows.push({
@@ -129,13 +102,13 @@ async function main(): Promise<void> {
     rows.push({
       group,
       name: `${t.name}: of which garbage collection`,
-      value: Math.round(gc / n),
+      value: Math.round(gc),
       unit: 'Ir',
     });
     rows.push({
       group,
       name: `${t.name}: the compiler, not counted`,
-      value: Math.round(compile / n),
+      value: Math.round(compile),
       unit: 'Ir',
     });
   }

@@ -17,17 +17,18 @@ import { chacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { Transit } from 'transitkit';
 import { type Case, compare, PROMISED, type Row, type Target } from './harness.js';
 
-const ALGS = [
+/** The ciphers compared, as transit, node:crypto and noble name them. */
+export const ALGS = [
   { type: 'aes256-gcm96', node: 'aes-256-gcm', noble: gcm },
   { type: 'chacha20-poly1305', node: 'chacha20-poly1305', noble: chacha20poly1305 },
 ] as const;
-type Alg = (typeof ALGS)[number];
+export type Alg = (typeof ALGS)[number];
 
 const PREFIX = 'vault:v1:';
 const TAG = { authTagLength: 16 } as const;
 
 /** Raw encrypt/decrypt of one algorithm over node:crypto and over noble. */
-function raw(alg: Alg, key: Buffer) {
+export function raw(alg: Alg, key: Buffer) {
   return {
     nodeSeal(ptB64: string): string {
       const iv = randomBytes(12);
