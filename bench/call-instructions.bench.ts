@@ -177,7 +177,8 @@ async function main(): Promise<void> {
       '--single-threaded',
       '--expose-gc',
       // With --keep, V8 writes /tmp/perf-<pid>.map: names for the JIT's addresses in the dumps.
-      ...(keep ? ['--perf-basic-prof'] : []),
+      // (which also makes it log; the log goes beside the dumps, not into the working directory).
+      ...(keep ? ['--perf-basic-prof', `--logfile=${join(dir, 'v8.log')}`] : []),
       '--import',
       'tsx',
     ],
@@ -197,7 +198,7 @@ async function main(): Promise<void> {
     await done;
   };
   await answered();
-  const measured = new Map<string, number>();
+  const measured = new Map<string, { own: number; gc: number }>();
   try {
     for (const c of CASES) {
       const rotate = c.group === 'rotate';
@@ -209,23 +210,27 @@ async function main(): Promise<void> {
         await ask({ run: c.name, n });
         return n;
       });
-      measured.set(c.name, perCall(file, n).own);
+      measured.set(c.name, perCall(file, n));
     }
   } finally {
     proc.send('stop');
   }
-  const rows: Row[] = CASES.map((c) => {
-    const own = measured.get(c.name) as number;
-    const base = c.vs === undefined ? undefined : (measured.get(c.vs) as number);
-    return {
-      group: `${c.group}, instructions`,
-      name: `${c.name}: per call, without the compiler`,
-      value: Math.round(own),
-      unit: 'Ir',
-      ...(base === undefined
-        ? {}
-        : { ratio: c.over ? own / base : base / own, baseline: c.vs as string }),
-    };
+  const rows: Row[] = CASES.flatMap((c) => {
+    const { own, gc } = measured.get(c.name) as { own: number; gc: number };
+    const base = c.vs === undefined ? undefined : measured.get(c.vs)?.own;
+    const group = `${c.group}, instructions`;
+    return [
+      {
+        group,
+        name: `${c.name}: per call, without the compiler`,
+        value: Math.round(own),
+        unit: 'Ir',
+        ...(base === undefined
+          ? {}
+          : { ratio: c.over ? own / base : base / own, baseline: c.vs as string }),
+      },
+      { group, name: `${c.name}: of which garbage collection`, value: Math.round(gc), unit: 'Ir' },
+    ];
   });
   if (keep) console.log(`callgrind dumps kept in ${dir}; JIT names in /tmp/perf-${proc.pid}.map`);
   else rmSync(dir, { recursive: true, force: true });
