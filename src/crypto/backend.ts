@@ -39,7 +39,8 @@ export type HashName =
 
 /**
  * The text forms of {@link CryptoBackend.digestText},
- * {@link CryptoBackend.hmacText} and {@link CryptoBackend.aeadOpenText}: lower-case hex, or standard base64 with padding.
+ * {@link CryptoBackend.hmacText} and {@link CryptoBackend.aeadOpenText}:
+ * lower-case hex, or standard base64 with padding.
  * @public
  */
 export type TextEncodingName = 'hex' | 'base64';
