@@ -37,9 +37,6 @@ export const HMAC_FIELDS = schemaFor<HmacRequest>()({
 
 const HMAC_PREFIX = 'vault';
 
-/** The hash when a request names none. */
-const DEFAULT_HASH = vaultHash('sha2-256');
-
 /** Decode an HMAC/sign input with Go's error texts. @internal */
 export function inputBytes(value: unknown, missing: string): Uint8Array {
   if (value === undefined || value === null) throw invalidRequest(missing);
@@ -87,10 +84,7 @@ export async function hmac(
 ): Promise<{ hmac: string; key_version: number } | BatchResult<HmacBatchItem>> {
   checkKeyName(name);
   const r = HMAC_FIELDS.request(req);
-  const hash =
-    r.algorithm === undefined
-      ? DEFAULT_HASH
-      : vaultHash(optString(r.algorithm, 'algorithm') ?? 'sha2-256');
+  const hash = vaultHash(optString(r.algorithm, 'algorithm') ?? 'sha2-256');
   const batch = optionalBatch(r, e.maxBatch);
   // A single input is checked before the key is looked up (Vault's order), and decoded once.
   const single = batch ? undefined : inputBytes(r.input, 'missing input for HMAC');

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { AeadAlgorithm, HashName } from '../backend.js';
+import type { AeadAlgorithm, HashName, TextEncodingName } from '../backend.js';
 
 /** Length of every AEAD tag we produce or accept, in bytes. @internal */
 export const TAG_LENGTH = 16;
@@ -92,6 +92,18 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value !== 'object') return typeof value;
   return value.constructor?.name ?? 'object';
+}
+
+/**
+ * Validates the encoding of a backend's text form (`digestText`, `hmacText`,
+ * `aeadOpenText`).
+ * @throws RangeError for anything but `hex` and `base64`.
+ * @internal
+ */
+export function checkTextEncoding(encoding: TextEncodingName): void {
+  if (encoding !== 'hex' && encoding !== 'base64') {
+    throw new RangeError(`unsupported encoding ${JSON.stringify(String(encoding))}`);
+  }
 }
 
 /**

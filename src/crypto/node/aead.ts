@@ -23,7 +23,15 @@ import {
 } from 'node:crypto';
 import { type AeadAlgorithm, AeadAuthError, type TextEncodingName } from '../backend.js';
 import { nobleAeadOpen, nobleAeadSeal } from '../noble/aead.js';
-import { assertBytes, assertRoom, checkAead, checkSealed, TAG_LENGTH } from '../noble/params.js';
+import {
+  assertBytes,
+  assertRoom,
+  checkAead,
+  checkSealed,
+  checkTextEncoding,
+  TAG_LENGTH,
+} from '../noble/params.js';
+import { aeadOpenText } from '../text.js';
 import { ownedBytes } from './bytes.js';
 
 /** The algorithms OpenSSL runs for us. */
@@ -185,22 +193,21 @@ export function nodeAeadOpenText(
   aad: Uint8Array | undefined,
   encoding: TextEncodingName,
 ): string {
-  if (encoding !== 'hex' && encoding !== 'base64') {
-    throw new RangeError(`unsupported encoding ${JSON.stringify(String(encoding))}`);
-  }
-  let body: Buffer;
+  checkTextEncoding(encoding);
+  // XChaCha20 runs on noble: its bytes encoded and wiped by the neutral helper.
   if (alg === 'xchacha20-poly1305') {
-    const plain = nobleAeadOpen(alg, key, nonce, sealed, aad);
-    body = Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength);
-  } else {
-    body = openNode(alg, key, nonce, sealed, aad);
+    return aeadOpenText(NOBLE_OPEN, alg, key, nonce, sealed, aad, encoding);
   }
+  const body = openNode(alg, key, nonce, sealed, aad);
   try {
     return body.toString(encoding);
   } finally {
     body.fill(0);
   }
 }
+
+/** noble's open, for the one algorithm this backend delegates to it. */
+const NOBLE_OPEN = { aeadOpen: nobleAeadOpen };
 
 /** Open with OpenSSL: its output buffer, once the tag has verified. */
 function openNode(

@@ -13,7 +13,7 @@ import * as nodeCrypto from 'node:crypto';
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import type { HashName, TextEncodingName } from '../backend.js';
 import { nobleHkdf } from '../noble/hash.js';
-import { assertBytes, checkHkdf, hashLength } from '../noble/params.js';
+import { assertBytes, checkHkdf, checkTextEncoding, hashLength } from '../noble/params.js';
 import { ownedBytes } from './bytes.js';
 
 /** Longest `info` node:crypto's `hkdfSync` accepts, in bytes. */
@@ -37,9 +37,7 @@ function textOf(
   encoding: TextEncodingName,
   label: string,
 ): string {
-  if (encoding !== 'hex' && encoding !== 'base64') {
-    throw new RangeError(`unsupported encoding ${JSON.stringify(String(encoding))}`);
-  }
+  checkTextEncoding(encoding);
   for (const p of parts) {
     if (typeof p !== 'string') assertBytes(p, label);
     h.update(p); // a string as UTF-8 (lone surrogates as U+FFFD, as TextEncoder)
