@@ -1,9 +1,11 @@
 /**
  * Loading and persisting keys (openbao `lock_manager.go`): a parsed-key cache
  * (LRU, `cache-config` size; kept coherent by `watch` notifications, with
- * a one-second re-check against storage as the backstop for lost ones, and
- * never caching a read that a notification overtook; a read that fails is an
- * error, never "absent"), a per-name async lock for read-modify-write, and
+ * a one-second re-check against storage as the backstop for lost ones; a key
+ * that a notification overtook or outdated is never answered from again, only
+ * compared with the bytes the next read finds, so that a write this engine
+ * hears of is not decoded twice; a read that fails is an error, never
+ * "absent"), a per-name async lock for read-modify-write, and
  * compare-and-set writes so that concurrent writers (other processes on the
  * same storage) never lose an update.
  *
@@ -71,6 +73,7 @@ export interface KeyCacheEvents {
 export class PolicyStore {
   readonly #storage: StorageAdapter;
   readonly #backend: CryptoBackend;
+  /** Parsed keys and when each was read; `at` is -Infinity once a change was heard (stale). */
   readonly #cache: Lru<string, { key: LoadedKey; at: number }>;
   /** Revalidations of aged cache entries in flight, one per name. */
   readonly #revalidating = new Map<string, Promise<LoadedKey | undefined>>();
@@ -122,10 +125,19 @@ export class PolicyStore {
     }
     if (name === undefined) {
       this.#cache.clear();
+      this.#revalidating.clear();
       this.#archive.clear();
     } else {
-      const cached = this.#cache.get(name)?.key;
-      this.#cache.delete(name);
+      // The entry stays, marked stale: the next load reads storage (as for a
+      // miss) but decodes only when the bytes differ from the cached ones. A
+      // watching engine hears of its own writes too, and re-parsing the
+      // document it had just written cost every rotate (or any write) a full
+      // decode on the next call. A check already in flight began before this
+      // change, so later loads do not join it.
+      const hit = this.#cache.peek(name);
+      if (hit) hit.at = Number.NEGATIVE_INFINITY;
+      this.#revalidating.delete(name);
+      const cached = hit?.key;
       // Archived versions are rewritten in place only for asymmetric keys
       // (set-certificate, import_version of a private half). Those of other
       // types never change under one uid (their path carries it), so they stay
@@ -155,7 +167,10 @@ export class PolicyStore {
     this.#events?.miss();
     let pending = this.#revalidating.get(name);
     if (!pending) {
-      pending = this.#load(name, hit.key).finally(() => this.#revalidating.delete(name));
+      const started = this.#load(name, hit.key).finally(() => {
+        if (this.#revalidating.get(name) === started) this.#revalidating.delete(name);
+      });
+      pending = started;
       this.#revalidating.set(name, pending);
     }
     return pending;
@@ -196,10 +211,14 @@ export class PolicyStore {
     return `${this.#epoch}:${this.#changes.get(name) ?? 0}`;
   }
 
-  /** Cache `key` unless `name` was invalidated since `stamp` (then drop it). */
+  /**
+   * Cache `key`; if `name` was invalidated since `stamp`, only as stale: never
+   * answered from, only compared with the bytes the next load reads (so a
+   * write this engine just made, then heard of, is not decoded again).
+   */
   #remember(name: string, key: LoadedKey, stamp: string): void {
-    if (stamp === this.#stamp(name)) this.#cache.set(name, { key, at: this.#clock.now() });
-    else this.#cache.delete(name);
+    const at = stamp === this.#stamp(name) ? this.#clock.now() : Number.NEGATIVE_INFINITY;
+    this.#cache.set(name, { key, at });
   }
 
   /** The material of version `v` (inline or archived). */
