@@ -2,7 +2,8 @@
  * The inputs, sinks and baselines of `bench/stream.bench.ts`: the 64 KiB
  * input views (as a web and as a Node readable, pausing every segment so the
  * raw baseline runs beside the stream), a counting drain, the raw AES-256-GCM
- * loops in 16 KiB calls on node:crypto and noble, and the floor transform.
+ * loops in 16 KiB calls on node:crypto and noble, and the floor and ceiling
+ * transforms.
  * @module
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
@@ -159,6 +160,37 @@ export function floorTransform(): TransformStream<Uint8Array, Uint8Array> {
           at += body.length + 16;
         }
         controller.enqueue(out);
+      },
+    },
+    strategy,
+    strategy,
+  );
+}
+
+/**
+ * The ceiling of any WHATWG transform that seals with node:crypto: the same
+ * seals as {@link floorTransform}, but nothing is written anywhere; the
+ * stream passes its input pieces on unchanged. What is left is the seal plus
+ * the web streams' own cost per piece (the input's pull, the transform, the
+ * drain), so no stream that hands its reader the sealed bytes can beat it.
+ * Not a usable encryptor (it outputs plaintext): a measuring stick only.
+ */
+export function ceilingTransform(): TransformStream<Uint8Array, Uint8Array> {
+  const key = randomBytes(32);
+  const iv = Buffer.alloc(12);
+  let index = 0;
+  const strategy = { highWaterMark: PIECE, size: (c: Uint8Array) => c.byteLength };
+  return new TransformStream<Uint8Array, Uint8Array>(
+    {
+      transform(chunk, controller) {
+        for (let off = 0; off < chunk.length; off += CALL) {
+          iv.writeUInt32BE(index++, 8);
+          const c = createCipheriv('aes-256-gcm', key, iv);
+          c.update(chunk.subarray(off, off + CALL));
+          c.final();
+          c.getAuthTag();
+        }
+        controller.enqueue(chunk);
       },
     },
     strategy,
