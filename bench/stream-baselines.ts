@@ -132,15 +132,17 @@ export function rawNoble(total: number, open: boolean): void {
 }
 
 /**
- * The floor of any WHATWG transform that seals with node:crypto: the least
- * such a stream can do — per 16 KiB, `createCipheriv`, `update`, `final`,
- * `getAuthTag`, and one copy into the piece the reader keeps (node:crypto
- * cannot seal into a caller's buffer, and a stream's pieces belong to its
- * reader) — with no envelope, key handling, checks or framing. Measured
- * beside `encryptStream` to show which part of the gap to raw is the
- * stream contract itself.
+ * A bare WHATWG transform that seals each 16 KiB of its input with
+ * node:crypto (`createCipheriv`, `update`, `final`, `getAuthTag`), with no
+ * envelope, key handling, checks or framing: with `output`, the floor of any
+ * such stream (one copy of each seal into the piece the reader keeps:
+ * node:crypto cannot seal into a caller's buffer, and a stream's pieces
+ * belong to its reader); without, the ceiling (nothing is written anywhere;
+ * the input pieces pass on unchanged, so what is left is the seals plus the
+ * web streams' own cost per piece, which no stream that hands its reader the
+ * sealed bytes can beat; plaintext out: a measuring stick only).
  */
-export function floorTransform(): TransformStream<Uint8Array, Uint8Array> {
+function sealingTransform(output: boolean): TransformStream<Uint8Array, Uint8Array> {
   const key = randomBytes(32);
   const iv = Buffer.alloc(12);
   let index = 0;
@@ -149,17 +151,19 @@ export function floorTransform(): TransformStream<Uint8Array, Uint8Array> {
     {
       transform(chunk, controller) {
         const n = Math.ceil(chunk.length / CALL);
-        const out = Buffer.allocUnsafeSlow(chunk.length + 16 * n);
+        const out = output ? Buffer.allocUnsafeSlow(chunk.length + 16 * n) : undefined;
         for (let off = 0, at = 0; off < chunk.length; off += CALL) {
           iv.writeUInt32BE(index++, 8);
           const c = createCipheriv('aes-256-gcm', key, iv);
           const body = c.update(chunk.subarray(off, off + CALL));
           c.final();
+          const tag = c.getAuthTag();
+          if (!out) continue;
           out.set(body, at);
-          out.set(c.getAuthTag(), at + body.length);
+          out.set(tag, at + body.length);
           at += body.length + 16;
         }
-        controller.enqueue(out);
+        controller.enqueue(out ?? chunk);
       },
     },
     strategy,
@@ -167,33 +171,9 @@ export function floorTransform(): TransformStream<Uint8Array, Uint8Array> {
   );
 }
 
-/**
- * The ceiling of any WHATWG transform that seals with node:crypto: the same
- * seals as {@link floorTransform}, but nothing is written anywhere; the
- * stream passes its input pieces on unchanged. What is left is the seal plus
- * the web streams' own cost per piece (the input's pull, the transform, the
- * drain), so no stream that hands its reader the sealed bytes can beat it.
- * Not a usable encryptor (it outputs plaintext): a measuring stick only.
- */
-export function ceilingTransform(): TransformStream<Uint8Array, Uint8Array> {
-  const key = randomBytes(32);
-  const iv = Buffer.alloc(12);
-  let index = 0;
-  const strategy = { highWaterMark: PIECE, size: (c: Uint8Array) => c.byteLength };
-  return new TransformStream<Uint8Array, Uint8Array>(
-    {
-      transform(chunk, controller) {
-        for (let off = 0; off < chunk.length; off += CALL) {
-          iv.writeUInt32BE(index++, 8);
-          const c = createCipheriv('aes-256-gcm', key, iv);
-          c.update(chunk.subarray(off, off + CALL));
-          c.final();
-          c.getAuthTag();
-        }
-        controller.enqueue(chunk);
-      },
-    },
-    strategy,
-    strategy,
-  );
-}
+/** The floor of any web stream sealing with node:crypto ({@link sealingTransform}). */
+export const floorTransform = (): TransformStream<Uint8Array, Uint8Array> => sealingTransform(true);
+
+/** The ceiling: the same seals, nothing written, input passed on ({@link sealingTransform}). */
+export const ceilingTransform = (): TransformStream<Uint8Array, Uint8Array> =>
+  sealingTransform(false);

@@ -53,6 +53,16 @@ class Probe extends MemoryStorage {
   }
 }
 
+/** Two engines on one store (each hears of the other's writes, and of its own). */
+function twoEngines() {
+  const storage = new Probe();
+  return {
+    storage,
+    a: new Transit({ storage, autoRotate: false }),
+    b: new Transit({ storage, autoRotate: false }),
+  };
+}
+
 const versionOf = (ciphertext: string) => Number(/^vault:v(\d+):/.exec(ciphertext)?.[1]);
 
 describe('the key cache after a change notification', () => {
@@ -78,33 +88,33 @@ describe('the key cache after a change notification', () => {
   });
 
   it("serves another engine's change, decoded, right after a write of its own", async () => {
-    const storage = new Probe();
-    const a = new Transit({ storage, autoRotate: false });
-    const b = new Transit({ storage, autoRotate: false });
+    const { storage, a, b } = twoEngines();
     await a.createKey('k');
     await a.rotateKey('k'); // a's entry: its own write, stale
     await b.rotateKey('k');
     await b.updateKeyConfig('k', { min_encryption_version: 2 });
     await settle();
     decodes.n = 0;
+    storage.reads = 0;
     const { ciphertext } = await a.encrypt('k', { plaintext: FOX });
     expect(versionOf(ciphertext)).toBe(3);
+    expect(storage.reads).toBe(1);
     expect(decodes.n).toBe(1);
     expect((await a.readKey('k')).min_encryption_version).toBe(2);
     await Promise.all([a.close(), b.close()]);
   });
 
   it('a failed re-read is an error, never the stale key; it serves again once storage answers', async () => {
-    const storage = new Probe();
-    const a = new Transit({ storage, autoRotate: false });
-    const b = new Transit({ storage, autoRotate: false });
+    const { storage, a, b } = twoEngines();
     await a.createKey('k');
     await a.encrypt('k', { plaintext: FOX }); // cached in a
     await b.rotateKey('k');
     await settle();
     storage.failing = true;
-    await expect(a.encrypt('k', { plaintext: FOX })).rejects.toThrow();
-    await expect(a.decrypt('k', { ciphertext: 'vault:v1:AAAA' })).rejects.toThrow();
+    await expect(a.encrypt('k', { plaintext: FOX })).rejects.toThrow('storage unavailable');
+    await expect(a.decrypt('k', { ciphertext: 'vault:v1:AAAA' })).rejects.toThrow(
+      'storage unavailable',
+    );
     storage.failing = false;
     const { ciphertext } = await a.encrypt('k', { plaintext: FOX });
     expect(versionOf(ciphertext)).toBe(2);
@@ -112,9 +122,7 @@ describe('the key cache after a change notification', () => {
   });
 
   it('a call after a change never joins a check that began before it', async () => {
-    const storage = new Probe();
-    const a = new Transit({ storage, autoRotate: false });
-    const b = new Transit({ storage, autoRotate: false });
+    const { storage, a, b } = twoEngines();
     await a.createKey('k');
     await a.rotateKey('k'); // a's entry is stale (its own write): the next call checks
     await settle();
