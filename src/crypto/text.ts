@@ -63,7 +63,15 @@ export function aeadOpenText(
   encoding: TextEncodingName,
 ): string {
   if (b.aeadOpenText) return b.aeadOpenText(alg, key, nonce, sealed, aad, encoding);
-  const plain = b.aeadOpen(alg, key, nonce, sealed, aad);
+  return encodeWiped(b.aeadOpen(alg, key, nonce, sealed, aad), encoding);
+}
+
+/**
+ * `plain` as hex or base64, then zeroed: for a plaintext that leaves only as
+ * text (nothing else may hold `plain`).
+ * @internal
+ */
+export function encodeWiped(plain: Uint8Array, encoding: TextEncodingName): string {
   try {
     return encode(plain, encoding);
   } finally {

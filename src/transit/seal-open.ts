@@ -14,7 +14,7 @@
  * @module
  */
 import { type AeadAlgorithm, AeadAuthError } from '../crypto/backend.js';
-import { aeadOpenText } from '../crypto/text.js';
+import { aeadOpenText, encodeWiped } from '../crypto/text.js';
 import { concatBytes, encodeBase64, toBytes, tryDecodeBase64 } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { familyOf } from '../keys/asymmetric/family.js';
@@ -221,7 +221,7 @@ export function openWith(
   return withVersion<Uint8Array | string>(e, key, ver, (version) => {
     if (info.aead) return openAead(e, p, info, info.aead, version, input, asText);
     const plain = openAsymmetric(e, p, info, version, payload, aad);
-    return asText ? plain.then(encodeBase64) : plain;
+    return asText ? plain.then((bytes) => encodeWiped(bytes, 'base64')) : plain;
   });
 }
 
