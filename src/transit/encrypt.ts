@@ -82,7 +82,7 @@ function plaintextOf(item: Record<string, unknown>): Uint8Array {
   if (item.plaintext === undefined || item.plaintext === null) {
     throw invalidRequest('missing plaintext to encrypt');
   }
-  return toBytes(item.plaintext, 'plaintext');
+  return toBytes(item.plaintext, 'plaintext', true); // sealed, then dropped
 }
 
 /** A binary field is present (a non-empty string or byte array), before decoding. */

@@ -13,7 +13,7 @@
  */
 import { vaultHash } from '../crypto/hash.js';
 import { hmacText } from '../crypto/text.js';
-import { base64ErrorPosition, tryDecodeBase64 } from '../encoding.js';
+import { base64ErrorPosition, tryDecodeBase64Scratch } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { formatVersioned, parseVersioned } from '../keys/ciphertext.js';
 import { checkKeyName } from '../keys/names.js';
@@ -37,12 +37,16 @@ export const HMAC_FIELDS = schemaFor<HmacRequest>()({
 
 const HMAC_PREFIX = 'vault';
 
-/** Decode an HMAC/sign input with Go's error texts. @internal */
+/**
+ * Decode an HMAC/sign/hash input with Go's error texts: bytes for this call
+ * only (handed to the backend, never kept or returned).
+ * @internal
+ */
 export function inputBytes(value: unknown, missing: string): Uint8Array {
   if (value === undefined || value === null) throw invalidRequest(missing);
   if (value instanceof Uint8Array) return value;
   if (typeof value !== 'string') throw invalidRequest("'input' must be a base64 string");
-  const out = tryDecodeBase64(value);
+  const out = tryDecodeBase64Scratch(value);
   if (!out) {
     throw invalidRequest(
       `unable to decode input as base64: illegal base64 data at input byte ${base64ErrorPosition(value)}`,
@@ -123,7 +127,7 @@ export async function verifyHmacValue(
   if (ver < p.min_decryption_version || ver < oldestVersion(p)) {
     throw invalidRequest('cannot verify HMAC: version is too old (disallowed by policy)');
   }
-  const given = tryDecodeBase64(parsed.body);
+  const given = tryDecodeBase64Scratch(parsed.body);
   if (!given) throw invalidRequest('invalid HMAC: could not decode base64');
   const secret = (e.store.cachedVersion(key, ver) ?? (await e.store.version(key, ver))).hmac_key;
   const expected = e.backend.hmac(hash.name, secret, inputBytes(input, 'missing input to verify'));

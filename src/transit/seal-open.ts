@@ -15,7 +15,7 @@
  */
 import { type AeadAlgorithm, AeadAuthError } from '../crypto/backend.js';
 import { aeadOpenText, encodeWiped } from '../crypto/text.js';
-import { concatBytes, encodeBase64, toBytes, tryDecodeBase64 } from '../encoding.js';
+import { concatBytes, encodeBase64, toBytes, tryDecodeBase64Scratch } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { familyOf } from '../keys/asymmetric/family.js';
 import { requireMaterial } from '../keys/asymmetric/material.js';
@@ -215,7 +215,7 @@ export function openWith(
   const callerNonce = toBytes(item.nonce, 'nonce');
   const parsed = parseVersioned(item.ciphertext, e.prefix, 'ciphertext');
   const ver = decryptionVersion(p, parsed.version, 'ciphertext');
-  const payload = tryDecodeBase64(parsed.body);
+  const payload = tryDecodeBase64Scratch(parsed.body); // read by the open, then dropped
   if (!payload) throw invalidRequest('invalid ciphertext: could not decode base64');
   const input = { payload, context, aad, callerNonce };
   return withVersion<Uint8Array | string>(e, key, ver, (version) => {
