@@ -55,6 +55,12 @@ export interface Row {
  */
 export const PROMISED = 'raw node:crypto, awaited in an async function';
 
+/**
+ * The least any complete implementation does (`./call-floor.ts`): strict
+ * base64, a key-cache lookup with its age check, the primitive, a reply.
+ */
+export const FLOOR = 'floor: decode, cached key, primitive, reply (async)';
+
 export const quick = process.argv.includes('--quick');
 
 /** Time settings: full runs favour steadiness, `--quick` only keeps every path working. */

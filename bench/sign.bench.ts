@@ -19,7 +19,8 @@ import {
   verify,
 } from 'node:crypto';
 import { MemoryStorage, Transit } from 'transitkit';
-import { type Case, compare, PROMISED, type Row } from './harness.js';
+import { hmacFloor } from './call-floor.js';
+import { type Case, compare, FLOOR, PROMISED, type Row } from './harness.js';
 
 /** Issue 8's goal for the node backend against raw node:crypto. */
 const TARGET = { min: 0.7 };
@@ -52,12 +53,20 @@ async function hmacBench(node: Transit, noble: Transit): Promise<Row[]> {
   const input = Buffer.from(DATA.toString('hex').slice(0, 64)).toString('base64');
   const raw = () =>
     `vault:v1:${createHmac('sha256', key).update(Buffer.from(input, 'base64')).digest('base64')}`;
+  const floor = hmacFloor('hmac', key);
   const check = (t: Transit) => async () => {
     if ((await t.hmac('hmac', { input })).hmac !== raw()) throw new Error('hmac mismatch');
   };
   return compare('hmac sha2-256 64 B', [
     { name: 'raw node:crypto hmac', fn: raw },
     { name: PROMISED, fn: async () => raw() },
+    {
+      name: FLOOR,
+      check: async () => {
+        if ((await floor({ input })).hmac !== raw()) throw new Error('floor: hmac mismatch');
+      },
+      fn: () => floor({ input }),
+    },
     {
       name: 'transit.hmac (node)',
       check: check(node),

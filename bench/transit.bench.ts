@@ -15,7 +15,8 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { gcm } from '@noble/ciphers/aes.js';
 import { chacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { Transit } from 'transitkit';
-import { type Case, compare, PROMISED, type Row, type Target } from './harness.js';
+import { decryptFloor } from './call-floor.js';
+import { type Case, compare, FLOOR, PROMISED, type Row, type Target } from './harness.js';
 
 /** The ciphers compared, as transit, node:crypto and noble name them. */
 export const ALGS = [
@@ -72,6 +73,19 @@ function expectEqual(a: string, b: string, what: string): void {
   if (a !== b) throw new Error(`${what}: round trip mismatch`);
 }
 
+/** The floor row of a decrypt group, checked against the plaintext first. */
+function floorCase(
+  floor: (req: { ciphertext: string }) => Promise<{ plaintext: string }>,
+  ciphertext: string,
+  plaintext: string,
+): Case {
+  return {
+    name: FLOOR,
+    check: async () => expectEqual((await floor({ ciphertext })).plaintext, plaintext, 'floor'),
+    fn: () => floor({ ciphertext }),
+  };
+}
+
 /** Encrypt and decrypt rows for every size × algorithm. */
 export async function encryptBench(sizes: number[]): Promise<Row[]> {
   const rows: Row[] = [];
@@ -122,6 +136,8 @@ export async function encryptBench(sizes: number[]): Promise<Row[]> {
         { name: 'raw node:crypto', fn: () => r.nodeOpen(rawCt) },
         // What a promise-returning API costs before it does anything (issue 18's floor at 64 B).
         ...(size <= 64 ? [{ name: PROMISED, fn: async () => r.nodeOpen(rawCt) }] : []),
+        // The least a complete implementation does (./call-floor.ts): how far the target leaves room.
+        ...(size <= 64 ? [floorCase(decryptFloor(alg.type, alg.node, key), rawCt, ptB64)] : []),
         {
           name: 'transit (node)',
           fn: () => node.decrypt(alg.type, { ciphertext: rawCt }),
