@@ -5,12 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  encodeBase64,
-  toBytes,
-  tryDecodeBase64,
-  tryDecodeBase64Scratch,
-} from '../src/encoding.js';
+import { encodeBase64, toBytes, tryDecodeBase64, tryDecodeBase64Scratch } from '../src/encoding.js';
 
 /** Both decoders on `s`: the plain result, after checking the scratch one agrees with it. */
 function decodeBoth(s: string): Uint8Array | undefined {
