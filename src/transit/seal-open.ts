@@ -63,36 +63,41 @@ export function sealWith(
     throw invalidRequest(`message encryption not supported for key type ${p.type}`);
   }
   const input: SealInput = {
+    e,
+    p,
+    info,
     plaintext,
     context: toBytes(item.context, 'context'),
     aad: toBytes(item.associated_data, 'associated_data'),
     callerNonce: toBytes(item.nonce, 'nonce'),
     ver: encryptionVersion(p, optInt(item.key_version, 'key_version')),
   };
-  return withVersion(e, key, input.ver, (version) =>
-    info.aead
-      ? sealAead(e, p, info, info.aead, version, input)
-      : sealAsymmetric(e, p, info, version, input),
-  );
+  return withVersion(e, key, input.ver, sealVersion, input);
 }
 
 /**
- * `run` on version `ver` of `key`: at once when the version is at hand
- * (inline or cached: no promise), else once it is read from storage.
+ * `run(version, arg)` on version `ver` of `key`: at once when the version is
+ * at hand (inline or cached: no promise), else once it is read from storage.
+ * `run` takes what it needs as `arg`, so a caller passes a module-level
+ * function and makes no closure per call.
  * @internal
  */
-export function withVersion<T>(
+export function withVersion<A, T>(
   e: Engine,
   key: LoadedKey,
   ver: number,
-  run: (version: KeyVersion) => T | Promise<T>,
+  run: (version: KeyVersion, arg: A) => T | Promise<T>,
+  arg: A,
 ): T | Promise<T> {
   const at = e.store.cachedVersion(key, ver);
-  return at ? run(at) : e.store.version(key, ver).then(run);
+  return at ? run(at, arg) : e.store.version(key, ver).then((version) => run(version, arg));
 }
 
-/** What {@link sealWith} checked and decoded of one item. */
+/** What {@link sealWith} checked and decoded of one item, and where it goes. */
 interface SealInput {
+  readonly e: Engine;
+  readonly p: KeyPolicy;
+  readonly info: KeyTypeInfo;
   readonly plaintext: Uint8Array;
   readonly context: Uint8Array;
   readonly aad: Uint8Array;
@@ -109,14 +114,18 @@ function convergence(p: KeyPolicy, version: KeyVersion, callerNonce: Uint8Array)
   return conv;
 }
 
-/** Encrypt with an RSA key. */
-async function sealAsymmetric(
-  e: Engine,
-  p: KeyPolicy,
-  info: KeyTypeInfo,
+/** Seal with one version of the key: AEAD (synchronous) or RSA. */
+function sealVersion(
   version: KeyVersion,
   input: SealInput,
-): Promise<CiphertextResult> {
+): CiphertextResult | Promise<CiphertextResult> {
+  const alg = input.info.aead;
+  return alg ? sealAead(alg, version, input) : sealAsymmetric(version, input);
+}
+
+/** Encrypt with an RSA key. */
+async function sealAsymmetric(version: KeyVersion, input: SealInput): Promise<CiphertextResult> {
+  const { e, p, info } = input;
   convergence(p, version, input.callerNonce);
   refuseAssociatedData(info, input.aad);
   const ct = await familyOf(info).encrypt?.(
@@ -129,15 +138,8 @@ async function sealAsymmetric(
 }
 
 /** Encrypt with a symmetric (AEAD) key version. */
-function sealAead(
-  e: Engine,
-  p: KeyPolicy,
-  info: KeyTypeInfo,
-  alg: AeadAlgorithm,
-  version: KeyVersion,
-  input: SealInput,
-): CiphertextResult {
-  const { plaintext, context, aad, callerNonce, ver } = input;
+function sealAead(alg: AeadAlgorithm, version: KeyVersion, input: SealInput): CiphertextResult {
+  const { e, p, info, plaintext, context, aad, callerNonce, ver } = input;
   const conv = convergence(p, version, callerNonce);
   assertAadBindable(conv, aad);
   const derived = deriveKey(
@@ -217,41 +219,43 @@ export function openWith(
   const ver = decryptionVersion(p, parsed.version, 'ciphertext');
   const payload = tryDecodeBase64Scratch(parsed.body); // read by the open, then dropped
   if (!payload) throw invalidRequest('invalid ciphertext: could not decode base64');
-  const input: OpenInput = { payload, context, aad, callerNonce };
-  // The version at hand and an AEAD key (the hot path): opened here, with no
-  // closure made for withVersion.
-  const at = info.aead ? e.store.cachedVersion(key, ver) : undefined;
-  if (at && info.aead) return openAead(e, p, info, info.aead, at, input, asText);
-  return withVersion<Uint8Array | string>(e, key, ver, (version) => {
-    if (info.aead) return openAead(e, p, info, info.aead, version, input, asText);
-    const plain = openAsymmetric(e, p, info, version, payload, aad);
-    return asText ? plain.then((bytes) => encodeWiped(bytes, 'base64')) : plain;
-  });
+  const input: OpenInput = { e, p, info, payload, context, aad, callerNonce, asText };
+  return withVersion(e, key, ver, openVersion, input);
 }
 
-/** Decrypt with an RSA key. */
-async function openAsymmetric(
-  e: Engine,
-  p: KeyPolicy,
-  info: KeyTypeInfo,
-  version: KeyVersion,
-  payload: Uint8Array,
-  aad: Uint8Array,
-): Promise<Uint8Array> {
-  refuseAssociatedData(info, aad);
-  const family = familyOf(info);
-  const material = requireMaterial(version.asymmetric);
-  const plain = await family.decrypt?.(e.backend, material, payload);
-  if (!plain) throw invalidRequest(`message decryption not supported for key type ${p.type}`);
-  return plain;
-}
-
-/** What {@link openWith} checked and decoded of one item. */
+/** What {@link openWith} checked and decoded of one item, and how to answer. */
 interface OpenInput {
+  readonly e: Engine;
+  readonly p: KeyPolicy;
+  readonly info: KeyTypeInfo;
   readonly payload: Uint8Array;
   readonly context: Uint8Array;
   readonly aad: Uint8Array;
   readonly callerNonce: Uint8Array;
+  /** Answer base64 text (decrypt) rather than bytes (rewrap, datakey). */
+  readonly asText: boolean;
+}
+
+/** Open with one version of the key: AEAD (synchronous) or RSA. */
+function openVersion(
+  version: KeyVersion,
+  input: OpenInput,
+): Uint8Array | string | Promise<Uint8Array | string> {
+  const alg = input.info.aead;
+  if (alg) return openAead(alg, version, input);
+  const plain = openAsymmetric(version, input);
+  return input.asText ? plain.then((bytes) => encodeWiped(bytes, 'base64')) : plain;
+}
+
+/** Decrypt with an RSA key. */
+async function openAsymmetric(version: KeyVersion, input: OpenInput): Promise<Uint8Array> {
+  const { e, p, info } = input;
+  refuseAssociatedData(info, input.aad);
+  const family = familyOf(info);
+  const material = requireMaterial(version.asymmetric);
+  const plain = await family.decrypt?.(e.backend, material, input.payload);
+  if (!plain) throw invalidRequest(`message decryption not supported for key type ${p.type}`);
+  return plain;
 }
 
 /** Go's message for a tag that does not verify (crypto/cipher's, or x/crypto's for ChaCha20). */
@@ -263,16 +267,8 @@ const authFailed = (alg: AeadAlgorithm) =>
   );
 
 /** Decrypt with an AEAD key's version (synchronous): bytes, or with `asText` base64. */
-function openAead(
-  e: Engine,
-  p: KeyPolicy,
-  info: KeyTypeInfo,
-  alg: AeadAlgorithm,
-  version: KeyVersion,
-  input: OpenInput,
-  asText: boolean,
-): Uint8Array | string {
-  const { payload, context, aad, callerNonce } = input;
+function openAead(alg: AeadAlgorithm, version: KeyVersion, input: OpenInput): Uint8Array | string {
+  const { e, p, info, payload, context, aad, callerNonce, asText } = input;
   const conv = convergentVersionOf(p, version);
   const derived = deriveKey(e.backend, p, version.key, info.keyBytes, context, conv);
   let nonce: Uint8Array;

@@ -122,16 +122,21 @@ interface ItemMaterial {
   derived: boolean;
 }
 
+/** Where {@link materialFor} finds one item's material. */
+interface MaterialSource {
+  readonly e: Engine;
+  readonly key: LoadedKey;
+  readonly family: AsymmetricFamily;
+  readonly item: Record<string, unknown>;
+}
+
 /**
- * The material to use for `item`: the version's (no promise), or the
- * per-context key of a derived key.
+ * The material to use for `item` at `version`: the version's (no promise),
+ * or the per-context key of a derived key.
  */
 function materialFor(
-  e: Engine,
-  key: LoadedKey,
-  family: AsymmetricFamily,
   version: KeyVersion,
-  item: Record<string, unknown>,
+  { e, key, family, item }: MaterialSource,
 ): ItemMaterial | Promise<ItemMaterial> {
   const p = key.doc.policy;
   if (!p.derived || !family.derive) {
@@ -167,7 +172,7 @@ export async function sign(
   const one = async (item: Record<string, unknown>) => {
     const input = inputBytes(item.input, 'missing input');
     const ver = signingVersion(p, requested);
-    const m = withVersion(e, key, ver, (v) => materialFor(e, key, family, v, item));
+    const m = withVersion(e, key, ver, materialFor, { e, key, family, item });
     const { material, derived } = m instanceof Promise ? await m : m;
     const sig = await cryptoCall(() => family.sign(e.backend, material, input, o));
     return {
@@ -223,7 +228,7 @@ export async function verifySignatures(
       key.doc.policy,
       o.marshaling,
     );
-    const m = withVersion(e, key, version, (v) => materialFor(e, key, family, v, item));
+    const m = withVersion(e, key, version, materialFor, { e, key, family, item });
     const { material } = m instanceof Promise ? await m : m;
     return cryptoCall(() => family.verify(e.backend, material, input, signature, o));
   };

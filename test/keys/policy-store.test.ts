@@ -47,6 +47,38 @@ describe('policy store layout', () => {
     expect(Object.keys((await cold.readKey('k')).keys)).toHaveLength(total);
   });
 
+  it('an archived asymmetric version signs, verifies and decrypts from a cold engine', async () => {
+    const storage = new MemoryStorage();
+    const transit = new Transit({ storage, autoRotate: false });
+    await transit.createKey('ec', { type: 'ecdsa-p256' });
+    await transit.createKey('rsa', { type: 'rsa-2048' });
+    const first = (await transit.sign('ec', { input: FOX })).signature;
+    const sealed = (await transit.encrypt('rsa', { plaintext: FOX })).ciphertext;
+    for (let v = 1; v <= HOT_VERSIONS; v++) {
+      await transit.rotateKey('ec');
+      await transit.rotateKey('rsa');
+    }
+    for (const name of ['ec', 'rsa']) {
+      const doc = await docOf(storage, name);
+      expect(doc.versions.has(1)).toBe(false); // version 1 is read from the archive
+    }
+    // Each call below starts on a fresh engine, so version 1 is never at hand.
+    const cold = () => new Transit({ storage, autoRotate: false });
+    expect((await cold().verify('ec', { input: FOX, signature: first })).valid).toBe(true);
+    const again = await cold().sign('ec', { input: FOX, key_version: 1 });
+    expect(again.key_version).toBe(1);
+    expect((await cold().verify('ec', { input: FOX, signature: again.signature })).valid).toBe(
+      true,
+    );
+    expect((await cold().decrypt('rsa', { ciphertext: sealed })).plaintext).toBe(FOX);
+    const old = await cold().encrypt('rsa', { plaintext: FOX, key_version: 1 });
+    expect(old.ciphertext.startsWith('vault:v1:')).toBe(true);
+    expect((await cold().decrypt('rsa', { ciphertext: old.ciphertext })).plaintext).toBe(FOX);
+    await expect(
+      cold().decrypt('rsa', { ciphertext: sealed, associated_data: FOX }),
+    ).rejects.toThrow("'associated_data' provided for non-AEAD cipher suite");
+  });
+
   it('rotate stays O(1) in versions: own writes keep archived symmetric versions cached', async () => {
     // MemoryStorage's watch tells an engine of its own writes too; archived
     // versions of a symmetric key never change under one uid, so the
