@@ -63,7 +63,12 @@ describe('policy store layout', () => {
       expect(doc.versions.has(1)).toBe(false); // version 1 is read from the archive
     }
     // Each call below starts on a fresh engine, so version 1 is never at hand.
-    const cold = () => new Transit({ storage, autoRotate: false });
+    const engines: Transit[] = [transit];
+    const cold = () => {
+      const engine = new Transit({ storage, autoRotate: false });
+      engines.push(engine);
+      return engine;
+    };
     expect((await cold().verify('ec', { input: FOX, signature: first })).valid).toBe(true);
     const again = await cold().sign('ec', { input: FOX, key_version: 1 });
     expect(again.key_version).toBe(1);
@@ -77,6 +82,7 @@ describe('policy store layout', () => {
     await expect(
       cold().decrypt('rsa', { ciphertext: sealed, associated_data: FOX }),
     ).rejects.toThrow("'associated_data' provided for non-AEAD cipher suite");
+    await Promise.all(engines.map((engine) => engine.close()));
   });
 
   it('rotate stays O(1) in versions: own writes keep archived symmetric versions cached', async () => {
