@@ -134,7 +134,7 @@ export async function encryptBench(sizes: number[]): Promise<Row[]> {
       rows.push(...(await compare(`encrypt ${label(size)} ${alg.type}`, enc)));
       const dec: Case[] = [
         { name: 'raw node:crypto', fn: () => r.nodeOpen(rawCt) },
-        // What a promise-returning API costs before it does anything (issue 18's floor at 64 B).
+        // What a promise-returning API costs before it does anything (issue 18, at 64 B).
         ...(size <= 64 ? [{ name: PROMISED, fn: async () => r.nodeOpen(rawCt) }] : []),
         // The least a complete implementation does (./call-floor.ts): how far the target leaves
         // room. At 1 MiB what it adds to the raw call is Vault's strict alphabet (two scans of
