@@ -1,10 +1,14 @@
 /**
  * The HTTP servers' own work per request, in instructions (issue 18): the
  * servers of http.bench.ts (a bare node:http server sealing with AES-GCM,
- * `handler.node`, `createServer`) run in one process under valgrind's
- * callgrind, which counts instructions only while one server is under load,
- * one dump per server. The counts do not depend on what else the machine
- * runs, where timed ratios here move by 0.15 from run to run.
+ * `handler.node`, `createServer`) run one after another, each in a process
+ * of its own under valgrind's callgrind, which counts instructions only
+ * while the server is under load, one dump per server. The counts do not
+ * depend on what else the machine runs, where timed ratios here move by
+ * 0.15 from run to run. (With the three in one process, whichever
+ * transitkit server is counted second runs code whose type feedback the
+ * first one shaped, and costs 20–40 k instructions a request more: a
+ * measure of the sharing, not of either server.)
  *
  * Each server gets `warm` requests first (uncounted: V8 optimises the hot
  * code meanwhile), then `count` counted ones, from one keep-alive client by
@@ -23,14 +27,14 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callgrindCommand, counted, perCall } from './callgrind.js';
 import { printTable, type Row } from './harness.js';
-import { SERVER_FLAG } from './http.bench.js';
+import { SERVER_FLAG, SERVER_NAMES } from './http.bench.js';
 import { type LoadTarget, load, startServers } from './http-client.js';
 
 interface Target extends LoadTarget {
@@ -60,20 +64,24 @@ async function main(): Promise<void> {
   const warm = arg('warm', 30_000);
   const count = arg('count', 4_000);
   const clients = arg('clients', 1);
-  const dir = mkdtempSync(join(tmpdir(), 'tk-callgrind-'));
-  const out = join(dir, 'callgrind.out');
-  const servers = await startServers<Target>(
-    fileURLToPath(new URL('./http.bench.ts', import.meta.url)),
-    [SERVER_FLAG, randomBytes(32).toString('base64')],
-    {
-      command: callgrindCommand(out),
-      nodeArgs: ['--single-threaded'],
-    },
-  );
+  const root = mkdtempSync(join(tmpdir(), 'tk-callgrind-'));
   const body = JSON.stringify({ plaintext: randomBytes(64).toString('base64') });
+  const key = randomBytes(32).toString('base64');
   const measured: { t: Target; n: number; file: string }[] = [];
-  try {
-    for (const t of servers.targets) {
+  // One server per process, as in http.bench.ts: in a shared process the
+  // server measured second runs code the first made polymorphic.
+  for (const [i] of SERVER_NAMES.entries()) {
+    // A directory per process: each names its dumps from the same counter.
+    const dir = join(root, String(i));
+    mkdirSync(dir);
+    const out = join(dir, 'callgrind.out');
+    const servers = await startServers<Target>(
+      fileURLToPath(new URL('./http.bench.ts', import.meta.url)),
+      [SERVER_FLAG, key, String(i)],
+      { command: callgrindCommand(out), nodeArgs: ['--single-threaded'] },
+    );
+    try {
+      const t = servers.targets[0] as Target;
       const agent = new Agent({ keepAlive: true, maxSockets: clients });
       await requests(agent, t, body, warm, clients);
       const { file, n } = await counted(dir, servers.pid, () =>
@@ -81,9 +89,9 @@ async function main(): Promise<void> {
       );
       agent.destroy();
       measured.push({ t, n, file });
+    } finally {
+      await servers.stop();
     }
-  } finally {
-    await servers.stop();
   }
   const rows: Row[] = [];
   let bare = 0;
@@ -112,7 +120,7 @@ async function main(): Promise<void> {
       unit: 'Ir',
     });
   }
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true });
   printTable(rows);
 }
 

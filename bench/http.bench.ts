@@ -9,22 +9,28 @@
  * - transitkit + LIST: the same handler behind `transitkit/http/node`'s
  *   `createServer`, whose byte-stream rewriter lets Node accept Vault's LIST.
  *
- * The servers run in a child process and the load client (keep-alive
- * `http.Agent`, bounded concurrency) in this one, so each gets a core and
- * the client's own cost does not hide the servers' difference. One
+ * Each server runs in a child process of its own, and the load client
+ * (keep-alive `http.Agent`, bounded concurrency) in this one, so the
+ * client's own cost does not hide the servers' difference. One process per
+ * server, as one is deployed: two transitkit servers in one process share
+ * V8's type feedback, so each runs code made polymorphic by the other (in
+ * instructions, `npm run bench:instructions`, the one measured second costs
+ * 20–40 k a request more), which measures the sharing rather than either
+ * server (`--shared` runs the three in one process, for comparison). One
  * client for all; servers measured in alternating rounds in the same run;
  * the median round is kept, and each ratio is taken within a round. Two
  * figures per server: requests/s (the client shares the machine, so this is
- * bounded by it too) and server CPU time per request, whose ratio
- * (bare ÷ transitkit) is the server-side cost alone. Correctness first: each server's ciphertext is decrypted
- * before timing (noble's `crossValidate` idea).
+ * bounded by it too) and server CPU time per request (its own process's),
+ * whose ratio (bare ÷ transitkit) is the server-side cost alone. Correctness
+ * first: each server's ciphertext is decrypted before timing (noble's
+ * `crossValidate` idea).
  *
  * Latency (issue 18): p50 and p99 with 1, 16 and 64 concurrent keep-alive
  * clients, measured with autocannon against the bare server and
  * `handler.node`; the p99 at 64 clients is held against a 5 ms budget
  * (shown as the ratio p99 ÷ 5 ms), beside the bare server's own p99.
  *
- * `npx tsx bench/http.bench.ts [--quick]`, or `httpBench({ quick })` from a runner.
+ * `npx tsx bench/http.bench.ts [--quick] [--shared]`, or `httpBench({ quick })` from a runner.
  */
 
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
@@ -76,32 +82,52 @@ function bareServer(key: Buffer): Server {
   });
 }
 
-/** Server side (the child process): start the three servers and report their ports. */
-async function serve(key: Buffer): Promise<void> {
-  const storage = new MemoryStorage();
-  const tokens = new TokenStore({ storage });
-  const root = await tokens.createRoot();
-  const transit = new Transit({ storage, autoRotate: false });
-  await transit.createKey('bench');
-  const handler = createHandler({ transit, tokens, policies: new AclPolicyStore({ storage }) });
+/** The servers compared, in the order of the table; the first is the baseline. */
+export const SERVER_NAMES = [
+  'bare node:http + AES-GCM',
+  'transitkit handler.node',
+  'transitkit createServer (LIST)',
+] as const;
+
+/**
+ * Server side (a child process): start the servers named by `which` (indices
+ * into {@link SERVER_NAMES}) and report their ports.
+ */
+async function serve(key: Buffer, which: number[]): Promise<void> {
   // Idle keep-alive sockets must outlive the other servers' rounds (no close races).
   const keepAliveTimeout = 120_000;
-  const bare = bareServer(key);
-  bare.keepAliveTimeout = keepAliveTimeout;
-  const kit = createServer(handler.node);
-  kit.keepAliveTimeout = keepAliveTimeout;
-  const withList = createListServer(handler, { keepAliveTimeout });
   const path = '/v1/transit/encrypt/bench';
-  const targets: Target[] = [
-    { name: 'bare node:http + AES-GCM', port: await listen(bare), path: '/encrypt', token: '' },
-    { name: 'transitkit handler.node', port: await listen(kit), path, token: root },
-    {
-      name: 'transitkit createServer (LIST)',
-      port: (await withList.listen(0)).port,
-      path,
-      token: root,
-    },
-  ];
+  const targets: Target[] = [];
+  let kit: { handler: ReturnType<typeof createHandler>; root: string } | undefined;
+  const transitkit = async () => {
+    if (kit) return kit;
+    const storage = new MemoryStorage();
+    const tokens = new TokenStore({ storage });
+    const root = await tokens.createRoot();
+    const transit = new Transit({ storage, autoRotate: false });
+    await transit.createKey('bench');
+    const policies = new AclPolicyStore({ storage });
+    kit = { handler: createHandler({ transit, tokens, policies }), root };
+    return kit;
+  };
+  for (const i of which) {
+    const name = SERVER_NAMES[i];
+    if (name === undefined) throw new Error(`no server ${i}`);
+    if (i === 0) {
+      const bare = bareServer(key);
+      bare.keepAliveTimeout = keepAliveTimeout;
+      targets.push({ name, port: await listen(bare), path: '/encrypt', token: '' });
+    } else if (i === 1) {
+      const { handler, root } = await transitkit();
+      const server = createServer(handler.node);
+      server.keepAliveTimeout = keepAliveTimeout;
+      targets.push({ name, port: await listen(server), path, token: root });
+    } else {
+      const { handler, root } = await transitkit();
+      const server = createListServer(handler, { keepAliveTimeout });
+      targets.push({ name, port: (await server.listen(0)).port, path, token: root });
+    }
+  }
   serveTargets(targets, () => process.exit(0));
 }
 
@@ -192,14 +218,31 @@ async function check(
  * Run the HTTP benchmark; rows carry requests/s and the ratio to the bare server.
  * @param options.quick - a short smoke run (CI), numbers mean little
  */
-export async function httpBench({ quick = false }: { quick?: boolean } = {}): Promise<Row[]> {
+export async function httpBench({
+  quick = false,
+  shared = false,
+}: {
+  quick?: boolean;
+  shared?: boolean;
+} = {}): Promise<Row[]> {
   const key = randomBytes(32);
-  // The servers run in a child process (this file again, under tsx's loader).
-  const servers = await startServers<Target>(fileURLToPath(import.meta.url), [
-    SERVER_FLAG,
-    key.toString('base64'),
-  ]);
-  const { targets } = servers;
+  // Each server in a child process of its own (this file again, under tsx's
+  // loader; see the module comment). `shared`: all three in one process.
+  const groups = shared ? [[0, 1, 2]] : SERVER_NAMES.map((_, i) => [i]);
+  const procs = await Promise.all(
+    groups.map((which) =>
+      startServers<Target>(fileURLToPath(import.meta.url), [
+        SERVER_FLAG,
+        key.toString('base64'),
+        which.join(','),
+      ]),
+    ),
+  );
+  const targets = procs.flatMap((p) => p.targets);
+  const servers = {
+    cpu: (t: Target) => (procs.find((p) => p.targets.includes(t)) as (typeof procs)[0]).cpu(),
+    stop: () => Promise.all(procs.map((p) => p.stop())),
+  };
   const agents = new Map(targets.map((t) => [t, new Agent({ keepAlive: true, maxSockets: 64 })]));
   const agentOf = (t: Target) => agents.get(t) as Agent;
   const plaintext = randomBytes(64);
@@ -217,12 +260,12 @@ export async function httpBench({ quick = false }: { quick?: boolean } = {}): Pr
     const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     for (let round = 0; round < rounds; round++) {
       for (const t of round % 2 ? [...targets].reverse() : targets) {
-        const before = await servers.cpu();
+        const before = await servers.cpu(t);
         const started = performance.now();
         const r = (await load(agentOf(t), t, t.path, body, ms, concurrency)).rps;
         const requests = (r * (performance.now() - started)) / 1000;
         rps.get(t.name)?.push(r);
-        cpu.get(t.name)?.push(((await servers.cpu()) - before) / requests);
+        cpu.get(t.name)?.push(((await servers.cpu(t)) - before) / requests);
       }
     }
     const baseName = targets[0]?.name ?? '';
@@ -266,12 +309,14 @@ export async function httpBench({ quick = false }: { quick?: boolean } = {}): Pr
 export const SERVER_FLAG = '--http-bench-server';
 
 if (process.argv[2] === SERVER_FLAG) {
-  await serve(Buffer.from(process.argv[3] ?? '', 'base64'));
+  const which = (process.argv[4] ?? '0,1,2').split(',').map(Number);
+  await serve(Buffer.from(process.argv[3] ?? '', 'base64'), which);
 } else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const quick = process.argv.includes('--quick');
+  const shared = process.argv.includes('--shared');
   const { printTable } = await import('./harness.js');
   console.log(
-    `HTTP bench — node ${process.version}, keep-alive loopback${quick ? ' (quick)' : ''}`,
+    `HTTP bench — node ${process.version}, keep-alive loopback${quick ? ' (quick)' : ''}${shared ? ', servers in one process' : ''}`,
   );
-  printTable(await httpBench({ quick }));
+  printTable(await httpBench({ quick, shared }));
 }
