@@ -8,7 +8,8 @@
  *   file before the reply (group commit through the bounded buffer).
  *
  * Target (issue #19): with one file device, throughput ≥ 0.7× without
- * auditing. The servers run in a child process, the load client here;
+ * auditing. Each server runs in a child process of its own (as
+ * http.bench.ts), the load client here;
  * rounds alternate and each ratio is taken within a round (as http.bench.ts).
  * After timing, the log is checked: two whole JSON lines per answered request.
  *
@@ -23,13 +24,7 @@ import { AuditBroker, MemoryStorage, Transit } from 'transitkit';
 import { AclPolicyStore, createHandler, TokenStore } from 'transitkit/http';
 import { nodeAuditDevices } from 'transitkit/http/node';
 import type { Row } from './harness.js';
-import {
-  load,
-  median,
-  serveTargets,
-  startServers,
-  type LoadTarget as Target,
-} from './http-client.js';
+import { load, median, serveTargets, startEach } from './http-client.js';
 
 const PATH = '/v1/transit/encrypt/bench';
 
@@ -54,18 +49,17 @@ async function server(audit: 'none' | 'idle' | 'file', logFile: string) {
   return { port: typeof a === 'object' && a ? a.port : 0, token: root, broker };
 }
 
-/** The child process: three servers, their ports, CPU on demand. */
-async function serve(logFile: string): Promise<void> {
-  const none = await server('none', logFile);
-  const idle = await server('idle', logFile);
-  const file = await server('file', logFile);
-  const targets: Target[] = [
-    { name: 'no audit broker', port: none.port, token: none.token },
-    { name: 'audit broker, no device', port: idle.port, token: idle.token },
-    { name: 'one file device', port: file.port, token: file.token },
-  ];
-  serveTargets(targets, () => {
-    void file.broker?.close().then(() => process.exit(0));
+const SERVERS = {
+  none: 'no audit broker',
+  idle: 'audit broker, no device',
+  file: 'one file device',
+} as const;
+
+/** A child process: the server of `which`, its port, CPU on demand. */
+async function serve(logFile: string, which: keyof typeof SERVERS): Promise<void> {
+  const s = await server(which, logFile);
+  serveTargets([{ name: SERVERS[which], port: s.port, token: s.token }], () => {
+    void (s.broker?.close() ?? Promise.resolve()).then(() => process.exit(0));
   });
 }
 
@@ -73,7 +67,12 @@ async function serve(logFile: string): Promise<void> {
 export async function auditBench({ quick = false }: { quick?: boolean } = {}): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'transitkit-audit-bench-'));
   const logFile = join(dir, 'audit.log');
-  const servers = await startServers(fileURLToPath(import.meta.url), [SERVER_FLAG, logFile]);
+  // One process per server (see bench/http.bench.ts), CPU time by process.
+  const servers = await startEach(
+    fileURLToPath(import.meta.url),
+    [SERVER_FLAG, logFile],
+    Object.keys(SERVERS),
+  );
   const { targets } = servers;
   const agents = new Map(targets.map((t) => [t, new Agent({ keepAlive: true, maxSockets: 64 })]));
   const body = JSON.stringify({ plaintext: Buffer.alloc(64, 7).toString('base64') });
@@ -91,11 +90,11 @@ export async function auditBench({ quick = false }: { quick?: boolean } = {}): P
     const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     for (let round = 0; round < rounds; round++) {
       for (const t of round % 2 ? [...targets].reverse() : targets) {
-        const before = await servers.cpu();
+        const before = await servers.cpu(t);
         const r = await load(agents.get(t) as Agent, t, PATH, body, ms, concurrency);
         if (t.name === 'one file device') fileRequests += r.done;
         rps.get(t.name)?.push(r.rps);
-        cpu.get(t.name)?.push(((await servers.cpu()) - before) / r.done);
+        cpu.get(t.name)?.push(((await servers.cpu(t)) - before) / r.done);
       }
     }
     // Correctness: two whole entries per answered request on the file device.
@@ -145,7 +144,9 @@ export async function auditBench({ quick = false }: { quick?: boolean } = {}): P
 const SERVER_FLAG = '--audit-bench-server';
 
 if (process.argv[2] === SERVER_FLAG) {
-  await serve(process.argv[3] ?? '');
+  const which = process.argv[4] ?? '';
+  if (!(which in SERVERS)) throw new Error(`audit bench: no server ${which}`);
+  await serve(process.argv[3] ?? '', which as keyof typeof SERVERS);
 } else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const quick = process.argv.includes('--quick');
   const { printTable } = await import('./harness.js');

@@ -120,6 +120,42 @@ export async function startServers<T extends LoadTarget>(
   };
 }
 
+/** Server processes, each with its targets; CPU time by target. */
+export interface ServerProcesses<T extends LoadTarget> {
+  targets: T[];
+  /** CPU time so far (µs) of the process serving `t`. */
+  cpu(t: T): Promise<number>;
+  /** Stops every process. */
+  stop(): Promise<void>;
+}
+
+/**
+ * {@link startServers} once per entry of `each`, with that entry as the last
+ * argument: one server process per entry, started side by side. Servers
+ * measured against each other run in processes of their own, as each is
+ * deployed: in a shared process each runs code whose type feedback the
+ * others shaped (see bench/http.bench.ts).
+ */
+export async function startEach<T extends LoadTarget>(
+  file: string,
+  args: string[],
+  each: string[],
+): Promise<ServerProcesses<T>> {
+  const procs = await Promise.all(each.map((last) => startServers<T>(file, [...args, last])));
+  const of = (t: T) => {
+    const p = procs.find((x) => x.targets.includes(t));
+    if (!p) throw new Error(`no server process for ${t.name}`);
+    return p;
+  };
+  return {
+    targets: procs.flatMap((p) => p.targets),
+    cpu: (t) => of(t).cpu(),
+    stop: async () => {
+      await Promise.all(procs.map((p) => p.stop()));
+    },
+  };
+}
+
 async function stopServer(child: ChildProcess): Promise<void> {
   const exited = new Promise((r) => child.once('exit', r));
   child.send('stop');

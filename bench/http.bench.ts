@@ -48,7 +48,7 @@ import {
   median,
   send,
   serveTargets,
-  startServers,
+  startEach,
 } from './http-client.js';
 
 interface Target extends LoadTarget {
@@ -228,21 +228,13 @@ export async function httpBench({
   const key = randomBytes(32);
   // Each server in a child process of its own (this file again, under tsx's
   // loader; see the module comment). `shared`: all three in one process.
-  const groups = shared ? [[0, 1, 2]] : SERVER_NAMES.map((_, i) => [i]);
-  const procs = await Promise.all(
-    groups.map((which) =>
-      startServers<Target>(fileURLToPath(import.meta.url), [
-        SERVER_FLAG,
-        key.toString('base64'),
-        which.join(','),
-      ]),
-    ),
+  const all = SERVER_NAMES.map((_, i) => String(i));
+  const servers = await startEach<Target>(
+    fileURLToPath(import.meta.url),
+    [SERVER_FLAG, key.toString('base64')],
+    shared ? [all.join(',')] : all,
   );
-  const targets = procs.flatMap((p) => p.targets);
-  const servers = {
-    cpu: (t: Target) => (procs.find((p) => p.targets.includes(t)) as (typeof procs)[0]).cpu(),
-    stop: () => Promise.all(procs.map((p) => p.stop())),
-  };
+  const { targets } = servers;
   const agents = new Map(targets.map((t) => [t, new Agent({ keepAlive: true, maxSockets: 64 })]));
   const agentOf = (t: Target) => agents.get(t) as Agent;
   const plaintext = randomBytes(64);

@@ -10,8 +10,8 @@
  *
  * Target (issue #19: metrics-on costs little): the server's CPU time per
  * request with metrics off ÷ with metrics on ≥ 0.9 (on a shared host CPU per
- * request is steadier than requests/s, also printed). The servers run in a
- * child process, the load client here; rounds alternate and each ratio is
+ * request is steadier than requests/s, also printed). Each server runs in a
+ * child process of its own (as http.bench.ts), the load client here; rounds alternate and each ratio is
  * taken within a round (as audit.bench.ts). Before timing, the metrics are
  * checked: the encrypts are counted by route pattern and key type.
  *
@@ -28,7 +28,7 @@ import {
   median,
   send,
   serveTargets,
-  startServers,
+  startEach,
   type LoadTarget as Target,
 } from './http-client.js';
 
@@ -115,15 +115,10 @@ async function server(on: boolean) {
   return { port: typeof a === 'object' && a ? a.port : 0, token: root };
 }
 
-/** The child process: both servers, their ports. */
-async function serve(): Promise<void> {
-  const off = await server(false);
-  const on = await server(true);
-  const targets: Target[] = [
-    { name: 'metrics off', port: off.port, token: off.token },
-    { name: 'metrics on', port: on.port, token: on.token },
-  ];
-  serveTargets(targets, () => process.exit(0));
+/** A child process: the server with metrics `which`, its port. */
+async function serve(which: 'off' | 'on'): Promise<void> {
+  const s = await server(which === 'on');
+  serveTargets([{ name: `metrics ${which}`, port: s.port, token: s.token }], () => process.exit(0));
 }
 
 /** Scrapes `GET /v1/sys/metrics` once a second until `end`, as Prometheus would. */
@@ -145,7 +140,8 @@ function loadOf(agent: Agent, t: Target, body: string, ms: number, concurrency: 
 
 /** Run the metrics benchmark: requests/s with metrics on, as a ratio of metrics off. */
 export async function metricsBench({ quick = false }: { quick?: boolean } = {}): Promise<Row[]> {
-  const servers = await startServers(fileURLToPath(import.meta.url), [SERVER_FLAG]);
+  // One process per server (see bench/http.bench.ts), CPU time by process.
+  const servers = await startEach(fileURLToPath(import.meta.url), [SERVER_FLAG], ['off', 'on']);
   const { targets } = servers;
   const agents = new Map(targets.map((t) => [t, new Agent({ keepAlive: true, maxSockets: 64 })]));
   const body = JSON.stringify({ plaintext: Buffer.alloc(64, 7).toString('base64') });
@@ -173,10 +169,10 @@ export async function metricsBench({ quick = false }: { quick?: boolean } = {}):
     const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     for (let round = 0; round < rounds; round++) {
       for (const t of round % 2 ? [...targets].reverse() : targets) {
-        const before = await servers.cpu();
+        const before = await servers.cpu(t);
         const r = await loadOf(agents.get(t) as Agent, t, body, ms, concurrency);
         rps.get(t.name)?.push(r.rps);
-        cpu.get(t.name)?.push(((await servers.cpu()) - before) / r.done);
+        cpu.get(t.name)?.push(((await servers.cpu(t)) - before) / r.done);
       }
     }
     const off = rps.get('metrics off') ?? [];
@@ -214,7 +210,9 @@ export async function metricsBench({ quick = false }: { quick?: boolean } = {}):
 const SERVER_FLAG = '--metrics-bench-server';
 
 if (process.argv[2] === SERVER_FLAG) {
-  await serve();
+  const which = process.argv[3];
+  if (which !== 'off' && which !== 'on') throw new Error(`metrics bench: no server ${which}`);
+  await serve(which);
 } else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const quick = process.argv.includes('--quick');
   const { printTable } = await import('./harness.js');
