@@ -187,6 +187,8 @@ export function serveTargets(targets: LoadTarget[], stop: () => void): void {
       process.send?.({ cpu: user + system });
     } else stop();
   });
+  // The bench is gone (a failure elsewhere): so is this server.
+  process.on('disconnect', stop);
 }
 
 /** The median (upper middle for an even count; 0 when empty). */

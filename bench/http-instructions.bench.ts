@@ -23,7 +23,9 @@
  * ratio bare ÷ this (the direction of the bench's CPU ratios).
  *
  * Needs valgrind (`callgrind_control`, `callgrind_annotate`); about three
- * minutes. `npm run bench:instructions [-- --warm=N --count=N --clients=N]`.
+ * minutes. `npm run bench:instructions [-- --warm=N --count=N --clients=N --keep]`
+ * (`--keep`: the dumps stay, one directory per server, for `callgrind_annotate`,
+ * with V8's map of its JIT code).
  * @module
  */
 import { randomBytes } from 'node:crypto';
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
   const warm = arg('warm', 30_000);
   const count = arg('count', 4_000);
   const clients = arg('clients', 1);
+  const keep = process.argv.includes('--keep');
   const root = mkdtempSync(join(tmpdir(), 'tk-callgrind-'));
   const body = JSON.stringify({ plaintext: randomBytes(64).toString('base64') });
   const key = randomBytes(32).toString('base64');
@@ -78,7 +81,14 @@ async function main(): Promise<void> {
     const servers = await startServers<Target>(
       fileURLToPath(new URL('./http.bench.ts', import.meta.url)),
       [SERVER_FLAG, key, String(i)],
-      { command: callgrindCommand(out), nodeArgs: ['--single-threaded'] },
+      {
+        command: callgrindCommand(out),
+        // With --keep, V8 writes /tmp/perf-<pid>.map: names for the JIT's addresses in the dumps.
+        nodeArgs: [
+          '--single-threaded',
+          ...(keep ? ['--perf-basic-prof', `--logfile=${join(dir, 'v8.log')}`] : []),
+        ],
+      },
     );
     try {
       const t = servers.targets[0] as Target;
@@ -89,6 +99,7 @@ async function main(): Promise<void> {
       );
       agent.destroy();
       measured.push({ t, n, file });
+      if (keep) console.log(`${t.name}: ${file}, JIT names in /tmp/perf-${servers.pid}.map`);
     } finally {
       await servers.stop();
     }
@@ -120,7 +131,7 @@ async function main(): Promise<void> {
       unit: 'Ir',
     });
   }
-  rmSync(root, { recursive: true, force: true });
+  if (!keep) rmSync(root, { recursive: true, force: true });
   printTable(rows);
 }
 

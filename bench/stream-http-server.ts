@@ -126,6 +126,8 @@ async function serve(key: Buffer): Promise<void> {
       process.send?.({ cpu: user + system });
     } else process.exit(0);
   });
+  // The bench is gone (a failure elsewhere): so is this server.
+  process.on('disconnect', () => process.exit(0));
   process.send?.({ ...ports, token } satisfies Ports);
 }
 

@@ -18,7 +18,13 @@
  *   never stored), the server process's RSS sampled every 20 ms; the figure
  *   is the peak minus the RSS before the pipeline (target < 96 MiB).
  *
- * The servers run in a child process (`./stream-http-server.ts`) and the client in this one; the same
+ * The servers share one child process (`./stream-http-server.ts`; unlike
+ * http.bench.ts, where each server has its own: per 16 KiB chunk the shared
+ * type feedback is noise, and in processes of their own the servers' CPU per
+ * MiB went bimodal — in some fresh processes, the bare chunked
+ * server's as well as transitkit's, a stream ran at ≈ 1.5× the CPU with a
+ * full collection every ≈ 50 ms; every process did after 12 s idle), and
+ * the client runs in this one; the same
  * bytes (a random 4 MiB block, repeated) go to every server in short
  * alternating rounds, and each ratio is taken within a round. Server CPU
  * time per MiB (bare ÷ transitkit) is also shown: on a loaded machine it is
