@@ -7,7 +7,7 @@
  * depend on what else the machine runs, where timed ratios here move by
  * 0.15 from run to run. (With the three in one process, whichever
  * transitkit server is counted second runs code whose type feedback the
- * first one shaped, and costs 20–40 k instructions a request more: a
+ * first one shaped, and costs 16–47 k instructions a request more: a
  * measure of the sharing, not of either server.)
  *
  * Each server gets `warm` requests first (uncounted: V8 optimises the hot

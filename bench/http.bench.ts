@@ -15,7 +15,7 @@
  * server, as one is deployed: two transitkit servers in one process share
  * V8's type feedback, so each runs code made polymorphic by the other (in
  * instructions, `npm run bench:instructions`, the one measured second costs
- * 20–40 k a request more), which measures the sharing rather than either
+ * 16–47 k a request more), which measures the sharing rather than either
  * server (`--shared` runs the three in one process, for comparison). One
  * client for all; servers measured in alternating rounds in the same run;
  * the median round is kept, and each ratio is taken within a round. Two
