@@ -23,7 +23,7 @@
  * type feedback is noise, and in processes of their own the servers' CPU per
  * MiB went bimodal — in some fresh processes, the bare chunked
  * server's as well as transitkit's, a stream ran at ≈ 1.5× the CPU with a
- * full collection every ≈ 50 ms; every process did after 12 s idle), and
+ * full collection every ≈ 50 ms, and more of them after 12 s idle), and
  * the client runs in this one; the same
  * bytes (a random 4 MiB block, repeated) go to every server in short
  * alternating rounds, and each ratio is taken within a round. Server CPU
