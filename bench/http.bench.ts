@@ -217,6 +217,8 @@ async function check(
 /**
  * Run the HTTP benchmark; rows carry requests/s and the ratio to the bare server.
  * @param options.quick - a short smoke run (CI), numbers mean little
+ * @param options.shared - the three servers in one process (as before each
+ *   had its own), to compare the layouts
  */
 export async function httpBench({
   quick = false,
