@@ -11,9 +11,10 @@
  * Target (issue #19: metrics-on costs little): the server's CPU time per
  * request with metrics off ÷ with metrics on ≥ 0.9 (on a shared host CPU per
  * request is steadier than requests/s, also printed). Each server runs in a
- * child process of its own (as http.bench.ts), the load client here; rounds alternate and each ratio is
- * taken within a round (as audit.bench.ts). Before timing, the metrics are
- * checked: the encrypts are counted by route pattern and key type.
+ * child process of its own (as http.bench.ts), the load client here; rounds
+ * alternate and each ratio is taken within a round (as audit.bench.ts).
+ * Before timing, the metrics are checked: the encrypts are counted by route
+ * pattern and key type.
  *
  * `npx tsx bench/metrics.bench.ts [--quick]`, or `metricsBench({ quick })` from a runner.
  */
