@@ -143,25 +143,48 @@ export async function encrypt(
       }
     });
   }
-  const run = async (key: LoadedKey): Promise<EncryptResult> => {
-    e.ops('encrypt', key.doc.policy.type, batch);
-    if (!batch) return sealWith(e, key, r, plaintextOf(r));
-    return runBatch<CiphertextBatchItem>(
-      batch,
-      (item) => sealWith(e, key, item, plaintextOf(item)),
-      (error) => ({ error }),
-    );
-  };
-  const existing = e.store.cached(name) ?? (await e.store.get(name));
-  if (existing) return run(existing);
+  // No `await` on the common path (a cached key): an await point in this
+  // function would cost every call ≈ 0.1–0.2 µs, reached or not.
+  const cached = e.store.cached(name);
+  return cached
+    ? encryptWith(e, cached, r, batch)
+    : encryptUncached(e, name, r, batch, upsertAllowed);
+}
+
+/** {@link encrypt} with its key: one seal, or one per batch item. */
+function encryptWith(
+  e: Engine,
+  key: LoadedKey,
+  r: Record<string, unknown>,
+  batch: Record<string, unknown>[] | undefined,
+): EncryptResult | Promise<EncryptResult> {
+  e.ops('encrypt', key.doc.policy.type, batch);
+  if (!batch) return sealWith(e, key, r, plaintextOf(r));
+  return runBatch<CiphertextBatchItem>(
+    batch,
+    (item) => sealWith(e, key, item, plaintextOf(item)),
+    (error) => ({ error }),
+  );
+}
+
+/** {@link encrypt} when the key is not cached: read it, or create it (upsert). */
+async function encryptUncached(
+  e: Engine,
+  name: string,
+  r: Record<string, unknown>,
+  batch: Record<string, unknown>[] | undefined,
+  upsertAllowed: boolean,
+): Promise<EncryptResult> {
+  const existing = await e.store.get(name);
+  if (existing) return encryptWith(e, existing, r, batch);
   if (!upsertAllowed || e.settings.disable_upsert) throw invalidRequest(NOT_FOUND);
   const pending = await pendingKey(e, name, r, batch?.[0] ?? r);
-  const result = await run(pending);
+  const result = await encryptWith(e, pending, r, batch);
   if (batch && batchErrorCodes(result).length === batch.length) return result;
   const { key, created } = await e.store.create(pending.doc.policy, pending.doc.versions);
   // Another writer created the key first: our output used material that was
   // never stored, so redo the operation with the stored key.
-  return created ? result : run(key);
+  return created ? result : encryptWith(e, key, r, batch);
 }
 
 /** @internal */
@@ -173,13 +196,35 @@ export async function decrypt(
   checkKeyName(name);
   const r = DECRYPT_FIELDS.request(req);
   const batch = optionalBatch(r, e.maxBatch);
+  // No `await` here either (see encrypt): an uncached key continues in `then`.
   const found = requireKey(e, name, NOT_FOUND);
-  const key = found instanceof Promise ? await found : found; // no tick when cached
+  return found instanceof Promise
+    ? found.then((key) => decryptWith(e, key, r, batch))
+    : decryptWith(e, found, r, batch);
+}
+
+type DecryptResult = { plaintext: string } | BatchResult<DecryptBatchItem>;
+
+/** {@link decrypt} with its key: one open, or one per batch item. */
+function decryptWith(
+  e: Engine,
+  key: LoadedKey,
+  r: Record<string, unknown>,
+  batch: Record<string, unknown>[] | undefined,
+): DecryptResult | Promise<DecryptResult> {
   e.ops('decrypt', key.doc.policy.type, batch);
-  if (!batch) {
-    const opened = openWith(e, key, r, true);
-    return { plaintext: opened instanceof Promise ? await opened : opened };
-  }
+  if (batch) return decryptBatch(e, key, batch);
+  const opened = openWith(e, key, r, true);
+  return opened instanceof Promise
+    ? opened.then((plaintext) => ({ plaintext }))
+    : { plaintext: opened };
+}
+
+function decryptBatch(
+  e: Engine,
+  key: LoadedKey,
+  batch: Record<string, unknown>[],
+): Promise<BatchResult<DecryptBatchItem>> {
   return runBatch<DecryptBatchItem>(
     batch,
     (item) => {
