@@ -32,6 +32,13 @@ export interface Case {
   target?: Target;
   /** Work units per call (e.g. 1,000 for a batch of 1,000): rates are per unit. */
   units?: number;
+  /**
+   * Time this case in rounds of its own, after the others, beside a fresh
+   * measure of its baseline: for a case that allocates far more than the
+   * others (the noble backend), whose garbage would otherwise be collected
+   * during the next case's round and charged to it.
+   */
+  apart?: boolean;
 }
 
 /** One printed figure. */
@@ -87,23 +94,59 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 };
 
-/** Time `cases` (the first is the default baseline) and return one row each. */
-export async function compare(
-  group: string,
+/** Rates of `cases` in alternating rounds (order reversed every round), after a warm-up. */
+async function rounds(
   cases: Case[],
-  { roundMs = ROUND_MS, rounds = ROUNDS }: { roundMs?: number; rounds?: number } = {},
-): Promise<Row[]> {
-  for (const c of cases) await c.check?.();
+  roundMs: number,
+  count: number,
+): Promise<Map<string, number[]>> {
   for (const c of cases) await rate(c.fn, roundMs / 3, 1); // warm-up (JIT, caches)
   const rates = new Map<string, number[]>(cases.map((c) => [c.name, []]));
-  for (let round = 0; round < rounds; round++) {
+  for (let round = 0; round < count; round++) {
     const order = round % 2 ? [...cases].reverse() : cases;
     for (const c of order) rates.get(c.name)?.push((await rate(c.fn, roundMs)) * (c.units ?? 1));
   }
+  return rates;
+}
+
+/**
+ * Time `cases` (the first is the default baseline) and return one row each.
+ * Cases marked `apart` run in rounds of their own after the others, with
+ * their baselines measured again beside them; each ratio is still taken
+ * within a round.
+ */
+export async function compare(
+  group: string,
+  cases: Case[],
+  { roundMs = ROUND_MS, rounds: count = ROUNDS }: { roundMs?: number; rounds?: number } = {},
+): Promise<Row[]> {
   const first = cases[0];
   if (!first) return [];
+  for (const c of cases) await c.check?.();
+  const baselineOf = (c: Case) => c.vs ?? first.name;
+  const byName = new Map(cases.map((c) => [c.name, c]));
+  const together = await rounds(
+    cases.filter((c) => !c.apart),
+    roundMs,
+    count,
+  );
+  const apart = cases.filter((c) => c.apart);
+  const alone = new Set(apart.map((c) => c.name));
+  for (const c of apart) alone.add(baselineOf(c));
+  const separate = apart.length
+    ? await rounds(
+        cases.filter((c) => alone.has(c.name)),
+        roundMs,
+        count,
+      )
+    : new Map<string, number[]>();
   return cases.map((c) => {
-    const baseline = c.vs ?? first.name;
+    const baseline = baselineOf(c);
+    if (!byName.has(baseline)) throw new Error(`${group}: no baseline ${baseline}`);
+    if (!c.apart && byName.get(baseline)?.apart) {
+      throw new Error(`${group}: ${c.name} is timed with the others, its baseline apart`);
+    }
+    const rates = c.apart ? separate : together;
     const mine = rates.get(c.name) ?? [];
     const base = rates.get(baseline) ?? [];
     const ratios = mine.map((x, i) => x / (base[i] ?? Number.NaN));

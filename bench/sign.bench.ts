@@ -73,7 +73,12 @@ async function hmacBench(node: Transit, noble: Transit): Promise<Row[]> {
       fn: () => node.hmac('hmac', { input }),
       target: TARGET_18,
     },
-    { name: 'transit.hmac (noble)', check: check(noble), fn: () => noble.hmac('hmac', { input }) },
+    {
+      name: 'transit.hmac (noble)',
+      check: check(noble),
+      fn: () => noble.hmac('hmac', { input }),
+      apart: true,
+    },
   ]);
 }
 
@@ -112,6 +117,7 @@ export async function signBench(): Promise<Row[]> {
         name: `transit.sign (noble)`,
         check: check(noble),
         fn: () => noble.sign(type, { input: INPUT }),
+        apart: true,
       },
     ];
     rows.push(...(await compare(`sign ${type}`, signCases)));
@@ -125,6 +131,7 @@ export async function signBench(): Promise<Row[]> {
       {
         name: `transit.verify (noble)`,
         fn: () => noble.verify(type, { input: INPUT, signature: ours }),
+        apart: true,
       },
     ];
     rows.push(...(await compare(`verify ${type}`, verifyCases)));

@@ -123,12 +123,13 @@ export async function encryptBench(sizes: number[]): Promise<Row[]> {
       const enc: Case[] = [
         { name: 'raw node:crypto', check, fn: () => r.nodeSeal(ptB64) },
         { name: 'transit (node)', fn: () => node.encrypt(alg.type, { plaintext: ptB64 }), target },
-        { name: 'raw noble', fn: () => r.nobleSeal(ptB64) },
+        { name: 'raw noble', fn: () => r.nobleSeal(ptB64), apart: true },
         {
           name: 'transit (noble)',
           fn: () => noble.encrypt(alg.type, { plaintext: ptB64 }),
           vs: 'raw noble',
           target,
+          apart: true,
         },
       ];
       rows.push(...(await compare(`encrypt ${label(size)} ${alg.type}`, enc)));
@@ -147,12 +148,13 @@ export async function encryptBench(sizes: number[]): Promise<Row[]> {
           fn: () => node.decrypt(alg.type, { ciphertext: rawCt }),
           target: targetFor(size, 'decrypt'),
         },
-        { name: 'raw noble', fn: () => r.nobleOpen(rawCt) },
+        { name: 'raw noble', fn: () => r.nobleOpen(rawCt), apart: true },
         {
           name: 'transit (noble)',
           fn: () => noble.decrypt(alg.type, { ciphertext: rawCt }),
           vs: 'raw noble',
           target,
+          apart: true,
         },
       ];
       rows.push(...(await compare(`decrypt ${label(size)} ${alg.type}`, dec)));
