@@ -9,6 +9,10 @@
  * a case and its baseline *in the same round*, a few milliseconds apart. A burst of load from a neighbour then
  * hits both sides of a ratio alike. The printed ratio is the median over the
  * rounds and its range (min–max) is shown when it is wider than ±5 %.
+ * A case that allocates far more than the others (the noble backend) is
+ * timed `apart`: in rounds of its own after the others, beside a fresh
+ * measure of its baseline, so its garbage is not collected in, and charged
+ * to, the next case's round.
  * @module
  */
 
