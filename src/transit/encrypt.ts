@@ -159,7 +159,16 @@ function encryptWith(
   batch: Record<string, unknown>[] | undefined,
 ): EncryptResult | Promise<EncryptResult> {
   e.ops('encrypt', key.doc.policy.type, batch);
-  if (!batch) return sealWith(e, key, r, plaintextOf(r));
+  if (batch) return encryptBatch(e, key, batch);
+  return sealWith(e, key, r, plaintextOf(r));
+}
+
+/** One seal per batch item; its own function, so a single call allocates no closure context. */
+function encryptBatch(
+  e: Engine,
+  key: LoadedKey,
+  batch: Record<string, unknown>[],
+): Promise<BatchResult<CiphertextBatchItem>> {
   return runBatch<CiphertextBatchItem>(
     batch,
     (item) => sealWith(e, key, item, plaintextOf(item)),
