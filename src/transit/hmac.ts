@@ -18,13 +18,20 @@ import { base64ErrorPosition, tryDecodeBase64Scratch } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { formatVersioned, parseVersioned } from '../keys/ciphertext.js';
 import { checkKeyName } from '../keys/names.js';
-import { assertNotSoftDeleted, type KeyPolicy, oldestVersion, typeInfo } from '../keys/policy.js';
+import {
+  assertNotSoftDeleted,
+  type KeyPolicy,
+  type KeyVersion,
+  oldestVersion,
+  typeInfo,
+} from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
 import { optInt, optString } from '../request.js';
 import { schemaFor } from '../schema.js';
 import { optionalBatch, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
 import * as F from './fields.js';
+import { withVersion } from './seal-open.js';
 import type { BatchResult, HmacBatchItem, HmacRequest, VerifyBatchItem } from './types.js';
 
 /** Fields of `POST /transit/hmac/:name(/:algorithm)`. @public */
@@ -118,33 +125,31 @@ function hmacWith(
   assertNotSoftDeleted(p);
   refuseHmac(p);
   const ver = hmacVersion(p, optInt(r.key_version, 'key_version'));
-  const at = e.store.cachedVersion(key, ver);
-  return at
-    ? macsOf(e, hash, ver, at.hmac_key, batch, single)
-    : e.store.version(key, ver).then((v) => macsOf(e, hash, ver, v.hmac_key, batch, single));
+  return withVersion(e, key, ver, macsOf, { e, hash, ver, batch, single });
+}
+
+/** What {@link hmacWith} settled, for {@link macsOf}. */
+interface MacCall {
+  readonly e: Engine;
+  readonly hash: HashName;
+  readonly ver: number;
+  readonly batch: Record<string, unknown>[] | undefined;
+  readonly single: Uint8Array | undefined;
 }
 
 /**
- * The reply: one MAC, or one per batch item (each item's input checked on
- * its own). The batch's closure lives in its own function, so the single
- * call allocates no context for it.
+ * The reply with version `version`'s secret: one MAC, or one per batch item
+ * (each item's input checked on its own). The batch's closure lives in its
+ * own function, so the single call allocates no context for it.
  */
-function macsOf(
-  e: Engine,
-  hash: HashName,
-  ver: number,
-  secret: Uint8Array,
-  batch: Record<string, unknown>[] | undefined,
-  single: Uint8Array | undefined,
-): HmacResult | Promise<HmacResult> {
-  if (batch) return batchMacs(e, hash, ver, secret, batch);
-  return { hmac: macText(e, hash, ver, secret, single as Uint8Array), key_version: ver };
+function macsOf(version: KeyVersion, call: MacCall): HmacResult | Promise<HmacResult> {
+  const { e, hash, ver, batch, single } = call;
+  if (batch) return batchMacs(call, version.hmac_key, batch);
+  return { hmac: macText(e, hash, ver, version.hmac_key, single as Uint8Array), key_version: ver };
 }
 
 function batchMacs(
-  e: Engine,
-  hash: HashName,
-  ver: number,
+  { e, hash, ver }: MacCall,
   secret: Uint8Array,
   batch: Record<string, unknown>[],
 ): Promise<BatchResult<HmacBatchItem>> {
