@@ -11,18 +11,24 @@
  *
  * Bounded by the number of versions held; the least recently used key goes
  * first, and a key alone past the bound loses its earliest cached versions.
+ * Both orders are kept in {@link LinkedMap}s: a key rotated again and again
+ * (each rotate archives a version) otherwise paid for V8's `Map` re-insertion
+ * and front-eviction costs, which grow with the cache (see there).
  * @module
  */
+import { LinkedMap, type ReadonlyLinkedMap } from '../util/linked-map.js';
 import type { KeyVersion } from './policy.js';
 
 interface Incarnation {
   readonly uid: string;
-  readonly versions: Map<number, KeyVersion>;
+  /** In the order cached (a rewrite keeps its place). */
+  readonly versions: LinkedMap<number, KeyVersion>;
 }
 
 /** @internal */
 export class ArchiveCache {
-  readonly #byName = new Map<string, Incarnation>();
+  /** Least recently used first. */
+  readonly #byName = new LinkedMap<string, Incarnation>();
   readonly #capacity: number;
   #size = 0;
 
@@ -41,10 +47,7 @@ export class ArchiveCache {
     const inc = this.#byName.get(name);
     if (!inc || inc.uid !== uid) return undefined;
     const v = inc.versions.get(version);
-    if (v !== undefined) {
-      this.#byName.delete(name);
-      this.#byName.set(name, inc);
-    }
+    if (v !== undefined) this.#byName.use(name);
     return v;
   }
 
@@ -55,7 +58,7 @@ export class ArchiveCache {
   }
 
   /** Every cached version of one incarnation, by number (live view; do not modify). */
-  versionsOf(name: string, uid: string): ReadonlyMap<number, KeyVersion> | undefined {
+  versionsOf(name: string, uid: string): ReadonlyLinkedMap<number, KeyVersion> | undefined {
     const inc = this.#byName.get(name);
     return inc && inc.uid === uid ? inc.versions : undefined;
   }
@@ -67,11 +70,10 @@ export class ArchiveCache {
       this.#size -= inc.versions.size;
       inc = undefined;
     }
-    inc ??= { uid, versions: new Map() };
-    this.#byName.delete(name);
+    inc ??= { uid, versions: new LinkedMap() };
     this.#byName.set(name, inc);
     if (!inc.versions.has(version)) this.#size++;
-    inc.versions.set(version, value);
+    inc.versions.set(version, value, false);
     this.#evict(name);
   }
 
@@ -97,17 +99,17 @@ export class ArchiveCache {
   /** Back under the bound: whole keys, least recently used first; `keep` last, version by version. */
   #evict(keep: string): void {
     while (this.#size > this.#capacity) {
-      const first = this.#byName.entries().next();
-      if (first.done) return;
-      const [name, inc] = first.value;
+      const name = this.#byName.oldestKey();
+      const inc = this.#byName.oldestValue();
+      if (name === undefined || inc === undefined) return;
       if (name !== keep) {
         this.#size -= inc.versions.size;
         this.#byName.delete(name);
         continue;
       }
-      const oldest = inc.versions.keys().next();
-      if (oldest.done) return;
-      inc.versions.delete(oldest.value);
+      const oldest = inc.versions.oldestKey();
+      if (oldest === undefined) return;
+      inc.versions.delete(oldest);
       this.#size--;
     }
   }

@@ -24,6 +24,7 @@ import { conflict, internal, invalidRequest } from '../errors.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
+import type { ReadonlyLinkedMap } from '../util/linked-map.js';
 import { Lru } from '../util/lru.js';
 import { sameBytes } from '../util/same-bytes.js';
 import { ArchiveCache } from './archive-cache.js';
@@ -255,7 +256,7 @@ export class PolicyStore {
    * The archived versions of `key` now cached, by number (a live view), for
    * scans over every version: one lookup for the key, then one per number.
    */
-  archivedVersions(key: LoadedKey): ReadonlyMap<number, KeyVersion> | undefined {
+  archivedVersions(key: LoadedKey): ReadonlyLinkedMap<number, KeyVersion> | undefined {
     return this.#archive.versionsOf(key.doc.policy.name, key.doc.uid);
   }
 

@@ -1,13 +1,15 @@
 /**
- * A small LRU map (insertion-ordered `Map`, re-inserted on access). Capacity 0
- * means unbounded. Used for the parsed-policy cache (`cache-config`) and the
- * archived-version cache.
+ * A small LRU map. Capacity 0 means unbounded (and then a read does not
+ * reorder). Used for the parsed-policy cache (`cache-config`). The order is
+ * kept in a {@link LinkedMap}, not by re-inserting into a `Map` (see there
+ * why: with a hot key that costs time in proportion to the cache's size).
  * @module
  */
+import { LinkedMap } from './linked-map.js';
 
 /** @internal */
 export class Lru<K, V> {
-  #map = new Map<K, V>();
+  readonly #map = new LinkedMap<K, V>();
   #capacity: number;
   readonly #onEvict: (() => void) | undefined;
 
@@ -22,12 +24,7 @@ export class Lru<K, V> {
   }
 
   get(key: K): V | undefined {
-    const v = this.#map.get(key);
-    if (v !== undefined && this.#capacity > 0) {
-      this.#map.delete(key);
-      this.#map.set(key, v);
-    }
-    return v;
+    return this.#capacity > 0 ? this.#map.use(key) : this.#map.get(key);
   }
 
   /** The value without marking it used (for scans that should not reorder the cache). */
@@ -36,7 +33,6 @@ export class Lru<K, V> {
   }
 
   set(key: K, value: V): void {
-    this.#map.delete(key);
     this.#map.set(key, value);
     this.#evict();
   }
@@ -51,7 +47,7 @@ export class Lru<K, V> {
 
   /** Delete every entry whose key matches. */
   deleteWhere(match: (key: K) => boolean): void {
-    for (const k of [...this.#map.keys()]) if (match(k)) this.#map.delete(k);
+    for (const k of this.#map.keys()) if (match(k)) this.#map.delete(k);
   }
 
   /** Change the capacity (0 = unbounded), evicting the least recently used. */
@@ -63,9 +59,7 @@ export class Lru<K, V> {
   #evict(): void {
     if (this.#capacity <= 0) return;
     while (this.#map.size > this.#capacity) {
-      const oldest = this.#map.keys().next();
-      if (oldest.done) return;
-      this.#map.delete(oldest.value);
+      this.#map.delete(this.#map.oldestKey() as K);
       this.#onEvict?.();
     }
   }
