@@ -6,8 +6,12 @@
  * and config return it. Built version by version, a key with 1,000 versions
  * paid ~0.1 ms per rotate for the listing alone (a lookup, a call and a
  * property per version). Here the listing of each recently used key is kept
- * and extended by the versions added since; a reply is one copy of it (a
- * spread of an integer-indexed object, ≈ 1 µs per 1,000 versions).
+ * and extended by the versions added since, and a reply that extends it
+ * gets a {@link Snapshot}: the copy is made when the reply's `keys` is
+ * first read (`JSON.stringify` reads it; an in-process rotate whose caller
+ * never looks at `keys` never pays for it). A copy grows with the versions:
+ * ≈ 2 µs at 1,000, ≈ 7 µs at 10,000, and past ≈ 16,000 V8 allocates it in
+ * its large-object space, ≈ 190 µs at 20,000 — more than the rest of a rotate.
  *
  * Coherent by construction: a version's creation time never changes once the
  * version exists, and an incarnation (uid) of a name never reuses a number,
@@ -23,11 +27,20 @@
  */
 import type { KeyVersion } from '../keys/policy.js';
 import type { LoadedKey, PolicyStore } from '../keys/policy-store.js';
+import { LinkedMap } from '../util/linked-map.js';
 
 /** Versions kept across all keys (≈ 16 B each). */
 const CAPACITY = 200_000;
 /** Below this many versions a key's listing is cheaper to build than to keep. */
 const KEEP_FROM = 64;
+
+/**
+ * Versions `from..to` of a kept listing, copied when called: a listing is
+ * only ever extended past its `to` (anything else replaces it), so the
+ * entries a snapshot covers never change after it is taken.
+ * @internal
+ */
+export type Snapshot = () => Record<number, number>;
 
 interface Listing {
   readonly uid: string;
@@ -39,7 +52,8 @@ interface Listing {
 
 /** @internal */
 export class CreationTimes {
-  readonly #byName = new Map<string, Listing>();
+  /** Least recently used first (a `LinkedMap`: a key rotated again and again is its newest). */
+  readonly #byName = new LinkedMap<string, Listing>();
   readonly #capacity: number;
   #size = 0;
 
@@ -59,20 +73,21 @@ export class CreationTimes {
   }
 
   /**
-   * A fresh `{ [version]: creation_time }` for versions `from..to` of `key`
-   * (the caller may keep or change it).
+   * `{ [version]: creation_time }` for versions `from..to` of `key`: a fresh
+   * object, or a {@link Snapshot} that makes one (the caller may keep or
+   * change either).
    */
   async listing(
     store: PolicyStore,
     key: LoadedKey,
     from: number,
     to: number,
-  ): Promise<Record<number, number>> {
+  ): Promise<Record<number, number> | Snapshot> {
     const { uid, policy } = key.doc;
     const name = policy.name;
     const kept = this.#byName.get(name);
     if (kept && kept.uid === uid && kept.from === from && kept.to <= to) {
-      if (this.#extend(store, key, kept, to)) return { ...kept.times };
+      if (this.#extend(store, key, kept, to)) return snapshot(kept, to);
     }
     const times: Record<number, number> = {};
     await fill(store, key, times, from, to);
@@ -80,10 +95,11 @@ export class CreationTimes {
     const now = this.#byName.get(name);
     if (now) this.#drop(name, now);
     if (to - from + 1 < KEEP_FROM) return times;
-    this.#byName.set(name, { uid, from, to, times });
+    const listing = { uid, from, to, times };
+    this.#byName.set(name, listing);
     this.#size += to - from + 1;
     this.#evict(name);
-    return { ...times };
+    return snapshot(listing, to);
   }
 
   /**
@@ -101,8 +117,7 @@ export class CreationTimes {
     for (let i = 0; i < added.length; i++) kept.times[kept.to + 1 + i] = added[i] as number;
     this.#size += added.length;
     kept.to = to;
-    this.#byName.delete(key.doc.policy.name);
-    this.#byName.set(key.doc.policy.name, kept);
+    this.#byName.use(key.doc.policy.name);
     this.#evict(key.doc.policy.name);
     return true;
   }
@@ -114,11 +129,26 @@ export class CreationTimes {
 
   /** Back under the bound, least recently used first (`keep` too, if alone past it). */
   #evict(keep: string): void {
-    for (const [name, kept] of this.#byName) {
+    if (this.#size <= this.#capacity) return;
+    for (const name of this.#byName.keys()) {
       if (this.#size <= this.#capacity) return;
-      if (name !== keep || this.#byName.size === 1) this.#drop(name, kept);
+      if (name !== keep || this.#byName.size === 1) {
+        this.#drop(name, this.#byName.get(name) as Listing);
+      }
     }
   }
+}
+
+/** A {@link Snapshot} of `kept` as it is now, up to `to`. */
+function snapshot(kept: Listing, to: number): Snapshot {
+  const { from, times } = kept;
+  return () => {
+    // Not extended since: one spread (fast elements copy as a block).
+    if (kept.to === to) return { ...times };
+    const out: Record<number, number> = {};
+    for (let v = from; v <= to; v++) out[v] = times[v] as number;
+    return out;
+  };
 }
 
 /** Add the creation times of versions `from..to` to `times`. */

@@ -15,6 +15,7 @@ import { chainToPem } from '../crypto/pki/pem.js';
 import type { KeyTypeInfo } from '../keys/key-types.js';
 import { type KeyVersion, oldestVersion, typeInfo } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
+import { lazyField } from '../util/lazy-field.js';
 import type { Engine } from './engine.js';
 import type { AsymmetricKeyVersionInfo, KeyInfo } from './types.js';
 
@@ -89,6 +90,8 @@ export async function keyInfo(
     soft_deleted: p.soft_deleted,
     keys: keys as KeyInfo['keys'],
   };
+  // A kept listing is copied when `keys` is first read (./creation-times.ts).
+  if (typeof keys === 'function') lazyField(body, 'keys', keys);
   if (p.imported) body.imported_key_allow_rotation = p.allow_imported_key_rotation;
   if (p.key_size > 0) body.key_size = p.key_size;
   // Vault Enterprise shows an ML-DSA key's parameter set beside its type.

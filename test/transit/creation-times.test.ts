@@ -9,11 +9,14 @@
 import { describe, expect, it } from 'vitest';
 import type { KeyInfo } from '../../src/index.js';
 import type { LoadedKey } from '../../src/keys/policy-store.js';
-import { CreationTimes } from '../../src/transit/creation-times.js';
+import { CreationTimes, type Snapshot } from '../../src/transit/creation-times.js';
 import { createKey } from '../../src/transit/keys.js';
 import { engineFromOptions } from '../../src/transit/options.js';
 import { rotate } from '../../src/transit/rotate-config.js';
 import { makeEngine, settle } from './support.js';
+
+/** A listing as `keyInfo` hands it out: a snapshot is copied on first read. */
+const plain = (l: Record<number, number> | Snapshot) => (typeof l === 'function' ? l() : l);
 
 /** The listing as a fresh instance on the same storage reads it (nothing kept). */
 async function fromScratch(
@@ -95,6 +98,67 @@ describe('the read body listing kept per key', () => {
     await e.transit.close();
   });
 
+  it('a reply read later lists the versions of its own time', async () => {
+    const e = makeEngine({ extra: { maxKeyVersions: 1000 } });
+    await e.transit.createKey('k');
+    await rotateTimes(e, 'k', 79);
+    const early = await rotateTimes(e, 'k', 1); // 81 versions; keys not read yet
+    const expected = await fromScratch(e, 'k');
+    const later = await rotateTimes(e, 'k', 5); // extends the same kept listing
+    const laterExpected = await fromScratch(e, 'k');
+    (later.keys as Record<string, number>)['86'] = 0; // a caller's change stays in its copy
+    expect(early.keys).toEqual(expected);
+    expect(Object.keys(early.keys)).toHaveLength(81);
+    expect(laterExpected).not.toEqual(expected);
+    // A listing rebuilt in between (min_decryption_version) and a key re-created under the
+    // name leave an unread reply as it was.
+    const beforeRebuild = await rotateTimes(e, 'k', 1);
+    const beforeExpected = await fromScratch(e, 'k');
+    await e.transit.updateKeyConfig('k', { min_decryption_version: 10 });
+    await e.transit.updateKeyConfig('k', { deletion_allowed: true });
+    await e.transit.deleteKey('k');
+    await e.transit.createKey('k');
+    await rotateTimes(e, 'k', 90);
+    expect(beforeRebuild.keys).toEqual(beforeExpected);
+    expect(Object.keys(beforeRebuild.keys)).toHaveLength(87);
+    await e.transit.close();
+  });
+
+  it("a reply's keys reads, writes, serialises and prints as a data field", async () => {
+    const e = makeEngine();
+    await e.transit.createKey('small');
+    const small = await e.transit.rotateKey('small'); // built in full: a data field throughout
+    await e.transit.createKey('k');
+    await rotateTimes(e, 'k', 79);
+    const reply = await rotateTimes(e, 'k', 1);
+    expect(Object.keys(reply)).toEqual(Object.keys(small));
+    const json = JSON.parse(JSON.stringify(reply));
+    expect(Object.keys(json)).toEqual(Object.keys(small));
+    expect(json.keys).toEqual(await fromScratch(e, 'k'));
+    expect(structuredClone(reply)).toEqual(json);
+    // util.inspect shows the data, at any depth, never an accessor.
+    const { inspect } = await import('node:util');
+    const copy = { ...reply };
+    expect(inspect(reply)).not.toContain('Getter');
+    expect(inspect(reply, { depth: 5 })).toBe(inspect(copy, { depth: 5 }));
+    expect(inspect(reply, { depth: null })).toBe(inspect(copy, { depth: null }));
+    expect(inspect(reply, { depth: 0 })).toBe(inspect(copy, { depth: 0 }));
+    expect(inspect({ a: { reply } }, { depth: 1 })).toBe(
+      inspect({ a: { reply: copy } }, { depth: 1 }),
+    );
+    expect(inspect({ a: { reply } }, { depth: 2 })).toBe(
+      inspect({ a: { reply: copy } }, { depth: 2 }),
+    );
+    // Once read it is a plain writable field; a write before any read replaces it.
+    expect(reply.keys).toBe(reply.keys);
+    expect(Object.getOwnPropertyDescriptor(reply, 'keys')).toMatchObject({ writable: true });
+    const unread = await rotateTimes(e, 'k', 1);
+    unread.keys = { 1: 5 };
+    expect(unread.keys).toEqual({ 1: 5 });
+    expect(Object.getOwnPropertyDescriptor(unread, 'keys')).toMatchObject({ writable: true });
+    await e.transit.close();
+  });
+
   it('a key deleted and re-created under the same name lists only its own versions', async () => {
     const e = makeEngine();
     await e.transit.createKey('k');
@@ -166,8 +230,8 @@ describe('CreationTimes bound', () => {
       keys.set(name, (await eng.store.get(name)) as LoadedKey);
     }
     const times = new CreationTimes(250);
-    const list = (name: string, to = 100) =>
-      times.listing(eng.store, keys.get(name) as LoadedKey, 1, to);
+    const list = async (name: string, to = 100) =>
+      plain(await times.listing(eng.store, keys.get(name) as LoadedKey, 1, to));
     expect(Object.keys(await list('a'))).toHaveLength(100);
     expect(Object.keys(await list('b'))).toHaveLength(100);
     expect(times.size).toBe(200);
@@ -183,7 +247,7 @@ describe('CreationTimes bound', () => {
     // A key alone past the bound is not kept either.
     const alone = new CreationTimes(50);
     expect(
-      Object.keys(await alone.listing(eng.store, keys.get('a') as LoadedKey, 1, 100)),
+      Object.keys(plain(await alone.listing(eng.store, keys.get('a') as LoadedKey, 1, 100))),
     ).toHaveLength(100);
     expect(alone.size).toBe(0);
   });
