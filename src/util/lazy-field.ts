@@ -29,7 +29,8 @@ function inspectPlain(
 
 /**
  * Make `target[field]` the value of `compute()`, called on the first read
- * (at most once; never if the field is first written).
+ * (at most once; never if the field is first written). Writing to a frozen
+ * target throws, as for any frozen field.
  * @internal
  */
 export function lazyField<T extends object, K extends keyof T & string>(
@@ -44,11 +45,14 @@ export function lazyField<T extends object, K extends keyof T & string>(
       enumerable: true,
       configurable: true,
     });
+  let computed: { value: T[K] } | undefined;
   Object.defineProperty(target, field, {
     get() {
-      const value = compute();
-      settle(value);
-      return value;
+      computed ??= { value: compute() };
+      // A target frozen (or sealed) before the first read keeps the accessor:
+      // its later reads get the same value, and nothing throws.
+      if (Object.getOwnPropertyDescriptor(target, field)?.configurable) settle(computed.value);
+      return computed.value;
     },
     set: settle,
     enumerable: true,

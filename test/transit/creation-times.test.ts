@@ -152,6 +152,18 @@ describe('the read body listing kept per key', () => {
     // Once read it is a plain writable field; a write before any read replaces it.
     expect(reply.keys).toBe(reply.keys);
     expect(Object.getOwnPropertyDescriptor(reply, 'keys')).toMatchObject({ writable: true });
+    // Frozen before the first read (as Immer or a deep-freeze helper does): reads still
+    // answer, the same object each time, and a write throws as on any frozen field.
+    const frozen = Object.freeze(await rotateTimes(e, 'k', 1));
+    const listed = frozen.keys;
+    expect(listed).toEqual(await fromScratch(e, 'k'));
+    expect(frozen.keys).toBe(listed);
+    expect(JSON.parse(JSON.stringify(frozen)).keys).toEqual(listed);
+    expect(() => {
+      (frozen as { keys: unknown }).keys = {};
+    }).toThrow(TypeError);
+    const sealed = Object.seal(await rotateTimes(e, 'k', 1));
+    expect(Object.keys(sealed.keys)).toHaveLength(83);
     const unread = await rotateTimes(e, 'k', 1);
     unread.keys = { 1: 5 };
     expect(unread.keys).toEqual({ 1: 5 });
