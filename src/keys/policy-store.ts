@@ -87,6 +87,11 @@ export class PolicyStore {
    */
   readonly #changes = new Map<string, number>();
   #epoch = 0;
+  /**
+   * Archive invalidations so far: a read of an archived version caches what it
+   * read only if none arrived meanwhile (it may have read the older bytes).
+   */
+  #archiveChanges = 0;
 
   readonly #clock: Clock;
 
@@ -127,6 +132,7 @@ export class PolicyStore {
     if (name === undefined) {
       this.#cache.clear();
       this.#revalidating.clear();
+      this.#archiveChanges++;
       this.#archive.clear();
     } else {
       // The entry stays, marked stale: the next load reads storage (as for a
@@ -135,18 +141,30 @@ export class PolicyStore {
       // document it had just written cost every rotate (or any write) a full
       // decode on the next call. A check already in flight began before this
       // change, so later loads do not join it.
+      // Archived versions are not touched here: each archive entry has its own
+      // notification ({@link invalidateArchived}).
       const hit = this.#cache.peek(name);
       if (hit) hit.at = Number.NEGATIVE_INFINITY;
       this.#revalidating.delete(name);
-      const cached = hit?.key;
-      // Archived versions are rewritten in place only for asymmetric keys
-      // (set-certificate, import_version of a private half). Those of other
-      // types never change under one uid (their path carries it), so they stay
-      // cached: a watching engine is told of its own writes too, and dropping
-      // them made every rotate reload every archived version (O(versions)).
-      if (cached && !keyType(cached.doc.policy.type).asymmetric) return;
-      this.#archive.deleteKey(name);
     }
+  }
+
+  /**
+   * Forget one archived version after its storage entry changed (another
+   * instance's write, or this one's). Archived versions are rewritten in place
+   * only for asymmetric keys (set-certificate, import_version of a private
+   * half); those of other types never change under one uid (their path
+   * carries it), so a symmetric key's stay cached. Dropping only the version
+   * whose entry changed keeps rotate O(1) in the versions of an asymmetric key
+   * too: every rotate past the hot window archives one version, and dropping
+   * the key's whole archive on each made the next read body reload and decode
+   * every archived version (≈ 8 ms a rotate at 1,000 Ed25519 versions).
+   */
+  invalidateArchived(name: string, uid: string, version: number): void {
+    const cached = this.#cache.peek(name)?.key.doc;
+    if (cached?.uid === uid && !keyType(cached.policy.type).asymmetric) return;
+    this.#archiveChanges++;
+    this.#archive.delete(name, uid, version);
   }
 
   /**
@@ -232,10 +250,11 @@ export class PolicyStore {
     }
     const cached = this.#archive.get(name, key.doc.uid, v);
     if (cached) return cached;
+    const changes = this.#archiveChanges;
     const raw = await this.#storage.get(keyspace.archive(name, key.doc.uid, v));
     if (!raw) throw internal(`archived version ${v} of key ${name} is missing from storage`);
     const ver = decodeVersion(raw, keyType(key.doc.policy.type));
-    this.#archive.set(name, key.doc.uid, v, ver);
+    if (changes === this.#archiveChanges) this.#archive.set(name, key.doc.uid, v, ver);
     return ver;
   }
 

@@ -25,6 +25,7 @@ export const keyspace = {
   archivePrefix: (name: string, uid: string): string => `transit/archive/${name}/${uid}/`,
   archive: (name: string, uid: string, version: number): string =>
     `transit/archive/${name}/${uid}/${String(version).padStart(10, '0')}`,
+  archiveRoot: 'transit/archive/',
   keysConfig: 'transit/config/keys',
   cacheConfig: 'transit/config/cache',
   // Leases (src/leases): entry, due index, irrevocable index, leader lock.
@@ -36,6 +37,28 @@ export const keyspace = {
   leaseIrrevocable: (ms: number, id: string): string => `sys/leases/irrevocable/${ms13(ms)}/${id}`,
   leaseLeaderLock: 'sys/leases/leader',
 } as const;
+
+/**
+ * The name, uid and version of an archive entry's storage key
+ * (`transit/archive/<name>/<uid>/<version:10>`; a name may hold `/`), or
+ * `undefined` for any other key.
+ * @internal
+ */
+export function parseArchiveKey(
+  key: string,
+): { name: string; uid: string; version: number } | undefined {
+  if (!key.startsWith(keyspace.archiveRoot)) return undefined;
+  const last = key.lastIndexOf('/');
+  const before = key.lastIndexOf('/', last - 1);
+  if (before < keyspace.archiveRoot.length) return undefined;
+  const digits = key.slice(last + 1);
+  if (!/^[0-9]{10}$/.test(digits)) return undefined;
+  return {
+    name: key.slice(keyspace.archiveRoot.length, before),
+    uid: key.slice(before + 1, last),
+    version: Number(digits),
+  };
+}
 
 /** A time in ms as 13 digits (clamped), so keys sort in time order up to the year 2286. */
 function ms13(ms: number): string {

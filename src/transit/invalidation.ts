@@ -1,10 +1,12 @@
 /**
  * Cache coherence across engines that share storage (README, "Many
- * instances, one authority"): when the adapter offers `watch`, a change to a key's
- * document drops that key from this engine's cache, and a change to a global
- * setting reloads the settings. Without `watch`, an engine assumes it is the
- * only writer (its own writes keep its cache current; compare-and-set still
- * protects concurrent writes).
+ * instances, one authority"): when the adapter offers `watch`, a change to a
+ * key's document drops that key from this engine's cache, a change to an
+ * archived version's entry drops that version (see
+ * `PolicyStore.invalidateArchived`), and a change to a global setting reloads
+ * the settings. Without `watch`, an engine assumes it is the only writer (its
+ * own writes keep its cache current; compare-and-set still protects
+ * concurrent writes).
  *
  * Settings fail closed: a reload that fails leaves `disable_upsert` set (see
  * {@link loadSettings}) and is retried every {@link RETRY_MS} until one
@@ -14,7 +16,7 @@
  * @module
  */
 import { hasWatch } from '../storage/adapter.js';
-import { keyspace } from '../storage/keyspace.js';
+import { keyspace, parseArchiveKey } from '../storage/keyspace.js';
 import { loadSettings } from './config.js';
 import type { Engine } from './engine.js';
 
@@ -41,6 +43,10 @@ export async function watchForChanges(e: Engine): Promise<(() => Promise<void>) 
   const unwatch = await storage.watch(PREFIX, (key) => {
     if (key.startsWith(keyspace.policyPrefix)) {
       e.store.invalidate(key.slice(keyspace.policyPrefix.length));
+    } else if (key.startsWith(keyspace.archiveRoot)) {
+      const entry = parseArchiveKey(key);
+      // Anything else under the archive is no entry of this layout: nothing is cached for it.
+      if (entry) e.store.invalidateArchived(entry.name, entry.uid, entry.version);
     } else if (key === keyspace.keysConfig || key === keyspace.cacheConfig) {
       reload();
     } else if (key === PREFIX) {
