@@ -34,6 +34,20 @@ function publicEntry(
   };
 }
 
+type PublicEntry = number | AsymmetricKeyVersionInfo;
+
+/**
+ * Each version's entry in a read body without a derivation context, by
+ * version object, with the key type and `derived` flag it was made for. A
+ * version object never changes (set-certificate and import_version make a new
+ * one), and its entry depends only on it, the type and the flag, which never
+ * change for a key; so listing 1,000 versions is 1,000 lookups, not 1,000
+ * public keys formatted (RSA: exported) and awaited — rotate of an asymmetric
+ * key stays O(1) in its versions but for this loop. Only cached version
+ * objects hold entries (a `WeakMap`).
+ */
+const entries = new WeakMap<KeyVersion, { type: string; derived: boolean; entry: PublicEntry }>();
+
 /** The asymmetric read body's `keys`: each version's public key (a time where it has none). */
 async function publicListing(
   e: Engine,
@@ -41,14 +55,23 @@ async function publicListing(
   info: KeyTypeInfo,
   from: number,
   context: Uint8Array,
-): Promise<Record<number, number | AsymmetricKeyVersionInfo>> {
+): Promise<Record<number, PublicEntry>> {
   const p = key.doc.policy;
-  const keys: Record<number, number | AsymmetricKeyVersionInfo> = {};
+  const keys: Record<number, PublicEntry> = {};
   const archived = e.store.archivedVersions(key);
+  const reuse = context.length === 0;
   for (let v = from; v <= p.latest_version; v++) {
     const ver = key.doc.versions.get(v) ?? archived?.get(v) ?? (await e.store.version(key, v));
-    const pub = info.family.readBodyPublicKey(e.backend, p, ver, context);
-    keys[v] = pub ? publicEntry(info, ver, await pub) : ver.creation_time;
+    const known = reuse ? entries.get(ver) : undefined;
+    let entry: PublicEntry;
+    if (known && known.type === p.type && known.derived === p.derived) entry = known.entry;
+    else {
+      const pub = info.family.readBodyPublicKey(e.backend, p, ver, context);
+      entry = pub ? publicEntry(info, ver, await pub) : ver.creation_time;
+      if (reuse) entries.set(ver, { type: p.type, derived: p.derived, entry });
+    }
+    // Each reply gets its own entry objects (the caller may change them).
+    keys[v] = typeof entry === 'number' ? entry : { ...entry };
   }
   return keys;
 }

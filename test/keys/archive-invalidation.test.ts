@@ -141,3 +141,45 @@ describe('archived versions and notifications', () => {
     expect(fresh.store.cachedVersion(key, 1)).toBeDefined();
   });
 });
+
+describe('the asymmetric read body across calls', () => {
+  it('gives each reply its own entries, and a rewritten version its new entry', async () => {
+    const storage = new MemoryStorage();
+    const transit = new Transit({ storage, autoRotate: false });
+    await transit.createKey('k', { type: 'ecdsa-p256' });
+    for (let i = 0; i < HOT_VERSIONS + 4; i++) await transit.rotateKey('k');
+    type Entry = { public_key: string; certificate_chain: string; creation_time: string };
+    const first = (await transit.readKey('k')).keys as Record<string, Entry>;
+    const pem = first['1']?.public_key;
+    (first['1'] as Entry).public_key = 'changed by the caller';
+    const second = (await transit.readKey('k')).keys as Record<string, Entry>;
+    expect(second['1']?.public_key).toBe(pem);
+    expect(second['1']).not.toBe(first['1']);
+    // The same listing from a cold engine, entry for entry.
+    const cold = new Transit({ storage, autoRotate: false });
+    expect((await cold.readKey('k')).keys).toEqual(second);
+    await cold.close();
+    await transit.close();
+  });
+
+  it("a derived Ed25519 key's listing with a context is not taken for the one without", async () => {
+    const transit = new Transit({ autoRotate: false });
+    await transit.createKey('d', { type: 'ed25519', derived: true });
+    for (let i = 0; i < 3; i++) await transit.rotateKey('d');
+    type Entry = { public_key: string };
+    const plain = (await transit.readKey('d')).keys as Record<string, Entry>;
+    const context = Buffer.from('tenant-1').toString('base64');
+    const withContext = (await transit.readKey('d', { context })).keys as Record<string, Entry>;
+    const again = (await transit.readKey('d')).keys as Record<string, Entry>;
+    expect(plain['1']?.public_key).toBe('');
+    expect(withContext['1']?.public_key).not.toBe('');
+    expect(again).toEqual(plain);
+    const other = Buffer.from('tenant-2').toString('base64');
+    const otherKeys = (await transit.readKey('d', { context: other })).keys as Record<
+      string,
+      Entry
+    >;
+    expect(otherKeys['1']?.public_key).not.toBe(withContext['1']?.public_key);
+    await transit.close();
+  });
+});
