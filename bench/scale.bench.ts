@@ -115,6 +115,25 @@ async function timedWithGc(
 }
 
 /**
+ * {@link ROUNDS} rounds of `measure` on the small side and the big one, as
+ * `[small, big]` pairs. Each round starts from a full collection: the memory
+ * rows leave 100,000 parsed keys to collect, and a collection (or its
+ * concurrent marking, on a 2-core machine) inside one side's window says
+ * nothing about a key lookup. The sides alternate which goes first after it
+ * (its sweeping falls on both alike).
+ */
+async function alternating<T>(measure: (big: boolean) => Promise<T>): Promise<[T, T][]> {
+  const out: [T, T][] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    gc();
+    const first = await measure(r % 2 === 1);
+    const second = await measure(r % 2 === 0);
+    out.push(r % 2 ? [second, first] : [first, second]);
+  }
+  return out;
+}
+
+/**
  * Latencies (µs) of the big store against the small one, measured in
  * alternating rounds (as the harness does for rates), each ratio within a
  * round; a full collection first, since a bulk load leaves one due.
@@ -139,16 +158,7 @@ async function paired(small: Transit, big: Transit, G: string, label: string): P
     const gcSmall: number[] = [];
     const gcBig: number[] = [];
     const withoutGc: number[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      // Each round starts from a full collection: the memory rows before this
-      // one leave 100,000 parsed keys to collect, and a collection (or its
-      // concurrent marking, on a 2-core machine) inside one side's window says
-      // nothing about a key lookup.
-      // Sides alternate which goes first after the collection (its sweeping falls on both alike).
-      gc();
-      const first = await timedWithGc(per, (r % 2 ? b : a).calls[op]);
-      const second = await timedWithGc(per, (r % 2 ? a : b).calls[op]);
-      const [x, y] = r % 2 ? [second, first] : [first, second];
+    for (const [x, y] of await alternating((big) => timedWithGc(per, (big ? b : a).calls[op]))) {
       mine.push(y.us);
       ratios.push(y.us / x.us);
       gcSmall.push(x.gcUs);
@@ -206,16 +216,9 @@ async function hotKey(small: Transit, big: Transit, G: string): Promise<Row> {
   const hot = keyName(5);
   const call = (t: Transit) => () => t.encrypt(hot, { plaintext: PLAINTEXT });
   const per = quick ? 100 : 5000;
-  const mine: number[] = [];
-  const ratios: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    gc();
-    const first = await latencyUs(per, call(r % 2 ? big : small));
-    const second = await latencyUs(per, call(r % 2 ? small : big));
-    const [x, y] = r % 2 ? [second, first] : [first, second];
-    mine.push(y);
-    ratios.push(y / x);
-  }
+  const rounds = await alternating((isBig) => latencyUs(per, call(isBig ? big : small)));
+  const mine = rounds.map(([, y]) => y);
+  const ratios = rounds.map(([x, y]) => y / x);
   return {
     group: G,
     name: `encrypt one hot key, ${kilo(BIG)} of ${kilo(BIG)} cached`,
