@@ -134,6 +134,8 @@ export type { MemoryStorageOptions } from './storage/memory.js';
 export { MemoryStorage } from './storage/memory.js';
 // Streaming encryption of large objects (issue 17)
 export type { StreamDecryptOptions, StreamEncryptOptions } from './stream/data-key.js';
+export type { EnvelopeHeader } from './stream/header.js';
+export { readEnvelopeHeader } from './stream/header.js';
 export type { EncryptedObject } from './stream/reader.js';
 export type { FileHandleLike, RandomAccessSource, ReadAtSource } from './stream/source.js';
 export type { AutoRotateResult } from './transit/auto-rotate.js';
