@@ -4,6 +4,7 @@
  * typo never starts a server with a default the operator did not want.
  * @module
  */
+import { INSPECT_USAGE, parseInspectArgs } from './inspect-command.js';
 import { parseStreamArgs, STREAM_USAGE, type StreamArgs } from './stream-args.js';
 
 /** `transitkit server` options. */
@@ -37,6 +38,7 @@ export interface ServerArgs {
 export type Command =
   | { kind: 'server'; args: ServerArgs }
   | { kind: 'stream'; args: StreamArgs }
+  | { kind: 'inspect'; files: string[] }
   | { kind: 'help' }
   | { kind: 'version' };
 
@@ -278,7 +280,7 @@ function environmentHelp(): string {
 
 /** The full `--help` text: {@link USAGE} and the environment variables of every command. */
 export function helpText(): string {
-  return USAGE + STREAM_USAGE + environmentHelp();
+  return USAGE + STREAM_USAGE + INSPECT_USAGE + environmentHelp();
 }
 
 /**
@@ -312,6 +314,10 @@ function parseCommand(argv: readonly string[]): Command {
   if (command === 'encrypt' || command === 'decrypt') {
     if (rest.includes('-h') || rest.includes('--help')) return { kind: 'help' };
     return { kind: 'stream', args: parseStreamArgs(command, rest) };
+  }
+  if (command === 'inspect') {
+    if (rest.includes('-h') || rest.includes('--help')) return { kind: 'help' };
+    return { kind: 'inspect', files: parseInspectArgs(rest) };
   }
   if (command !== 'server') throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   const args: ServerArgs = { dev: false };

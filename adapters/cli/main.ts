@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
  * The `transitkit` command (package.json `bin`): `transitkit server --dev`,
- * and the client commands `transitkit encrypt|decrypt --key NAME` that stream
- * stdin (or `--in`) through a server to stdout (or `--out`), stream-command.ts.
+ * the client commands `transitkit encrypt|decrypt --key NAME` that stream
+ * stdin (or `--in`) through a server to stdout (or `--out`), stream-command.ts,
+ * and `transitkit inspect [FILE...]`, which reads envelope headers locally
+ * (inspect-command.ts).
  *
  * SIGTERM and SIGINT drain in-flight requests, close storage and exit 0; a
  * second signal exits at once. Usage errors exit 2 (so does no command at
@@ -13,6 +15,7 @@
  */
 import { version } from '../../package.json';
 import { helpText, parseArgs, UsageError } from './args.js';
+import { runInspect } from './inspect-command.js';
 import { startServer } from './server.js';
 import { runStreamCommand } from './stream-command.js';
 
@@ -24,6 +27,11 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   if (command.kind === 'version') {
     process.stdout.write(`transitkit ${version}\n`);
+    return;
+  }
+  if (command.kind === 'inspect') {
+    const { stdin, stdout, stderr } = process;
+    process.exitCode = await runInspect(command.files, { stdin, stdout, stderr });
     return;
   }
   if (command.kind === 'stream') {
