@@ -31,7 +31,7 @@ export interface StreamArgs {
   caCert?: string;
   /** Input file (`--in`); stdin when absent or `-`. */
   in?: string;
-  /** Output file (`--out`), written whole or not at all; stdout when absent or `-`. */
+  /** Output file (`--out`), written whole or not at all (a device or FIFO directly); stdout when absent or `-`. */
   out?: string;
 }
 
@@ -57,7 +57,8 @@ Options:
   --ca-cert FILE              CA certificate (PEM) of an https server (default $VAULT_CACERT)
   --in FILE                   read FILE instead of stdin
   --out FILE                  write FILE (via a temporary file in the same directory,
-                              renamed only on success) instead of stdout
+                              renamed only on success; a device or FIFO such as
+                              /dev/null is written directly) instead of stdout
   A progress line is shown on stderr when it is a terminal and the input is large.
 `;
 

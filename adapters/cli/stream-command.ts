@@ -10,8 +10,10 @@
  * - `--out FILE` is written to a temporary file in the same directory
  *   (mode 0600), flushed and renamed over FILE only when the response ended
  *   cleanly; on any failure the temporary file is removed and FILE is left
- *   as it was. On stdout a failure leaves what was written (decryption
- *   writes only authenticated chunks) and exits 1.
+ *   as it was. A link is followed (the file it names is replaced, the link
+ *   stays); a device or FIFO (`/dev/null`) is written directly, never
+ *   replaced. On stdout, a device or a FIFO, a failure leaves what was
+ *   written (decryption writes only authenticated chunks) and exits 1.
  * - Failures are one line on stderr: the server's JSON `errors`, or what
  *   happened to the connection. The token is never printed.
  * - A progress line on stderr when it is a terminal and the input is large
@@ -20,7 +22,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream, type WriteStream } from 'node:fs';
-import { open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { basename, dirname, join } from 'node:path';
@@ -123,15 +125,33 @@ interface Output {
   discard(): Promise<void>;
 }
 
-/** Create the temporary file first, so a bad `--out` fails before anything is sent. */
-async function fileOutput(path: string): Promise<Output> {
-  const tmp = join(
-    dirname(path),
-    `.${basename(path)}.transitkit-${randomBytes(6).toString('hex')}.tmp`,
+/**
+ * Where `--out` writes: `path` itself when it is a device or a FIFO
+ * (`/dev/null`, a pipe to another program), which must never be replaced;
+ * else a regular file, through a link to its target, so a link stays a link.
+ */
+async function outputTarget(
+  path: string,
+  cannot: (e: NodeJS.ErrnoException) => never,
+): Promise<{ direct: boolean; path: string }> {
+  const found = await stat(path).catch((e: NodeJS.ErrnoException) =>
+    e.code === 'ENOENT' ? undefined : cannot(e),
   );
-  const handle = await open(tmp, 'wx', 0o600).catch((e: NodeJS.ErrnoException) => {
-    throw new StreamCommandError(`cannot write --out ${path}: ${e.code ?? e.message}`);
-  });
+  if (!found) return { direct: false, path };
+  if (found.isDirectory()) cannot({ code: 'EISDIR' } as NodeJS.ErrnoException);
+  if (!found.isFile()) return { direct: true, path };
+  return { direct: false, path: await realpath(path).catch(cannot) };
+}
+
+/**
+ * An {@link Output} over an open file: `settle` runs once the stream has
+ * closed cleanly (rename into place), `cleanup` after a discard.
+ */
+function outputOn(
+  handle: FileHandle,
+  settle: () => Promise<void>,
+  cleanup: () => Promise<void>,
+): Output {
   const stream: WriteStream = handle.createWriteStream();
   const closed = new Promise<void>((resolve, reject) => {
     stream.once('close', resolve);
@@ -146,14 +166,39 @@ async function fileOutput(path: string): Promise<Output> {
         stream.once('error', reject);
       });
       await closed;
-      await rename(tmp, path);
+      await settle();
     },
     async discard() {
       stream.destroy();
       await closed.catch(() => undefined);
-      await unlink(tmp).catch(() => undefined);
+      await cleanup();
     },
   };
+}
+
+const nothing = async (): Promise<void> => {};
+
+/**
+ * `--out`: a regular file is written to a temporary file beside it, created
+ * first (so a bad `--out` fails before anything is sent) and renamed over it
+ * only on success; a device or FIFO is written directly, as stdout is.
+ */
+async function fileOutput(given: string): Promise<Output> {
+  const cannot = (e: NodeJS.ErrnoException): never => {
+    throw new StreamCommandError(`cannot write --out ${given}: ${e.code ?? e.message}`);
+  };
+  const target = await outputTarget(given, cannot);
+  if (target.direct) return outputOn(await open(given, 'w').catch(cannot), nothing, nothing);
+  const path = target.path;
+  const tmp = join(
+    dirname(path),
+    `.${basename(path)}.transitkit-${randomBytes(6).toString('hex')}.tmp`,
+  );
+  return outputOn(
+    await open(tmp, 'wx', 0o600).catch(cannot),
+    () => rename(tmp, path),
+    () => unlink(tmp).catch(() => undefined),
+  );
 }
 
 function stdoutOutput(stdout: Writable): Output {

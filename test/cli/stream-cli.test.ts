@@ -6,8 +6,19 @@
  * output file (nor temporary file) behind; usage errors exit 2. The
  * progress line's formatting, and that it shows only on a terminal.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  closeSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -127,6 +138,54 @@ describe('transitkit encrypt / decrypt against a server', () => {
     expect(piped.code).toBe(1);
     expect(piped.stdout.length).toBeLessThan(20 * MiB);
     expect(sha256(piped.stdout)).toBe(sha256(plain.subarray(0, piped.stdout.length)));
+  }, 60_000);
+
+  it('--out through a link writes the file it names; a FIFO or a device is written, never replaced', async () => {
+    const small = bytes(300_000);
+    const sealed = (await cli(['encrypt', '--key', 'k', ...addr], small)).stdout;
+    const sub = mkdtempSync(join(dir, 'out-kinds-'));
+    const decryptTo = (out: string) =>
+      cli(['decrypt', '--key', 'k', ...addr, '--out', out], sealed);
+
+    writeFileSync(join(sub, 'target.bin'), 'previous content');
+    symlinkSync('target.bin', join(sub, 'link.bin'));
+    expect((await decryptTo(join(sub, 'link.bin'))).code).toBe(0);
+    expect(lstatSync(join(sub, 'link.bin')).isSymbolicLink()).toBe(true);
+    expect(sha256(readFileSync(join(sub, 'target.bin')))).toBe(sha256(small));
+
+    // A FIFO, read by another party as it is written: it stays a FIFO.
+    const fifo = join(sub, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reading = readFile(fifo);
+    const viaFifo = await decryptTo(fifo);
+    expect(viaFifo.stderr).toBe('');
+    expect(viaFifo.code).toBe(0);
+    expect(sha256(await reading)).toBe(sha256(small));
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+
+    // A character device with /dev/null's numbers (where this user may create and open one):
+    // replacing it would turn the system's /dev/null into a file of plaintext.
+    const dev = join(sub, 'null');
+    let canDevice = false;
+    try {
+      execFileSync('mknod', [dev, 'c', '1', '3'], { stdio: 'ignore' });
+      closeSync(openSync(dev, 'w'));
+      canDevice = true;
+    } catch {
+      // not root, or a nodev mount: the FIFO above covers the same path
+    }
+    if (canDevice) {
+      expect((await decryptTo(dev)).code).toBe(0);
+      expect(lstatSync(dev).isCharacterDevice()).toBe(true);
+    }
+    // No temporary file left anywhere.
+    expect(readdirSync(sub).sort()).toEqual(
+      ['fifo', 'link.bin', 'target.bin', ...(canDevice ? ['null'] : [])].sort(),
+    );
+
+    const toDir = await decryptTo(sub);
+    expect(toDir.code).toBe(1);
+    expect(toDir.stderr).toMatch(/^transitkit: cannot write --out .*EISDIR/);
   }, 60_000);
 
   it('refusals exit 1 with the server text, never the token', async () => {
