@@ -28,6 +28,7 @@ import type { ReadonlyLinkedMap } from '../util/linked-map.js';
 import { Lru } from '../util/lru.js';
 import { sameBytes } from '../util/same-bytes.js';
 import { ArchiveCache } from './archive-cache.js';
+import { ArchiveLog } from './archive-log.js';
 import { keyType } from './key-types.js';
 import { isInternalKeyName } from './names.js';
 import { type KeyPolicy, type KeyVersion, oldestVersion } from './policy.js';
@@ -91,7 +92,7 @@ export class PolicyStore {
    * Archive invalidations so far: a read of an archived version caches what it
    * read only if none arrived meanwhile (it may have read the older bytes).
    */
-  #archiveChanges = 0;
+  readonly #archiveLog = new ArchiveLog();
 
   readonly #clock: Clock;
 
@@ -132,7 +133,7 @@ export class PolicyStore {
     if (name === undefined) {
       this.#cache.clear();
       this.#revalidating.clear();
-      this.#archiveChanges++;
+      this.#archiveLog.changedAll();
       this.#archive.clear();
     } else {
       // The entry stays, marked stale: the next load reads storage (as for a
@@ -163,7 +164,7 @@ export class PolicyStore {
   invalidateArchived(name: string, uid: string, version: number): void {
     const cached = this.#cache.peek(name)?.key.doc;
     if (cached?.uid === uid && !keyType(cached.policy.type).asymmetric) return;
-    this.#archiveChanges++;
+    this.#archiveLog.changed(name, version);
     this.#archive.delete(name, uid, version);
   }
 
@@ -250,11 +251,11 @@ export class PolicyStore {
     }
     const cached = this.#archive.get(name, key.doc.uid, v);
     if (cached) return cached;
-    const changes = this.#archiveChanges;
+    const changes = this.#archiveLog.stamp;
     const raw = await this.#storage.get(keyspace.archive(name, key.doc.uid, v));
     if (!raw) throw internal(`archived version ${v} of key ${name} is missing from storage`);
     const ver = decodeVersion(raw, keyType(key.doc.policy.type));
-    if (changes === this.#archiveChanges) this.#archive.set(name, key.doc.uid, v, ver);
+    if (changes === this.#archiveLog.stamp) this.#archive.set(name, key.doc.uid, v, ver);
     return ver;
   }
 
@@ -269,6 +270,19 @@ export class PolicyStore {
     const p = key.doc.policy;
     if (v < oldestVersion(p) || v > p.latest_version) return undefined;
     return this.#archive.peek(p.name, key.doc.uid, v);
+  }
+
+  /**
+   * What may have changed among archived versions (./archive-log.ts): a
+   * version rewritten in place, here or by another instance as far as this
+   * one heard, or the archive cache dropped whole. Something built from
+   * archived versions under one stamp is still right while the stamp is the
+   * same, and needs only the versions logged since re-checked otherwise (hot
+   * versions are checked by identity: a rewrite or a reload puts new objects
+   * in the document).
+   */
+  get archiveChanges(): Pick<ArchiveLog, 'stamp' | 'since'> {
+    return this.#archiveLog;
   }
 
   /**
@@ -338,7 +352,12 @@ export class PolicyStore {
   /** Build the next document: add versions, archive those leaving the hot window. */
   async #prepare(current: LoadedKey, m: Mutation): Promise<KeyDocument> {
     const all = new Map(current.doc.versions);
-    for (const [n, v] of m.add ?? []) all.set(n, v);
+    for (const [n, v] of m.add ?? []) {
+      // A version rewritten in place (set-certificate, import_version): a read of
+      // its old bytes in flight must not be cached, nor a listing built from it kept.
+      if (n <= current.doc.policy.latest_version) this.#archiveLog.changed(m.policy.name, n);
+      all.set(n, v);
+    }
     return this.#split(current.doc.uid, m.policy, all);
   }
 

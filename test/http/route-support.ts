@@ -4,62 +4,22 @@
  * throwaway openssl CA. Not a test file.
  */
 
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Router } from '../../adapters/http/router.js';
 import { ROUTES } from '../../adapters/http/routes.js';
+import { makeCa } from '../transit/ca-support.js';
 import type { Res } from './helpers.js';
 
 /** `METHOD /path` of a route row or spec endpoint. */
 export const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 
+let walkCa: ReturnType<typeof makeCa> | undefined;
+
 /** Have a throwaway openssl CA sign a CSR; returns leaf + CA PEM. */
 export function certify(csr: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'transitkit-ca-'));
-  try {
-    const f = (n: string) => join(dir, n);
-    writeFileSync(f('csr.pem'), csr);
-    const ssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-    ssl(
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      f('ca.key'),
-      '-out',
-      f('ca.pem'),
-      '-subj',
-      '/CN=walk-ca',
-      '-days',
-      '1',
-    );
-    ssl(
-      'x509',
-      '-req',
-      '-in',
-      f('csr.pem'),
-      '-CA',
-      f('ca.pem'),
-      '-CAkey',
-      f('ca.key'),
-      '-set_serial',
-      '1',
-      '-out',
-      f('leaf.pem'),
-      '-days',
-      '1',
-    );
-    return readFileSync(f('leaf.pem'), 'utf8') + readFileSync(f('ca.pem'), 'utf8');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  walkCa ??= makeCa('walk-ca');
+  return walkCa.issue(csr) + walkCa.pem;
 }
+
 const router = new Router(ROUTES, (first) =>
   first === 'transit' ? ['v1', 'transit'] : ['v1', first],
 );

@@ -13,9 +13,11 @@ import { describe, expect, it } from 'vitest';
 import type { LoadedKey } from '../../src/keys/policy-store.js';
 import { HOT_VERSIONS } from '../../src/keys/policy-store.js';
 import { keyspace, parseArchiveKey } from '../../src/storage/keyspace.js';
+import { setCertificate, signCsr } from '../../src/transit/certificates.js';
 import { createKey } from '../../src/transit/keys.js';
 import { engineFromOptions } from '../../src/transit/options.js';
 import { rotate } from '../../src/transit/rotate-config.js';
+import { makeCa } from '../transit/ca-support.js';
 
 const settle = () => new Promise((r) => setImmediate(r));
 
@@ -139,6 +141,28 @@ describe('archived versions and notifications', () => {
     // The next read caches.
     await fresh.store.version(key, 1);
     expect(fresh.store.cachedVersion(key, 1)).toBeDefined();
+  });
+
+  it("a read of an archived version that the engine's own rewrite overtook does not replace it", async () => {
+    const storage = new Probe();
+    const e = engineFromOptions({ storage });
+    await createKey(e, 'k', { type: 'ecdsa-p256' });
+    for (let i = 0; i < HOT_VERSIONS + 2; i++) await rotate(e, 'k');
+    const ca = makeCa('own rewrite CA');
+    const chain = ca.issue((await signCsr(e, 'k', { version: 1 })).csr) + ca.pem;
+    const fresh = engineFromOptions({ storage }); // nothing cached, no storage watch
+    const key = (await fresh.store.get('k')) as LoadedKey;
+    storage.holdNextArchiveRead();
+    const reading = fresh.store.version(key, 1);
+    await settle();
+    expect(storage.held).toBeDefined();
+    // The same engine sets a certificate on version 1 while its own read of it waits.
+    await setCertificate(fresh, 'k', { certificate_chain: chain, version: 1 });
+    storage.held?.();
+    expect((await reading).certificate_chain ?? []).toHaveLength(0); // the bytes it read
+    const now = (await fresh.store.get('k')) as LoadedKey;
+    expect(fresh.store.cachedVersion(now, 1)?.certificate_chain).toHaveLength(2);
+    expect((await fresh.store.version(now, 1)).certificate_chain).toHaveLength(2);
   });
 });
 

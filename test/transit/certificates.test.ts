@@ -7,15 +7,13 @@
  * another key, a CA in the first position, malformed PEM, derived and
  * non-signing keys are refused with `invalid_request`.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { Transit } from 'transitkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { chainToPem, parseCertificateChain } from '../../src/crypto/pki/chain.js';
 import { loadFixture } from '../crypto/asymmetric-helpers.js';
 import { b64, enginePair, type Pair } from './asym-support.js';
+import { file, makeCa, openssl } from './ca-support.js';
 import { expectError, settle } from './support.js';
 
 const TYPES = ['ed25519', 'ecdsa-p256', 'ecdsa-p384', 'ecdsa-p521', 'rsa-2048'] as const;
@@ -24,66 +22,6 @@ const TEMPLATE = (
     (v) => v.id === 'openbao-template-csr',
   ) as { csr_pem: string }
 ).csr_pem;
-
-const dir = mkdtempSync(path.join(tmpdir(), 'transitkit-certs-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-const file = (content: string): string => {
-  const f = path.join(dir, `f${n++}.pem`);
-  writeFileSync(f, content);
-  return f;
-};
-const openssl = (args: string[]): string =>
-  execFileSync('openssl', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-
-/** A throwaway CA made by openssl: its certificate PEM and a function issuing for a CSR. */
-function makeCa(cn: string): { pem: string; issue: (csrPem: string) => string } {
-  const key = path.join(dir, `ca${n}.key`);
-  const cert = path.join(dir, `ca${n++}.pem`);
-  openssl([
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    key,
-    '-out',
-    cert,
-    '-subj',
-    `/CN=${cn}`,
-    '-days',
-    '2',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-  ]);
-  return {
-    pem: readFileSync(cert, 'utf8'),
-    issue: (csrPem) => {
-      const out = path.join(dir, `leaf${n++}.pem`);
-      openssl([
-        'x509',
-        '-req',
-        '-in',
-        file(csrPem),
-        '-CA',
-        cert,
-        '-CAkey',
-        key,
-        '-CAcreateserial',
-        '-out',
-        out,
-        '-days',
-        '1',
-        '-subj',
-        '/CN=leaf',
-      ]);
-      return readFileSync(out, 'utf8');
-    },
-  };
-}
 
 let pair: Pair;
 beforeAll(async () => {
