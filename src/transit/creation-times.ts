@@ -20,19 +20,15 @@
  * anything else (trim, a lower `min_decryption_version`, a restored or
  * re-created key, a listing from an older document) is rebuilt.
  *
- * Only families whose read body shows creation times are kept (asymmetric
- * versions show public keys, computed per request). Bounded by the number of
- * versions kept in all; the least recently used key goes first.
+ * Only families whose read body shows creation times are kept here (a key
+ * pair's versions show public keys: ./public-listing.ts keeps those). Bounded
+ * by the number of versions kept in all; the least recently used key goes
+ * first (./kept-listings.ts).
  * @module
  */
 import type { KeyVersion } from '../keys/policy.js';
 import type { LoadedKey, PolicyStore } from '../keys/policy-store.js';
-import { LinkedMap } from '../util/linked-map.js';
-
-/** Versions kept across all keys (≈ 16 B each). */
-const CAPACITY = 200_000;
-/** Below this many versions a key's listing is cheaper to build than to keep. */
-const KEEP_FROM = 64;
+import { type KeptListing, KeptListings } from './kept-listings.js';
 
 /**
  * Versions `from..to` of a kept listing, copied when called: a listing is
@@ -40,36 +36,30 @@ const KEEP_FROM = 64;
  * entries a snapshot covers never change after it is taken.
  * @internal
  */
-export type Snapshot = () => Record<number, number>;
+export type Snapshot<T = number> = () => Record<number, T>;
 
-interface Listing {
-  readonly uid: string;
-  readonly from: number;
-  to: number;
+interface Listing extends KeptListing {
   /** Never handed out: replies get a copy. */
   readonly times: Record<number, number>;
 }
 
 /** @internal */
 export class CreationTimes {
-  /** Least recently used first (a `LinkedMap`: a key rotated again and again is its newest). */
-  readonly #byName = new LinkedMap<string, Listing>();
-  readonly #capacity: number;
-  #size = 0;
+  readonly #kept: KeptListings<Listing>;
 
   /** @param capacity - versions kept at most, across all keys */
-  constructor(capacity = CAPACITY) {
-    this.#capacity = capacity;
+  constructor(capacity?: number) {
+    this.#kept = new KeptListings(capacity);
   }
 
   /** Whether a listing of `name` is kept. */
   keeps(name: string): boolean {
-    return this.#byName.has(name);
+    return this.#kept.keeps(name);
   }
 
   /** Versions kept in all. */
   get size(): number {
-    return this.#size;
+    return this.#kept.size;
   }
 
   /**
@@ -85,21 +75,15 @@ export class CreationTimes {
   ): Promise<Record<number, number> | Snapshot> {
     const { uid, policy } = key.doc;
     const name = policy.name;
-    const kept = this.#byName.get(name);
+    const kept = this.#kept.get(name);
     if (kept && kept.uid === uid && kept.from === from && kept.to <= to) {
       if (this.#extend(store, key, kept, to)) return snapshot(kept, to);
     }
     const times: Record<number, number> = {};
     await fill(store, key, times, from, to);
     // Replace whatever is kept now (another call may have changed it meanwhile).
-    const now = this.#byName.get(name);
-    if (now) this.#drop(name, now);
-    if (to - from + 1 < KEEP_FROM) return times;
     const listing = { uid, from, to, times };
-    this.#byName.set(name, listing);
-    this.#size += to - from + 1;
-    this.#evict(name);
-    return snapshot(listing, to);
+    return this.#kept.replace(name, listing) ? snapshot(listing, to) : times;
   }
 
   /**
@@ -115,27 +99,8 @@ export class CreationTimes {
       added.push(ver.creation_time);
     }
     for (let i = 0; i < added.length; i++) kept.times[kept.to + 1 + i] = added[i] as number;
-    this.#size += added.length;
-    kept.to = to;
-    this.#byName.use(key.doc.policy.name);
-    this.#evict(key.doc.policy.name);
+    this.#kept.extended(key.doc.policy.name, kept, to);
     return true;
-  }
-
-  #drop(name: string, kept: Listing): void {
-    this.#byName.delete(name);
-    this.#size -= kept.to - kept.from + 1;
-  }
-
-  /** Back under the bound, least recently used first (`keep` too, if alone past it). */
-  #evict(keep: string): void {
-    if (this.#size <= this.#capacity) return;
-    for (const name of this.#byName.keys()) {
-      if (this.#size <= this.#capacity) return;
-      if (name !== keep || this.#byName.size === 1) {
-        this.#drop(name, this.#byName.get(name) as Listing);
-      }
-    }
   }
 }
 

@@ -57,8 +57,8 @@ export async function keyInfo(
     soft_deleted: p.soft_deleted,
     keys: keys as KeyInfo['keys'],
   };
-  // A kept listing is copied when `keys` is first read (./creation-times.ts).
-  if (typeof keys === 'function') lazyField(body, 'keys', keys);
+  // A kept listing is copied when `keys` is first read (./creation-times.ts, ./public-listing.ts).
+  if (typeof keys === 'function') lazyField(body, 'keys', keys as () => KeyInfo['keys']);
   if (p.imported) body.imported_key_allow_rotation = p.allow_imported_key_rotation;
   if (p.key_size > 0) body.key_size = p.key_size;
   // Vault Enterprise shows an ML-DSA key's parameter set beside its type.

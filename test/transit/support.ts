@@ -4,7 +4,7 @@
  * Not a test file (vitest only collects `*.test.ts`).
  */
 
-import type { CryptoBackend, ErrorCode, KeyType, TransitOptions } from 'transitkit';
+import type { CryptoBackend, ErrorCode, KeyInfo, KeyType, TransitOptions } from 'transitkit';
 import { MemoryStorage, Transit, TransitError } from 'transitkit';
 import { expect } from 'vitest';
 import { BACKENDS } from '../helpers/backends.js';
@@ -163,4 +163,37 @@ export async function versions(transit: Transit, n: number, name = 'k'): Promise
     out.push((await transit.encrypt(name, { plaintext: b64(`p${v}`), key_version: v })).ciphertext);
   }
   return out;
+}
+
+/**
+ * The read body's `keys` of `name` as a fresh instance on the same storage
+ * reads it (nothing kept): what a kept listing must equal. `context` for a
+ * derived key pair's per-context public keys.
+ */
+export async function listingFromScratch(
+  e: TestEngine,
+  name: string,
+  context?: string,
+): Promise<KeyInfo['keys']> {
+  const fresh = makeEngine({ storage: e.storage, clock: e.clock });
+  try {
+    return (await fresh.transit.readKey(name, context === undefined ? {} : { context })).keys;
+  } finally {
+    await fresh.transit.close();
+  }
+}
+
+/** Rotate `name` `n` times, `stepMs` apart on the fake clock; the last reply. */
+export async function rotateTimes(
+  e: TestEngine,
+  name: string,
+  n: number,
+  stepMs: number,
+): Promise<KeyInfo> {
+  let last: KeyInfo | undefined;
+  for (let i = 0; i < n; i++) {
+    e.clock.advance(stepMs);
+    last = await e.transit.rotateKey(name);
+  }
+  return last as KeyInfo;
 }
