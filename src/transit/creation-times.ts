@@ -26,9 +26,10 @@
  * first (./kept-listings.ts).
  * @module
  */
-import type { KeyVersion } from '../keys/policy.js';
 import type { LoadedKey, PolicyStore } from '../keys/policy-store.js';
+import type { Engine } from './engine.js';
 import { type KeptListing, KeptListings } from './kept-listings.js';
+import { fillCreationTimes as fill } from './version-times.js';
 
 /**
  * Versions `from..to` of a kept listing, copied when called: a listing is
@@ -116,20 +117,25 @@ function snapshot(kept: Listing, to: number): Snapshot {
   };
 }
 
-/** Add the creation times of versions `from..to` to `times`. */
-async function fill(
-  store: PolicyStore,
+/** The kept listings of each engine's key store. */
+const keptByStore = new WeakMap<PolicyStore, CreationTimes>();
+
+/**
+ * {@link CreationTimes.listing} on the engine's own kept listings. Loaded
+ * only for a key with {@link KEEP_FROM} versions or more (./read-body.ts
+ * builds shorter listings itself), so the edge build does not carry it.
+ * @internal
+ */
+export function keptCreationTimes(
+  e: Engine,
   key: LoadedKey,
-  times: Record<number, number>,
   from: number,
   to: number,
-): Promise<void> {
-  // Archived versions by number, fetched once: no path built or hashed per version.
-  const archived = store.archivedVersions(key);
-  for (let v = from; v <= to; v++) {
-    // Synchronous when cached: with 1,000 versions, one await each was most of a rotate.
-    const ver: KeyVersion =
-      key.doc.versions.get(v) ?? archived?.get(v) ?? (await store.version(key, v));
-    times[v] = ver.creation_time;
+): Promise<Record<number, number> | Snapshot> {
+  let times = keptByStore.get(e.store);
+  if (!times) {
+    times = new CreationTimes();
+    keptByStore.set(e.store, times);
   }
+  return times.listing(e.store, key, from, to);
 }

@@ -9,7 +9,6 @@ import type { CryptoBackend } from '../crypto/backend.js';
 import { invalidRequest } from '../errors.js';
 import type { LoadedKey, PolicyStore } from '../keys/policy-store.js';
 import type { StorageAdapter } from '../storage/adapter.js';
-import type { CreationTimes } from './creation-times.js';
 import type { OpRecorder } from './metrics.js';
 
 /** @internal */
@@ -26,8 +25,6 @@ export interface Engine {
   readonly maxVersions: number;
   /** Counts cryptographic operations and batch sizes (an empty function without metrics). */
   readonly ops: OpRecorder;
-  /** The read body's version listings of recently used keys (./creation-times.ts). */
-  readonly creationTimes: CreationTimes;
   /** Global settings (persisted; loaded at start). */
   readonly settings: { disable_upsert: boolean; cache_size: number };
 }

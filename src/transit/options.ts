@@ -19,7 +19,6 @@ import type { StorageAdapter } from '../storage/adapter.js';
 import { MemoryStorage } from '../storage/memory.js';
 import type { AutoRotateResult } from './auto-rotate.js';
 import { DEFAULT_MAX_BATCH } from './batch.js';
-import { CreationTimes } from './creation-times.js';
 import type { Engine } from './engine.js';
 import { keyCacheEvents, opRecorder } from './metrics.js';
 import type { Transit } from './transit.js';
@@ -132,7 +131,6 @@ export function engineFromOptions(options: TransitOptions): Engine {
     prefix,
     maxBatch,
     maxVersions,
-    creationTimes: new CreationTimes(),
     settings: { disable_upsert: false, cache_size: cacheSize },
   };
 }

@@ -15,10 +15,14 @@ import type { LoadedKey } from '../keys/policy-store.js';
 import { lazy } from '../util/lazy.js';
 import { lazyField } from '../util/lazy-field.js';
 import type { Engine } from './engine.js';
+import { KEEP_FROM } from './kept-listings.js';
 import type { KeyInfo } from './types.js';
+import { fillCreationTimes } from './version-times.js';
 
 /** The key-pair listing, loaded with the first key pair's read body (the edge build leaves it out). */
 const publicListings = lazy(() => import('./public-listing.js'));
+/** The kept creation times, loaded with the first key of {@link KEEP_FROM} versions or more. */
+const keptTimes = lazy(() => import('./creation-times.js'));
 
 /**
  * Build the read body of a key; `context` derives the public keys of a
@@ -35,7 +39,7 @@ export async function keyInfo(
   const from = Math.max(oldestVersion(p), p.min_decryption_version);
   const keys = info.family.asymmetric
     ? await (await publicListings()).publicListing(e, key, info, from, context)
-    : await e.creationTimes.listing(e.store, key, from, p.latest_version);
+    : await creationTimes(e, key, from, p.latest_version);
   const body: KeyInfo = {
     name: p.name,
     type: p.type,
@@ -75,4 +79,21 @@ export async function keyInfo(
   if (p.backup_info) body.backup_info = { ...p.backup_info };
   if (p.restore_info) body.restore_info = { ...p.restore_info };
   return body;
+}
+
+/**
+ * A symmetric key's `keys`: built here when short, kept and extended per key
+ * otherwise (./creation-times.ts), so that rotate does not grow with the
+ * number of versions.
+ */
+async function creationTimes(
+  e: Engine,
+  key: LoadedKey,
+  from: number,
+  to: number,
+): Promise<Record<number, number> | (() => Record<number, number>)> {
+  if (to - from + 1 >= KEEP_FROM) return (await keptTimes()).keptCreationTimes(e, key, from, to);
+  const times: Record<number, number> = {};
+  await fillCreationTimes(e.store, key, times, from, to);
+  return times;
 }
