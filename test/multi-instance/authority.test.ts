@@ -7,6 +7,8 @@
  * - a token revoked on A is refused by B;
  * - `disable_upsert` set on A is enforced by B;
  * - a keyring rotated on A is used by B's next writes;
+ * - a certificate set on A on an archived version of a key pair shows in B's
+ *   read body (B keeps that listing between calls);
  * - a deny policy whose stored entry fails barrier authentication refuses
  *   (500) on every instance, every time, and never grants.
  *
@@ -17,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStorage } from '../../adapters/redis/index.js';
 import { NO_REDIS_REASON, SKIP_REDIS } from '../helpers/redis-server.js';
 import { b64, type CliServer } from '../http/helpers.js';
+import { makeCa } from '../transit/ca-support.js';
 import { as, type Cluster, createToken, eventually, startCluster, writePolicy } from './cluster.js';
 
 const ALLOW = 'path "transit/encrypt/*" { capabilities = ["create", "update"] }';
@@ -112,6 +115,36 @@ describe.skipIf(SKIP_REDIS)('two server processes on one Redis', () => {
       return new DataView(entry.buffer, entry.byteOffset).getUint32(1) === term;
     }, 'B seals new entries with the new term');
     expect((await as(b, cluster.root, 'GET', '/v1/sys/key-status')).json.term).toBe(term);
+  }, 60_000);
+
+  it("a certificate set on A on an archived version of a key pair shows in B's read body", async () => {
+    const [a, b] = cluster.nodes as [CliServer, CliServer];
+    const root = cluster.root;
+    const path = '/v1/transit/keys/cert-k';
+    expect((await as(a, root, 'POST', path, { type: 'ecdsa-p256' })).status).toBe(200);
+    for (let i = 0; i < 79; i++)
+      expect((await as(a, root, 'POST', `${path}/rotate`)).status).toBe(200);
+    // B lists 80 versions, keeps the listing (64 or more), and extends it with its own rotate.
+    const chainOf = (r: Awaited<ReturnType<typeof as>>, v: number) =>
+      (r.json.data.keys[String(v)] as { certificate_chain: string }).certificate_chain;
+    expect(Object.keys((await as(b, root, 'GET', path)).json.data.keys)).toHaveLength(80);
+    const rotated = await as(b, root, 'POST', `${path}/rotate`);
+    expect(Object.keys(rotated.json.data.keys)).toHaveLength(81);
+    expect(chainOf(rotated, 3)).toBe('');
+    const csr = (await as(a, root, 'POST', `${path}/csr`, { version: 3 })).json.data.csr as string;
+    const ca = makeCa('multi-instance CA');
+    const set = await as(a, root, 'POST', `${path}/set-certificate`, {
+      certificate_chain: ca.issue(csr) + ca.pem,
+      version: 3,
+    });
+    expect(set.status, set.text).toBe(200);
+    const onA = (await as(a, root, 'GET', path)).json.data.keys;
+    expect(onA['3'].certificate_chain).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    await eventually(
+      async () => chainOf(await as(b, root, 'GET', path), 3) !== '',
+      "B's read body shows the certificate",
+    );
+    expect((await as(b, root, 'GET', path)).json.data.keys).toEqual(onA);
   }, 60_000);
 
   it('a deny policy that fails barrier authentication refuses everywhere, never grants', async () => {
