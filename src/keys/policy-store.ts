@@ -44,8 +44,8 @@ import {
 export const HOT_VERSIONS = 16;
 const CAS_RETRIES = 16;
 const ARCHIVE_CACHE = 4096;
-/** The longest a cached key is used without checking storage (lost notifications). */
-const MAX_AGE_MS = 1_000;
+/** The longest a cached key is used without checking storage (lost notifications). @internal */
+export const MAX_AGE_MS = 1_000;
 /** Names whose invalidations are counted one by one (beyond: a new epoch). */
 const MAX_STAMPS = 10_000;
 

@@ -11,7 +11,7 @@ import { rfc3339 } from '../clock.js';
 import { chainToPem } from '../crypto/pki/pem.js';
 import type { KeyTypeInfo } from '../keys/key-types.js';
 import type { KeyVersion } from '../keys/policy.js';
-import type { LoadedKey, PolicyStore } from '../keys/policy-store.js';
+import { type LoadedKey, MAX_AGE_MS, type PolicyStore } from '../keys/policy-store.js';
 import type { Snapshot } from './creation-times.js';
 import type { Engine } from './engine.js';
 import { type KeptListing, KeptListings } from './kept-listings.js';
@@ -73,9 +73,6 @@ interface Kept extends KeptListing {
   /** Version `from + i` at index `i`; never handed out (replies get copies). */
   readonly entries: PublicEntry[];
 }
-
-/** As the key cache (src/keys/policy-store.ts): a kept listing is rebuilt at least this often. */
-const MAX_AGE_MS = 1_000;
 
 /** The kept listings of each engine's key store. */
 const keptByStore = new WeakMap<PolicyStore, KeptListings<Kept>>();
