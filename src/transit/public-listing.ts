@@ -135,7 +135,9 @@ export async function publicListing(
     const was = now.to;
     const stamp = now.stamp;
     const added = await build(e, key, info, was + 1, to, NO_CONTEXT);
-    // Extended only if nothing changed meanwhile (the awaits let other calls run).
+    // Extended only if nothing changed meanwhile (the awaits let other calls run). Both
+    // stamps: another call may have moved `now.stamp` past a rewrite of a version in
+    // `added` (it re-checks only versions up to `was`).
     if (
       kept.get(name) === now &&
       now.to === was &&

@@ -14,6 +14,7 @@ import { oldestVersion, typeInfo } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
 import { lazy } from '../util/lazy.js';
 import { lazyField } from '../util/lazy-field.js';
+import type { Snapshot } from './creation-times.js';
 import type { Engine } from './engine.js';
 import { KEEP_FROM } from './kept-listings.js';
 import type { KeyInfo } from './types.js';
@@ -91,7 +92,7 @@ async function creationTimes(
   key: LoadedKey,
   from: number,
   to: number,
-): Promise<Record<number, number> | (() => Record<number, number>)> {
+): Promise<Record<number, number> | Snapshot> {
   if (to - from + 1 >= KEEP_FROM) return (await keptTimes()).keptCreationTimes(e, key, from, to);
   const times: Record<number, number> = {};
   await fillCreationTimes(e.store, key, times, from, to);
