@@ -11,9 +11,10 @@
  *
  * Layout: the newest {@link HOT_VERSIONS} versions stay inline in the key
  * document; older ones are archived under their own storage entries, written
- * *before* the document that drops them, so a crash between the two leaves
- * only a harmless duplicate. Encrypt with the latest version and rotate are
- * therefore O(1) in the number of versions.
+ * *before* the document that drops them (./archive-store.ts: guarded, so that
+ * a crash between the two leaves only a harmless duplicate, and a writer whose
+ * view is behind overwrites nothing another instance rewrote). Encrypt with
+ * the latest version and rotate are therefore O(1) in the number of versions.
  *
  * @module
  */
@@ -27,23 +28,16 @@ import { KeyedMutex } from '../util/keyed-mutex.js';
 import type { ReadonlyLinkedMap } from '../util/linked-map.js';
 import { Lru } from '../util/lru.js';
 import { sameBytes } from '../util/same-bytes.js';
-import { ArchiveCache } from './archive-cache.js';
-import { ArchiveLog } from './archive-log.js';
+import type { ArchiveLog } from './archive-log.js';
+import { ArchiveStore } from './archive-store.js';
 import { keyType } from './key-types.js';
 import { isInternalKeyName } from './names.js';
 import { type KeyPolicy, type KeyVersion, oldestVersion } from './policy.js';
-import {
-  decodeStoredDocument,
-  decodeVersion,
-  encodeDocument,
-  encodeVersion,
-  type KeyDocument,
-} from './policy-codec.js';
+import { decodeStoredDocument, encodeDocument, type KeyDocument } from './policy-codec.js';
 
-/** How many of the newest versions stay inline in the key document. @internal */
-export const HOT_VERSIONS = 16;
+export { HOT_VERSIONS } from './archive-store.js';
+
 const CAS_RETRIES = 16;
-const ARCHIVE_CACHE = 4096;
 /** The longest a cached key is used without checking storage (lost notifications). @internal */
 export const MAX_AGE_MS = 1_000;
 /** Names whose invalidations are counted one by one (beyond: a new epoch). */
@@ -55,10 +49,16 @@ export interface LoadedKey {
   readonly raw: Uint8Array;
 }
 
-/** What a mutation returns: the new policy and the versions it adds. @internal */
+/**
+ * What a mutation returns: the new policy and the versions it adds or
+ * rewrites; for a rewrite of an archived version, `base` holds the version it
+ * was derived from (its write is compare-and-set against that version's
+ * stored bytes, so a concurrent rewrite is never lost). @internal
+ */
 export interface Mutation {
   policy: KeyPolicy;
   add?: ReadonlyMap<number, KeyVersion>;
+  base?: ReadonlyMap<number, KeyVersion>;
 }
 
 /** What the parsed-key cache reports (the engine's key cache metrics). @internal */
@@ -79,7 +79,7 @@ export class PolicyStore {
   readonly #cache: Lru<string, { key: LoadedKey; at: number }>;
   /** Revalidations of aged cache entries in flight, one per name. */
   readonly #revalidating = new Map<string, Promise<LoadedKey | undefined>>();
-  readonly #archive = new ArchiveCache(ARCHIVE_CACHE);
+  readonly #archive: ArchiveStore;
   readonly #locks = new KeyedMutex();
   /**
    * Invalidation stamps: a load (or a write) caches its result only when no
@@ -88,11 +88,6 @@ export class PolicyStore {
    */
   readonly #changes = new Map<string, number>();
   #epoch = 0;
-  /**
-   * Archive invalidations so far: a read of an archived version caches what it
-   * read only if none arrived meanwhile (it may have read the older bytes).
-   */
-  readonly #archiveLog = new ArchiveLog();
 
   readonly #clock: Clock;
 
@@ -113,6 +108,7 @@ export class PolicyStore {
     this.#storage = storage;
     this.#backend = backend;
     this.#cache = new Lru(cacheSize, events?.evict);
+    this.#archive = new ArchiveStore(storage);
     this.#clock = clock;
     this.#events = events;
   }
@@ -133,7 +129,6 @@ export class PolicyStore {
     if (name === undefined) {
       this.#cache.clear();
       this.#revalidating.clear();
-      this.#archiveLog.changedAll();
       this.#archive.clear();
     } else {
       // The entry stays, marked stale: the next load reads storage (as for a
@@ -164,8 +159,7 @@ export class PolicyStore {
   invalidateArchived(name: string, uid: string, version: number): void {
     const cached = this.#cache.peek(name)?.key.doc;
     if (cached?.uid === uid && !keyType(cached.policy.type).asymmetric) return;
-    this.#archiveLog.changed(name, version);
-    this.#archive.delete(name, uid, version);
+    this.#archive.changed(name, uid, version);
   }
 
   /**
@@ -249,14 +243,7 @@ export class PolicyStore {
     if (v < oldestVersion(key.doc.policy) || v > key.doc.policy.latest_version) {
       throw internal(`key version ${v} of ${name} is not available`);
     }
-    const cached = this.#archive.get(name, key.doc.uid, v);
-    if (cached) return cached;
-    const changes = this.#archiveLog.stamp;
-    const raw = await this.#storage.get(keyspace.archive(name, key.doc.uid, v));
-    if (!raw) throw internal(`archived version ${v} of key ${name} is missing from storage`);
-    const ver = decodeVersion(raw, keyType(key.doc.policy.type));
-    if (changes === this.#archiveLog.stamp) this.#archive.set(name, key.doc.uid, v, ver);
-    return ver;
+    return this.#archive.read(key.doc.policy, key.doc.uid, v);
   }
 
   /**
@@ -269,7 +256,7 @@ export class PolicyStore {
     if (inline) return inline;
     const p = key.doc.policy;
     if (v < oldestVersion(p) || v > p.latest_version) return undefined;
-    return this.#archive.peek(p.name, key.doc.uid, v);
+    return this.#archive.cache.peek(p.name, key.doc.uid, v);
   }
 
   /**
@@ -282,7 +269,7 @@ export class PolicyStore {
    * in the document).
    */
   get archiveChanges(): Pick<ArchiveLog, 'stamp' | 'since'> {
-    return this.#archiveLog;
+    return this.#archive.log;
   }
 
   /**
@@ -334,61 +321,47 @@ export class PolicyStore {
         if (!current) return undefined;
         const m = await fn(current);
         if (!m) return current;
-        const next = await this.#prepare(current, m);
-        const raw = encodeDocument(next);
-        const stamp = this.#stamp(name);
-        if (await this.#storage.compareAndSet(keyspace.policy(name), current.raw, raw)) {
-          const stored = { doc: next, raw };
-          this.#remember(name, stored, stamp);
-          await this.#dropTrimmed(current.doc, next);
-          return stored;
+        const { uid } = current.doc;
+        const written: number[] = [];
+        const next = await this.#prepare(current, m, written);
+        if (next) {
+          const raw = encodeDocument(next);
+          const stamp = this.#stamp(name);
+          if (await this.#storage.compareAndSet(keyspace.policy(name), current.raw, raw)) {
+            const stored = { doc: next, raw };
+            this.#remember(name, stored, stamp);
+            await this.#archive.dropTrimmed(uid, current.doc.policy, next.policy);
+            return stored;
+          }
         }
         current = await this.#load(name);
+        await this.#archive.dropUncommitted(uid, written, current?.doc, name);
       }
       throw conflict(`too many concurrent updates to key ${name}; retry`);
     });
   }
 
-  /** Build the next document: add versions, archive those leaving the hot window. */
-  async #prepare(current: LoadedKey, m: Mutation): Promise<KeyDocument> {
-    const all = new Map(current.doc.versions);
+  /**
+   * Build the next document: add versions, archive those leaving the hot
+   * window (./archive-store.ts); `undefined` when `current` proved behind
+   * storage.
+   */
+  async #prepare(
+    current: LoadedKey,
+    m: Mutation,
+    written: number[],
+  ): Promise<KeyDocument | undefined> {
+    const { uid, versions: hot } = current.doc;
+    const all = new Map(hot);
     for (const [n, v] of m.add ?? []) {
       // A version rewritten in place (set-certificate, import_version): a read of
       // its old bytes in flight must not be cached, nor a listing built from it kept.
-      if (n <= current.doc.policy.latest_version) this.#archiveLog.changed(m.policy.name, n);
+      if (n <= current.doc.policy.latest_version) this.#archive.log.changed(m.policy.name, n);
       all.set(n, v);
     }
-    return this.#split(current.doc.uid, m.policy, all);
-  }
-
-  /** Archive the versions outside the hot window (before the document drops them). */
-  async #split(
-    uid: string,
-    policy: KeyPolicy,
-    all: ReadonlyMap<number, KeyVersion>,
-  ): Promise<KeyDocument> {
-    const oldest = oldestVersion(policy);
-    const hotFloor = Math.max(oldest, policy.latest_version - HOT_VERSIONS + 1);
-    const versions = new Map<number, KeyVersion>();
-    for (const [n, v] of all) {
-      if (n >= hotFloor) versions.set(n, v);
-      else if (n >= oldest) {
-        await this.#storage.put(keyspace.archive(policy.name, uid, n), encodeVersion(v));
-        // Keep the cache in step: a version can be rewritten (set-certificate).
-        this.#archive.set(policy.name, uid, n, v);
-      }
-    }
-    return { uid, policy, versions };
-  }
-
-  /** After a trim, remove archived entries below the new minimum. */
-  async #dropTrimmed(before: KeyDocument, after: KeyDocument): Promise<void> {
-    const from = oldestVersion(before.policy);
-    const to = oldestVersion(after.policy);
-    for (let v = from; v < to; v++) {
-      this.#archive.delete(after.policy.name, after.uid, v);
-      await this.#storage.delete(keyspace.archive(after.policy.name, after.uid, v));
-    }
+    const view = { uid, raw: current.raw, hot };
+    const versions = await this.#archive.split(m.policy, uid, all, written, view, m.base);
+    return versions && { uid, policy: m.policy, versions };
   }
 
   /**
@@ -405,16 +378,23 @@ export class PolicyStore {
       for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
         const current = await this.#load(name);
         if (current && !force) throw invalidRequest(`key "${name}" already exists`);
-        const doc = await this.#split(encodeHex(this.#backend.randomBytes(8)), policy, versions);
+        const uid = encodeHex(this.#backend.randomBytes(8));
+        const hot = (await this.#archive.split(
+          policy,
+          uid,
+          versions,
+          [],
+        )) as KeyDocument['versions'];
+        const doc: KeyDocument = { uid, policy, versions: hot };
         const raw = encodeDocument(doc);
         const stamp = this.#stamp(name);
         if (await this.#storage.compareAndSet(keyspace.policy(name), current?.raw, raw)) {
           const stored = { doc, raw };
           this.#remember(name, stored, stamp);
-          if (current) await this.#deleteArchive(name, current.doc.uid);
+          if (current) await this.#archive.deleteAll(name, current.doc.uid);
           return stored;
         }
-        await this.#deleteArchive(name, doc.uid);
+        await this.#archive.deleteAll(name, doc.uid);
       }
       throw conflict(`too many concurrent updates to key ${name}; retry`);
     });
@@ -429,22 +409,12 @@ export class PolicyStore {
         check(current);
         if (await this.#storage.compareAndSet(keyspace.policy(name), current.raw, undefined)) {
           this.#cache.delete(name);
-          await this.#deleteArchive(name, current.doc.uid);
+          await this.#archive.deleteAll(name, current.doc.uid);
           return true;
         }
       }
       throw conflict(`too many concurrent updates to key ${name}; retry`);
     });
-  }
-
-  async #deleteArchive(name: string, uid: string): Promise<void> {
-    const prefix = keyspace.archivePrefix(name, uid);
-    this.#archive.deleteKey(name, uid);
-    for (;;) {
-      const page = await this.#storage.list(prefix, { limit: 1000 });
-      if (page.length === 0) return;
-      for (const k of page) await this.#storage.delete(prefix + k);
-    }
   }
 
   /** User key names, sorted, paginated; internal keys (names with `/`) are skipped. */

@@ -131,7 +131,11 @@ export async function setCertificate(
     const version = await e.store.version(current, ver);
     const spki = encodeSpki(family.publicKey(requireMaterial(version.asymmetric)));
     checkLeafMatches(chain, spki);
-    return { policy: p, add: new Map([[ver, { ...version, certificate_chain: chain }]]) };
+    return {
+      policy: p,
+      add: new Map([[ver, { ...version, certificate_chain: chain }]]),
+      base: new Map([[ver, version]]),
+    };
   });
   if (!stored) throw invalidRequest(`key with provided name '${name}' not found`);
   return { name: stored.doc.policy.name, type: stored.doc.policy.type, certificate_chain: pem };

@@ -231,12 +231,13 @@ export async function importKeyVersion(
         throw invalidRequest('private key imported, key version cannot be updated');
       }
       if (!samePair(old)) throw invalidRequest('cannot import key, key pair does not match');
-      return { policy: p, add: new Map([[version, fill(old)]]) };
+      return { policy: p, add: new Map([[version, fill(old)]]), base: new Map([[version, old]]) };
     }
     if (isPrivate && info.family.asymmetric) {
       const latest = await e.store.version(key, p.latest_version);
       if (isPublicOnly(info, latest) && samePair(latest)) {
-        return { policy: p, add: new Map([[p.latest_version, fill(latest)]]) };
+        const v = p.latest_version;
+        return { policy: p, add: new Map([[v, fill(latest)]]), base: new Map([[v, latest]]) };
       }
     }
     assertVersionRoom(p, e.maxVersions);

@@ -1,0 +1,118 @@
+/**
+ * Archive writes racing another instance's writes (src/keys/policy-store.ts):
+ * a version leaves the hot window by being written to its archive entry
+ * before the document that drops it is compare-and-set. An instance whose
+ * view of the key is behind must neither overwrite an archived version that
+ * another instance has since rewritten (a lost certificate), nor leave an
+ * archive entry behind a key that was deleted, replaced or trimmed meanwhile
+ * (key material that outlives its key).
+ */
+import { MemoryStorage } from 'transitkit';
+import { describe, expect, it } from 'vitest';
+import { encodeVersion } from '../../src/keys/policy-codec.js';
+import type { LoadedKey } from '../../src/keys/policy-store.js';
+import { HOT_VERSIONS } from '../../src/keys/policy-store.js';
+import { keyspace } from '../../src/storage/keyspace.js';
+import { setCertificate, signCsr } from '../../src/transit/certificates.js';
+import { createKey, deleteKey } from '../../src/transit/keys.js';
+import { engineFromOptions } from '../../src/transit/options.js';
+import { rotate, trimKey, updateKeyConfig } from '../../src/transit/rotate-config.js';
+import { makeCa } from '../transit/ca-support.js';
+
+/** Two engines on one storage, neither watching it: each sees the other's writes only on reload. */
+async function pair(type: 'ecdsa-p256' | 'aes256-gcm96', versions: number) {
+  const storage = new MemoryStorage();
+  const a = engineFromOptions({ storage });
+  const b = engineFromOptions({ storage });
+  await createKey(a, 'k', { type });
+  for (let v = 1; v < versions; v++) await rotate(a, 'k');
+  return { storage, a, b };
+}
+
+const archiveEntries = async (storage: MemoryStorage) =>
+  storage.list('transit/archive/', { limit: 0 });
+
+describe('a rotate on a view that is behind', () => {
+  it('does not overwrite an archived version another instance has rewritten since', async () => {
+    const { storage, a, b } = await pair('ecdsa-p256', HOT_VERSIONS);
+    await a.store.get('k'); // a's view: version 1 still inline
+    // b rotates (version 1 is archived), then sets a certificate on version 1.
+    await rotate(b, 'k');
+    const ca = makeCa('archive race CA');
+    const chain = ca.issue((await signCsr(b, 'k', { version: 1 })).csr) + ca.pem;
+    await setCertificate(b, 'k', { certificate_chain: chain, version: 1 });
+    // a rotates from its older view: its first attempt archives its copy of version 1.
+    await rotate(a, 'k');
+    const fresh = engineFromOptions({ storage });
+    const key = (await fresh.store.get('k')) as LoadedKey;
+    expect(key.doc.policy.latest_version).toBe(HOT_VERSIONS + 2);
+    expect((await fresh.store.version(key, 1)).certificate_chain).toHaveLength(2);
+  });
+});
+
+describe('an entry left by an attempt that never committed', () => {
+  it('is replaced when the version leaves the hot window on the current view', async () => {
+    const { storage, a } = await pair('ecdsa-p256', HOT_VERSIONS);
+    const key = (await a.store.get('k')) as LoadedKey;
+    // A crash between an archive write and its document left other bytes for version 1.
+    const other = encodeVersion(await a.store.version(key, 2));
+    await storage.put(keyspace.archive('k', key.doc.uid, 1), other);
+    const ca = makeCa('leftover CA');
+    const chain = ca.issue((await signCsr(a, 'k', { version: 1 })).csr) + ca.pem;
+    await setCertificate(a, 'k', { certificate_chain: chain, version: 1 });
+    await rotate(a, 'k');
+    const fresh = engineFromOptions({ storage });
+    const now = (await fresh.store.get('k')) as LoadedKey;
+    expect(now.doc.versions.has(1)).toBe(false);
+    const v1 = await fresh.store.version(now, 1);
+    expect(v1.certificate_chain).toHaveLength(2);
+    expect(v1.hmac_key).toEqual(key.doc.versions.get(1)?.hmac_key);
+  });
+});
+
+describe('a rewrite of an archived version on a view that is behind', () => {
+  it("is based on the version's stored bytes, so another instance's rewrite is kept", async () => {
+    const { storage, a, b } = await pair('ecdsa-p256', HOT_VERSIONS + 2);
+    const seen = (await a.store.get('k')) as LoadedKey;
+    const before = await a.store.version(seen, 1); // a caches version 1 as it is now
+    const ca = makeCa('archive rewrite CA');
+    const chain = ca.issue((await signCsr(b, 'k', { version: 1 })).csr) + ca.pem;
+    await setCertificate(b, 'k', { certificate_chain: chain, version: 1 });
+    // a rewrites version 1 from what it cached (another field than b's).
+    let attempts = 0;
+    await a.store.mutate('k', async (current) => {
+      attempts++;
+      const old = await a.store.version(current, 1);
+      const next = { ...old, creation_time: old.creation_time + 1 };
+      return { policy: current.doc.policy, add: new Map([[1, next]]), base: new Map([[1, old]]) };
+    });
+    expect(attempts).toBe(2);
+    const key = (await engineFromOptions({ storage }).store.get('k')) as LoadedKey;
+    const v1 = await engineFromOptions({ storage }).store.version(key, 1);
+    expect(v1.certificate_chain).toHaveLength(2);
+    expect(v1.creation_time).toBe(before.creation_time + 1);
+  });
+});
+
+describe('archive entries of a key gone meanwhile', () => {
+  it('a key deleted by another instance keeps no archived version', async () => {
+    const { storage, a, b } = await pair('aes256-gcm96', HOT_VERSIONS);
+    await updateKeyConfig(b, 'k', { deletion_allowed: true });
+    await a.store.get('k');
+    await deleteKey(b, 'k');
+    expect((await rotate(a, 'k')).key).toBeUndefined();
+    expect(await archiveEntries(storage)).toEqual([]);
+  });
+
+  it('a key trimmed by another instance keeps no archived version below the trim', async () => {
+    const { storage, a, b } = await pair('aes256-gcm96', HOT_VERSIONS + 4);
+    await a.store.get('k');
+    await updateKeyConfig(b, 'k', { min_decryption_version: 10, min_encryption_version: 10 });
+    await trimKey(b, 'k', { min_available_version: 10 });
+    await rotate(a, 'k');
+    const left = (await archiveEntries(storage)).map((k) => Number(k.split('/').at(-1)));
+    expect(left.filter((v) => v < 10)).toEqual([]);
+    const key = (await engineFromOptions({ storage }).store.get('k')) as LoadedKey;
+    expect(key.doc.policy.latest_version).toBe(HOT_VERSIONS + 5);
+  });
+});
