@@ -14,6 +14,7 @@
 
 import { concatChunks, tooLarge } from './body.js';
 import type { Dispatch, HttpRequest } from './dispatch.js';
+import { bodyless } from './reply.js';
 
 /**
  * A fetch handler.
@@ -42,8 +43,6 @@ async function readFetchBody(request: Request, limit: number): Promise<Uint8Arra
   return concatChunks(chunks, total);
 }
 
-const NO_BODY = new Set([204, 205, 304]);
-
 /**
  * Wrap a dispatcher as a fetch handler.
  * @internal
@@ -62,7 +61,7 @@ export function toFetchHandler(dispatch: Dispatch): FetchHandler {
     // A streamed reply: if it errors, the runtime aborts the response.
     if (reply?.stream) return new Response(reply.stream, reply);
     const status = reply?.status ?? 404;
-    const empty = reply?.body === undefined || NO_BODY.has(status) || request.method === 'HEAD';
+    const empty = reply?.body === undefined || bodyless(status) || request.method === 'HEAD';
     return new Response(empty ? null : reply?.body, { status, headers: reply?.headers ?? {} });
   };
 }

@@ -18,7 +18,7 @@
 import { TransitError } from '../../src/errors.js';
 import { concatChunks, tooLarge } from './body.js';
 import type { Dispatch, HttpRequest } from './dispatch.js';
-import type { HttpReply } from './reply.js';
+import { bodyless, type HttpReply } from './reply.js';
 import {
   consumedBodyStream,
   nodeBodyStream,
@@ -205,6 +205,8 @@ export function writeNodeReply(
     void writeNodeStream(res, { ...reply, stream: reply.stream });
     return;
   }
+  // No Content-Length (and no body) where the status allows no body.
+  if (reply.body !== undefined && bodyless(reply.status)) reply = { ...reply, body: undefined };
   const close = reply.status === 413 || (reply.status >= 400 && unreceivedBody(req));
   if (res.writeHead) {
     // One call for status and headers, Content-Length included; one end() with

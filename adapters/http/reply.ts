@@ -44,6 +44,13 @@ export const jsonReply = (status: number, body: string | undefined): HttpReply =
   body,
 });
 
+/**
+ * Statuses that carry no body (RFC 9110: 204 and 205, and 304), whatever a
+ * reply holds: a custom `sys/health` code can be one of them. @internal
+ */
+export const bodyless = (status: number): boolean =>
+  status === 204 || status === 205 || status === 304;
+
 /** 204 No Content. @internal */
 export const noContent = (): HttpReply => ({
   status: 204,

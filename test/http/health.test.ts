@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandler, type HealthState } from '../../adapters/http/index.js';
 import { MemoryStorage, Transit } from '../../src/index.js';
-import { type CliServer, call, startDev } from './helpers.js';
+import { type CliServer, call, rawRequest, startDev } from './helpers.js';
 
 function handlerWith(state: HealthState) {
   return createHandler(
@@ -134,6 +134,22 @@ describe('over real HTTP (the dev server is active)', () => {
     expect(head.status).toBe(203);
     expect(head.text).toBe('');
     expect(head.headers.get('content-type')).toBe('application/json');
+  });
+
+  it('a custom code of 204 or 304 has no body and no Content-Length (keep-alive stays framed)', async () => {
+    const get = (q: string, last = false) =>
+      `GET /v1/sys/health?${q} HTTP/1.1\r\nHost: x\r\n${last ? 'Connection: close\r\n' : ''}\r\n`;
+    const raw = await rawRequest(
+      server.url,
+      get('activecode=204') + get('activecode=304') + get('activecode=200', true),
+    );
+    const replies = raw.split(/(?=HTTP\/1\.1 )/);
+    expect(replies.map((r) => r.slice(9, 12))).toEqual(['204', '304', '200']);
+    for (const r of replies.slice(0, 2)) {
+      expect(r.toLowerCase()).not.toContain('content-length');
+      expect(r.endsWith('\r\n\r\n')).toBe(true);
+    }
+    expect(JSON.parse(replies[2]?.split('\r\n\r\n')[1] ?? '').initialized).toBe(true);
   });
 
   it('ignores a bad token (health is unauthenticated)', async () => {
