@@ -179,12 +179,17 @@ export class ListMethodRewriter {
     if (!startsWith(line, LIST_PREFIX)) return line;
     const m = /^LIST ([^ ]+) (HTTP\/1\.[01])$/.exec(bareText(line));
     if (!m) return line;
-    // `list=true` goes before a fragment, which the dispatcher drops with all that follows.
+    // `list=true` goes first in the query, where the dispatcher reads it (the first
+    // value, as Go's Query().Get): a LIST is a list whatever `list` the URL also has,
+    // as in Vault. It goes before a fragment too, which the dispatcher drops.
     const whole = m[1] as string;
     const hash = whole.indexOf('#');
     const target = hash < 0 ? whole : whole.slice(0, hash);
     const fragment = hash < 0 ? '' : whole.slice(hash);
-    const rewritten = `GET ${target}${target.includes('?') ? '&' : '?'}list=true${fragment} ${m[2]}\r\n`;
+    const q = target.indexOf('?');
+    const query = q < 0 ? '' : `&${target.slice(q + 1)}`;
+    const path = q < 0 ? target : target.slice(0, q);
+    const rewritten = `GET ${path}?list=true${query}${fragment} ${m[2]}\r\n`;
     return Buffer.from(rewritten, 'latin1');
   }
 

@@ -26,14 +26,21 @@ describe('ListMethodRewriter', () => {
   it('rewrites LIST to GET ?list=true, keeping the query', () => {
     expect(rewrite(list)).toBe(get);
     expect(rewrite('LIST /a?after=b HTTP/1.1\r\n\r\n')).toBe(
-      'GET /a?after=b&list=true HTTP/1.1\r\n\r\n',
+      'GET /a?list=true&after=b HTTP/1.1\r\n\r\n',
     );
+  });
+
+  it('puts list=true first, where it wins over a list parameter of the URL', () => {
+    expect(rewrite('LIST /a?list=false HTTP/1.1\r\n\r\n')).toBe(
+      'GET /a?list=true&list=false HTTP/1.1\r\n\r\n',
+    );
+    expect(rewrite('LIST /a? HTTP/1.1\r\n\r\n')).toBe('GET /a?list=true& HTTP/1.1\r\n\r\n');
   });
 
   it('puts list=true before a fragment, so the request stays a list', () => {
     expect(rewrite('LIST /a#f HTTP/1.1\r\n\r\n')).toBe('GET /a?list=true#f HTTP/1.1\r\n\r\n');
     expect(rewrite('LIST /a?after=b#f#g?x HTTP/1.1\r\n\r\n')).toBe(
-      'GET /a?after=b&list=true#f#g?x HTTP/1.1\r\n\r\n',
+      'GET /a?list=true&after=b#f#g?x HTTP/1.1\r\n\r\n',
     );
   });
 
@@ -109,9 +116,7 @@ describe('ListMethodRewriter without copies', () => {
         const target = q ? '/v1/k?a=b' : '/v1/k';
         const line = `${m} ${target} HTTP/1.1\r\nHost: x\r\n\r\n`;
         const want =
-          m === 'LIST'
-            ? `GET ${target}${q ? '&' : '?'}list=true HTTP/1.1\r\nHost: x\r\n\r\n`
-            : line;
+          m === 'LIST' ? `GET /v1/k?list=true${q ? '&a=b' : ''} HTTP/1.1\r\nHost: x\r\n\r\n` : line;
         return [line, want] as const;
       }),
     fc
@@ -177,5 +182,16 @@ describe('the CLI server accepts LIST', () => {
     expect(statuses).toEqual(['200', '200', '200']);
     expect(res).toContain('"keys":["a","b"]');
     expect(res).toContain('"keys":["b"]');
+  });
+
+  it('LIST with a list parameter in the URL is still a list (as in Vault)', async () => {
+    for (const q of ['list=false', 'list=0', 'list=', 'after=a&list=false']) {
+      const res = await rawRequest(
+        server.url,
+        `LIST /v1/transit/keys?${q} HTTP/1.1\r\nHost: x\r\nX-Vault-Token: ${server.root}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(res.slice(0, 12), q).toBe('HTTP/1.1 200');
+      expect(res, q).toContain(q.startsWith('after') ? '"keys":["b"]' : '"keys":["a","b"]');
+    }
   });
 });
