@@ -283,6 +283,12 @@ export function parsePolicy(text: string): ParsedPolicy {
   const merged = new Map<string, Set<Capability>>();
   for (const r of raw) {
     const path = r.path.replace(/^\/+/, '');
+    // As Vault's parsePaths: `+*` would match only a literal `+`, never what it seems to.
+    if (path.includes('+*')) {
+      throw invalidRequest(
+        `failed to parse policy: path ${JSON.stringify(path)}: invalid use of wildcards ('+*' is forbidden)`,
+      );
+    }
     const set = merged.get(path) ?? new Set<Capability>();
     for (const c of r.capabilities) set.add(c);
     merged.set(path, set);

@@ -69,6 +69,11 @@ describe('parsePolicy', () => {
     ['{"path": {"a": 1}}', /must be an object/],
     ['{"paths": {}}', /unsupported key "paths"/],
     ['{"path": ', /failed to parse policy/],
+    [
+      'path "transit/+*" { capabilities = ["read"] }',
+      /^failed to parse policy: path "transit\/\+\*": invalid use of wildcards \('\+\*' is forbidden\)$/,
+    ],
+    ['{"path": {"a/+*/b": {"capabilities": ["read"]}}}', /invalid use of wildcards/],
     ['   ', /empty/],
   ])('%j → invalid_request %s', (text, message) => {
     try {
