@@ -30,8 +30,10 @@ export type HeaderLookup = (name: string) => string | undefined;
 
 /** The presented token, if any. @internal */
 export function tokenFrom(headers: HeaderLookup): string | undefined {
-  const direct = headers('x-service-token') ?? headers('x-vault-token');
-  if (direct !== undefined && direct !== '') return direct.trim();
+  // An empty header is no token: the next one is looked at.
+  const service = headers('x-service-token')?.trim();
+  const direct = service ? service : headers('x-vault-token')?.trim();
+  if (direct) return direct;
   const authz = headers('authorization');
   const m = authz === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(authz);
   return m?.[1];

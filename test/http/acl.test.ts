@@ -51,6 +51,9 @@ describe('token headers', () => {
       { 'x-service-token': app },
       { 'x-vault-token': app },
       { authorization: `Bearer ${app}` },
+      // An empty header is no token; the next one counts.
+      { 'x-service-token': '', 'x-vault-token': app },
+      { 'x-vault-token': ' ', authorization: `Bearer ${app}` },
     ];
     for (const headers of variants) {
       const r = await call(server, 'POST', '/v1/transit/encrypt/app-1', {
