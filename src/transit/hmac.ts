@@ -144,8 +144,20 @@ interface MacCall {
  */
 function macsOf(version: KeyVersion, call: MacCall): HmacResult | Promise<HmacResult> {
   const { e, hash, ver, batch, single } = call;
-  if (batch) return batchMacs(call, version.hmac_key, batch);
-  return { hmac: macText(e, hash, ver, version.hmac_key, single as Uint8Array), key_version: ver };
+  const secret = secretOf(version);
+  if (batch) return batchMacs(call, secret, batch);
+  return { hmac: macText(e, hash, ver, secret, single as Uint8Array), key_version: ver };
+}
+
+/**
+ * A version's HMAC secret. A version restored from an old Vault backup can
+ * have none (Vault back-fills only the latest); as Vault's `HMACKey`, it is
+ * refused rather than used empty, which anyone could compute.
+ */
+function secretOf(version: KeyVersion): Uint8Array {
+  const secret = version.hmac_key;
+  if (secret.length === 0) throw invalidRequest('no HMAC key exists for that key version');
+  return secret;
 }
 
 function batchMacs(
@@ -185,7 +197,7 @@ export async function verifyHmacValue(
   }
   const given = tryDecodeBase64Scratch(parsed.body);
   if (!given) throw invalidRequest('invalid HMAC: could not decode base64');
-  const secret = (e.store.cachedVersion(key, ver) ?? (await e.store.version(key, ver))).hmac_key;
+  const secret = secretOf(e.store.cachedVersion(key, ver) ?? (await e.store.version(key, ver)));
   const expected = e.backend.hmac(hash.name, secret, inputBytes(input, 'missing input to verify'));
   return e.backend.timingSafeEqual(expected, given);
 }

@@ -3,6 +3,7 @@
  * README: verify honours hash_algorithm, `vault:v` prefix always). Known-answer
  * vectors live in test/compat; here: lengths, versions, batches, errors.
  */
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BACKENDS } from '../helpers/backends.js';
 import {
@@ -73,6 +74,27 @@ for (const [backendName, backend] of BACKENDS) {
 }
 
 describe('hmac versions', () => {
+  it("a version without an HMAC secret (an old Vault backup's) is refused, never used empty", async () => {
+    const { transit: source } = makeEngine();
+    await source.createKey('k', { exportable: true, allow_plaintext_backup: true });
+    await source.rotateKey('k');
+    const blob = JSON.parse(Buffer.from((await source.backupKey('k')).backup, 'base64').toString());
+    // Vault's upgrade back-fills only the latest version's hmac_key.
+    blob.policy.keys['1'].hmac_key = null;
+    const { transit } = makeEngine();
+    await transit.restoreKey({ backup: Buffer.from(JSON.stringify(blob)).toString('base64') });
+    const input = b64('pay alice');
+    const forged = `vault:v1:${createHmac('sha256', Buffer.alloc(0)).update('pay alice').digest('base64')}`;
+    const refused = 'no HMAC key exists for that key version';
+    await expectError(transit.hmac('k', { input, key_version: 1 }), 'invalid_request', refused);
+    await expectError(transit.verify('k', { input, hmac: forged }), 'invalid_request', refused);
+    const batch = await transit.verify('k', { batch_input: [{ input, hmac: forged }] });
+    expect(JSON.stringify(batch)).not.toContain('"valid":true');
+    // The latest version has its secret and works.
+    const v2 = await transit.hmac('k', { input });
+    expect(await transit.verify('k', { input, hmac: v2.hmac })).toEqual({ valid: true });
+  });
+
   it('each version has its own secret; old HMACs still verify', async () => {
     const { transit } = makeEngine();
     await transit.createKey('k');
