@@ -99,12 +99,25 @@ export const liveVersions = (p: KeyPolicy): number =>
   p.latest_version === 0 ? 0 : p.latest_version - oldestVersion(p) + 1;
 
 /**
+ * The highest version number a key can reach (Go's int32 maximum): far past
+ * any rotation schedule, and low enough that every loop over versions and
+ * every archive entry name (10 digits) stays exact. A restored backup above
+ * it is refused.
+ * @internal
+ */
+export const MAX_VERSION = 2_147_483_647;
+
+/**
  * Refuse to add a version to a key that already holds `max` live versions, so
- * that one key's storage and read cost stay bounded; trimming frees room.
+ * that one key's storage and read cost stay bounded; trimming frees room. A
+ * key at {@link MAX_VERSION} takes no more.
  * @throws TransitError `invalid_request`.
  * @internal
  */
 export function assertVersionRoom(p: KeyPolicy, max: number): void {
+  if (p.latest_version >= MAX_VERSION) {
+    throw invalidRequest(`key ${p.name} is at version ${MAX_VERSION}, the highest a key can reach`);
+  }
   const live = liveVersions(p);
   if (live >= max) {
     throw invalidRequest(

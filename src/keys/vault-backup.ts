@@ -30,7 +30,7 @@ import {
 } from './go-json.js';
 import { familyReady, type KeyTypeInfo, keyTypeRows } from './key-types.js';
 import { checkKeyName } from './names.js';
-import type { BackupInfo, KeyPolicy, KeyVersion } from './policy.js';
+import { type BackupInfo, type KeyPolicy, type KeyVersion, MAX_VERSION } from './policy.js';
 import { decodeEntry, encodeEntry } from './vault-backup-entry.js';
 
 /** A key as a backup carries it. @internal */
@@ -226,6 +226,9 @@ export async function decodeVaultBackup(blob: unknown, c: BackupCrypto): Promise
   let latest = intField(po, 'latest_version', WHAT);
   if (latest === 0) latest = versions.size;
   if (latest < 1) throw invalidRequest(`${WHAT}: the key has no versions`);
+  if (latest > MAX_VERSION) {
+    throw invalidRequest(`${WHAT}: latest_version is above ${MAX_VERSION}, the highest supported`);
+  }
   let minDec = intField(po, 'min_decryption_version', WHAT);
   if (minDec === 0) minDec = 1;
   const minEnc = intField(po, 'min_encryption_version', WHAT);

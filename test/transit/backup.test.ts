@@ -7,6 +7,7 @@
 import { MemoryStorage, Transit } from 'transitkit';
 import { describe, expect, it } from 'vitest';
 import { HOT_VERSIONS } from '../../src/keys/policy-store.js';
+import { expectError } from './support.js';
 
 const FOX = 'dGhlIHF1aWNrIGJyb3duIGZveA==';
 const OPEN = { exportable: true, allow_plaintext_backup: true } as const;
@@ -115,6 +116,24 @@ describe('round trips', () => {
 });
 
 describe('restoreKey', () => {
+  it('a key restored at the highest version number takes no rotation past it', async () => {
+    const t = new Transit({ autoRotate: false });
+    const k32 = Buffer.alloc(32, 1).toString('base64');
+    const entry = { key: k32, hmac_key: k32, time: '2024-01-01T00:00:00Z', creation_time: 1 };
+    const top = 2 ** 31 - 1;
+    const policy = { name: 'x', type: 0, keys: {}, latest_version: top };
+    const blob = {
+      policy: { ...policy, min_available_version: top, min_decryption_version: top },
+      archived_keys: { keys: [entry] },
+    };
+    await t.restoreKey({ backup: Buffer.from(JSON.stringify(blob)).toString('base64') });
+    const ct = (await t.encrypt('x', { plaintext: 'aGk=' })).ciphertext;
+    expect(ct.startsWith(`vault:v${top}:`)).toBe(true);
+    await expectError(t.rotateKey('x'), 'invalid_request', /the highest a key can reach/);
+    expect((await t.readKey('x')).latest_version).toBe(top);
+    await t.close();
+  });
+
   it('refuses an existing name unless force, and renames with name', async () => {
     const t = engine();
     await t.createKey('k', OPEN);
@@ -157,6 +176,20 @@ describe('restoreKey', () => {
       json({ policy: { name: 'x', type: 0, latest_version: 'one', keys: { '1': entry } } }),
       json({ policy: { name: 'x', type: 0, keys: { '1': { ...entry, key: 'AA' } } } }),
       json({ policy: { name: 'x', type: 0, min_decryption_version: 5, keys: { '1': entry } } }),
+      // A version number past the highest a key can reach (rotate would loop on 2^53).
+      ...[2 ** 31, Number.MAX_SAFE_INTEGER].map((top) =>
+        json({
+          policy: {
+            name: 'x',
+            type: 0,
+            keys: {},
+            latest_version: top,
+            min_available_version: top,
+            min_decryption_version: top,
+          },
+          archived_keys: { keys: [entry] },
+        }),
+      ),
       json({ policy: { name: 'bad name!', type: 0, keys: { '1': entry } } }),
       Buffer.from([0xff, 0xfe, 0x00]).toString('base64'),
     ];
