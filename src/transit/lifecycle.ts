@@ -7,6 +7,7 @@
  * @module
  */
 
+import { TransitError } from '../errors.js';
 import { asRequest } from '../request.js';
 import type { AutoRotateResult } from './auto-rotate.js';
 import { loadSettings } from './config.js';
@@ -71,11 +72,20 @@ export function startTransit(opts: unknown, tick: () => Promise<AutoRotateResult
     }, options.autoRotate?.intervalMs ?? 60_000);
     (timer as { unref?: () => void }).unref?.();
   }
+  // Once closed (a node's seal closes its engine), nothing made before can use
+  // a key again: a stream or call holding this lifecycle is refused, and the
+  // parsed keys are dropped from memory.
+  let closed: Promise<Engine> | undefined;
   return {
     context: e,
-    engine: () => engine,
-    started: () => started,
+    engine: () => closed ?? engine,
+    started: () => (closed ? undefined : started),
     async close() {
+      if (!closed) {
+        closed = Promise.reject(new TransitError('sealed', 'the transit engine is closed'));
+        closed.catch(() => undefined);
+        e.store.invalidate();
+      }
       if (timer) clearInterval(timer);
       timer = undefined;
       await ready.catch(() => undefined);

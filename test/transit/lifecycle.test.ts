@@ -5,7 +5,7 @@
  * so both paths are checked for each of them.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage, Transit } from '../../src/index.js';
+import { MemoryStorage, Transit, TransitNode } from '../../src/index.js';
 import { keyspace } from '../../src/storage/keyspace.js';
 import { b64 } from './support.js';
 
@@ -95,5 +95,38 @@ describe('Transit start-up', () => {
       await expect(call()).rejects.toThrow('storage is down');
     }
     await t.close();
+  });
+});
+
+describe('Transit after close (a node seal closes its engine)', () => {
+  const collect = async (s: ReadableStream<Uint8Array>) =>
+    new Uint8Array(await new Response(s).arrayBuffer());
+
+  it('refuses calls and streams made before, and a sealed node does the same', async () => {
+    const t = new Transit({ autoRotate: false });
+    await t.createKey('k');
+    const envelope = await collect(
+      new Blob([new Uint8Array(40_000)]).stream().pipeThrough(t.encryptStream('k')),
+    );
+    const before = t.decryptStream('k');
+    await t.close();
+    await expect(collect(new Blob([envelope]).stream().pipeThrough(before))).rejects.toMatchObject({
+      code: 'sealed',
+    });
+    await expect(t.encrypt('k', { plaintext: b64('x') })).rejects.toMatchObject({ code: 'sealed' });
+    await expect(t.readKey('k')).rejects.toMatchObject({ code: 'sealed' });
+
+    const node = new TransitNode({ storage: new MemoryStorage(), leases: { tickMs: false } });
+    const { keys } = await node.init({ secret_shares: 1, secret_threshold: 1 });
+    await node.unseal({ key: keys[0] as string });
+    await node.transit.createKey('k');
+    const sealedEnvelope = await collect(
+      new Blob([new Uint8Array(40_000)]).stream().pipeThrough(node.transit.encryptStream('k')),
+    );
+    const made = node.transit.decryptStream('k');
+    await node.seal();
+    await expect(
+      collect(new Blob([sealedEnvelope]).stream().pipeThrough(made)),
+    ).rejects.toMatchObject({ code: 'sealed' });
   });
 });
