@@ -314,11 +314,18 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
         ? await auditRequest(audit, start(requestId, route, operation, aclPath, token, req, query))
         : undefined;
       const services = source.forRequest.bind(source, route);
-      const guard = await streamGuard({ services, route, params, aclPath, token });
-      const streamed = await streamReply(
-        { route, served, params, query, req, requestId, ctx, guard },
-        o,
-      );
+      let streamed: HttpReply;
+      try {
+        const guard = await streamGuard({ services, route, params, aclPath, token });
+        streamed = await streamReply(
+          { route, served, params, query, req, requestId, ctx, guard },
+          o,
+        );
+      } catch (e) {
+        // Refused before the first byte: the response entry carries the error, as for JSON rows.
+        if (trail) await auditError(trail, e);
+        throw e;
+      }
       if (trail) await auditResponse(trail, { status: streamed.status, streamed: true });
       return streamed;
     }

@@ -107,21 +107,21 @@ export function nodePushSource(req: NodeRequestLike): PushSource {
 
 /**
  * A body a body parser already consumed: bytes (`express.raw()`) are the
- * body; text or parsed JSON cannot be the exact bytes, so the stream fails.
+ * body; text or parsed JSON cannot be the exact bytes, so the request is
+ * refused here, before anything is sent (encrypt's header would otherwise
+ * start a 200 that the body's failure then cuts).
+ * @throws TransitError `invalid_request` for a body that is not bytes.
  * @internal
  */
 export function consumedBodyStream(body: Bytes | string | object): ReadableStream<Bytes> {
+  if (!(body instanceof Uint8Array)) {
+    throw new TransitError(
+      'invalid_request',
+      'the body was parsed by a body parser before transitkit: mount the handler before it, or use a raw parser',
+    );
+  }
   return new ReadableStream<Bytes>({
     start(c) {
-      if (!(body instanceof Uint8Array)) {
-        c.error(
-          new TransitError(
-            'invalid_request',
-            'the body was parsed by a body parser before transitkit: mount the handler before it, or use a raw parser',
-          ),
-        );
-        return;
-      }
       if (body.byteLength > 0) c.enqueue(body);
       c.close();
     },

@@ -249,6 +249,30 @@ describe('streaming rows', () => {
     expect(readFileSync(file, 'utf8')).not.toContain('streamed secret');
     await call(server, 'DELETE', '/v1/sys/audit/stream');
   });
+
+  it('a stream refused before its first byte is logged with its error, as a JSON row', async () => {
+    const file = join(dir, 'stream-refused.log');
+    await call(server, 'PUT', '/v1/sys/audit/refused', {
+      body: { type: 'file', options: { file_path: file } },
+    });
+    const post = (path: string, body: string) =>
+      fetch(`${server.url}/v1/transit/${path}`, {
+        method: 'POST',
+        headers: { 'x-vault-token': server.root },
+        body,
+      });
+    expect((await post('decrypt-stream/streamed', 'not an envelope')).status).toBe(400);
+    expect((await post('encrypt-stream/no-such-key', 'x')).status).toBe(404);
+    for (const path of ['transit/decrypt-stream/streamed', 'transit/encrypt-stream/no-such-key']) {
+      const mine = entries(file).filter((e) => e.request.path === path);
+      expect(
+        mine.map((e) => e.type),
+        path,
+      ).toEqual(['request', 'response']);
+      expect(mine[1]?.error, path).toBeTruthy();
+    }
+    await call(server, 'DELETE', '/v1/sys/audit/refused');
+  });
 });
 
 describe('refusals', () => {
