@@ -19,7 +19,8 @@ const ABSOLUTE = /^https?:\/\/[^/?#]*/i;
 const EMPTY_QUERY = /* @__PURE__ */ new URLSearchParams();
 
 /**
- * Split and percent-decode a URL; `undefined` for a malformed or dot-segment path.
+ * Split and percent-decode a URL; `undefined` for a malformed, dot-segment or
+ * empty-segment path (one trailing `/` is dropped).
  * @internal
  */
 export function decodeUrl(url: string): Decoded {
@@ -50,6 +51,9 @@ export function decodeUrl(url: string): Decoded {
   if (raw.length > 1 && raw[raw.length - 1] === '') raw.pop();
   const segs: string[] = [];
   for (const r of raw) {
+    // An empty segment (`a//b`): a catch-all row would join it into a path
+    // (`create/`) that an exact rule does not match but that names the same thing.
+    if (r === '' && raw.length > 1) return undefined;
     let s = r;
     if (r.includes('%')) {
       try {
@@ -59,8 +63,14 @@ export function decodeUrl(url: string): Decoded {
       }
     }
     // Also inside a decoded `%2F`: the ACL path joins segments with `/`, so
-    // `app%2F..%2Fdb` must not become the dot-segment path `app/../db`.
-    if (s === '.' || s === '..' || (s !== r && s.split('/').some((p) => p === '.' || p === '..'))) {
+    // `app%2F..%2Fdb` must not become the dot-segment path `app/../db`, nor
+    // `file%2F` the path `file/`, which an exact rule on `file` does not match
+    // but which a catch-all row (sys/audit, revoke-prefix) trims back to it.
+    if (
+      s === '.' ||
+      s === '..' ||
+      (s !== r && s.split('/').some((p) => p === '' || p === '.' || p === '..'))
+    ) {
       return undefined;
     }
     segs.push(s);

@@ -35,6 +35,14 @@ describe('decodeUrl', () => {
       '/v1/transit/keys/app%2F..%2Fdb',
       '/v1/transit/keys/..%2Fdb',
       '/v1/transit/keys/a%2F.%2Fb',
+      // Empty segments, plain or in a decoded slash: a catch-all row would trim them
+      // back to a path that an exact deny names.
+      '/v1/sys/leases/revoke-prefix/auth/token/create//',
+      '/v1/sys/audit/file%2F',
+      '/v1/sys/audit/%2Ffile',
+      '/v1//transit/keys',
+      '//v1/transit/keys',
+      '/v1/x/a%2F%2Fb',
       'http://h/v1/%2e%2e/sys',
       'http://h/v1/transit/../sys',
       'HTTPS://h:8200/v1/./x',
