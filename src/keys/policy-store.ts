@@ -323,16 +323,26 @@ export class PolicyStore {
         if (!m) return current;
         const { uid } = current.doc;
         const written: number[] = [];
-        const next = await this.#prepare(current, m, written);
-        if (next) {
-          const raw = encodeDocument(next);
+        let stored: LoadedKey | undefined;
+        try {
+          const next = await this.#prepare(current, m, written);
+          const raw = next && encodeDocument(next);
           const stamp = this.#stamp(name);
-          if (await this.#storage.compareAndSet(keyspace.policy(name), current.raw, raw)) {
-            const stored = { doc: next, raw };
+          if (
+            next &&
+            raw &&
+            (await this.#storage.compareAndSet(keyspace.policy(name), current.raw, raw))
+          ) {
+            stored = { doc: next, raw };
             this.#remember(name, stored, stamp);
-            await this.#archive.dropTrimmed(uid, current.doc.policy, next.policy);
-            return stored;
           }
+        } catch (e) {
+          await this.#cleanUp(name, uid, written);
+          throw e;
+        }
+        if (stored) {
+          await this.#archive.dropTrimmed(uid, current.doc.policy, stored.doc.policy);
+          return stored;
         }
         current = await this.#load(name);
         await this.#archive.dropUncommitted(uid, written, current?.doc, name);
@@ -379,25 +389,44 @@ export class PolicyStore {
         const current = await this.#load(name);
         if (current && !force) throw invalidRequest(`key "${name}" already exists`);
         const uid = encodeHex(this.#backend.randomBytes(8));
-        const hot = (await this.#archive.split(
-          policy,
-          uid,
-          versions,
-          [],
-        )) as KeyDocument['versions'];
-        const doc: KeyDocument = { uid, policy, versions: hot };
-        const raw = encodeDocument(doc);
-        const stamp = this.#stamp(name);
-        if (await this.#storage.compareAndSet(keyspace.policy(name), current?.raw, raw)) {
-          const stored = { doc, raw };
-          this.#remember(name, stored, stamp);
+        const written: number[] = [];
+        let stored: LoadedKey | undefined;
+        try {
+          const hot = await this.#archive.split(policy, uid, versions, written);
+          const doc: KeyDocument = { uid, policy, versions: hot as KeyDocument['versions'] };
+          const raw = encodeDocument(doc);
+          const stamp = this.#stamp(name);
+          if (await this.#storage.compareAndSet(keyspace.policy(name), current?.raw, raw)) {
+            stored = { doc, raw };
+            this.#remember(name, stored, stamp);
+          }
+        } catch (e) {
+          await this.#cleanUp(name, uid, written);
+          throw e;
+        }
+        if (stored) {
           if (current) await this.#archive.deleteAll(name, current.doc.uid);
           return stored;
         }
-        await this.#archive.deleteAll(name, doc.uid);
+        await this.#archive.deleteAll(name, uid);
       }
       throw conflict(`too many concurrent updates to key ${name}; retry`);
     });
+  }
+
+  /**
+   * After a write that threw: delete the archive entries it wrote that the key
+   * as now stored does not cover (./archive-store.ts `dropUncommitted`).
+   * Best effort: a store that keeps failing keeps them, as after a crash.
+   */
+  async #cleanUp(name: string, uid: string, written: readonly number[]): Promise<void> {
+    if (written.length === 0) return;
+    try {
+      const now = await this.#load(name);
+      await this.#archive.dropUncommitted(uid, written, now?.doc, name);
+    } catch {
+      // The caller's error is the one to report.
+    }
   }
 
   /** Delete a key and its archive. Returns false when it did not exist. */

@@ -13,6 +13,7 @@ import { encodeVersion } from '../../src/keys/policy-codec.js';
 import type { LoadedKey } from '../../src/keys/policy-store.js';
 import { HOT_VERSIONS } from '../../src/keys/policy-store.js';
 import { keyspace } from '../../src/storage/keyspace.js';
+import { backupKey, restoreKey } from '../../src/transit/backup.js';
 import { setCertificate, signCsr } from '../../src/transit/certificates.js';
 import { createKey, deleteKey } from '../../src/transit/keys.js';
 import { engineFromOptions } from '../../src/transit/options.js';
@@ -114,5 +115,53 @@ describe('archive entries of a key gone meanwhile', () => {
     expect(left.filter((v) => v < 10)).toEqual([]);
     const key = (await engineFromOptions({ storage }).store.get('k')) as LoadedKey;
     expect(key.doc.policy.latest_version).toBe(HOT_VERSIONS + 5);
+  });
+});
+
+describe('a write that throws', () => {
+  /** Fails the next compare-and-set of a key document (a store that drops its connection). */
+  class FailingDocWrite extends MemoryStorage {
+    failNext = false;
+    override async compareAndSet(
+      key: string,
+      expected: Uint8Array | undefined,
+      next: Uint8Array | undefined,
+    ): Promise<boolean> {
+      if (this.failNext && key.startsWith('transit/policy/')) {
+        this.failNext = false;
+        throw new Error('injected: connection lost');
+      }
+      return super.compareAndSet(key, expected, next);
+    }
+  }
+
+  it('leaves no archived version of a key a restore never created', async () => {
+    const source = engineFromOptions({ storage: new MemoryStorage() });
+    await createKey(source, 'k', { exportable: true, allow_plaintext_backup: true });
+    for (let v = 1; v < HOT_VERSIONS + 4; v++) await rotate(source, 'k');
+    const { backup } = await backupKey(source, 'k');
+    const storage = new FailingDocWrite();
+    const e = engineFromOptions({ storage });
+    storage.failNext = true;
+    await expect(restoreKey(e, { backup, name: 'other' })).rejects.toThrow(/injected/);
+    expect(await storage.get('transit/policy/other')).toBeUndefined();
+    expect(await archiveEntries(storage)).toEqual([]);
+    // Then it restores, with every version.
+    await restoreKey(e, { backup, name: 'other' });
+    expect(await archiveEntries(storage)).toHaveLength(4);
+  });
+
+  it('a rotate whose document write throws after the key was deleted leaves nothing', async () => {
+    const storage = new FailingDocWrite();
+    const a2 = engineFromOptions({ storage });
+    const b2 = engineFromOptions({ storage });
+    await createKey(a2, 'k', {});
+    for (let v = 1; v < HOT_VERSIONS; v++) await rotate(a2, 'k');
+    await updateKeyConfig(b2, 'k', { deletion_allowed: true });
+    await a2.store.get('k');
+    await deleteKey(b2, 'k');
+    storage.failNext = true;
+    await expect(rotate(a2, 'k')).rejects.toThrow(/injected/);
+    expect(await archiveEntries(storage)).toEqual([]);
   });
 });
