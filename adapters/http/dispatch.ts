@@ -161,8 +161,14 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
   );
   const router = new Router(rows, (first) => (first === 'transit' ? mount : [...api, first]));
   const isTransit = (r: Route) => r.path === '/transit' || r.path.startsWith('/transit/');
-  const aclPathOf = (r: Route, segs: readonly string[]) =>
-    (isTransit(r) ? [...aclMount, ...segs.slice(mount.length)] : segs.slice(api.length)).join('/');
+  const aclPathOf = (r: Route, segs: readonly string[]) => {
+    const path = (
+      isTransit(r) ? [...aclMount, ...segs.slice(mount.length)] : segs.slice(api.length)
+    ).join('/');
+    if (!r.aclLowerCase) return path;
+    const cut = path.lastIndexOf('/') + 1;
+    return path.slice(0, cut) + path.slice(cut).toLowerCase();
+  };
   const ours = (segs: readonly string[]) =>
     startsWith(segs, mount) ||
     startsWith(segs, [...api, 'sys']) ||

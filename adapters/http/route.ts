@@ -146,6 +146,12 @@ export interface Route {
   head: boolean;
   /** The row needs the token and policy stores. */
   needsAuth: boolean;
+  /**
+   * The last segment of the ACL path is lower-cased: the call lower-cases that
+   * name (policy names, as Vault), so `sys/policy/Admin` is checked as the
+   * `sys/policy/admin` it acts on, and an exact deny on it holds.
+   */
+  aclLowerCase: boolean;
   /** The row needs the lease manager. */
   needsLeases: boolean;
   /** The row needs the audit broker (a node's, or `services.audit`). */
@@ -195,6 +201,8 @@ export interface RowOptions {
   batchStatus?: boolean;
   head?: boolean;
   needsAuth?: boolean;
+  /** The ACL path has the last segment lower-cased (a name the call lower-cases too). */
+  aclLowerCase?: boolean;
   needsLeases?: boolean;
   needsAudit?: boolean;
   needsNode?: boolean;
@@ -235,6 +243,7 @@ function row<P extends string>(
     batchStatus: o.batchStatus ?? false,
     head: o.head ?? false,
     needsAuth: o.needsAuth ?? false,
+    aclLowerCase: o.aclLowerCase ?? false,
     needsLeases: o.needsLeases ?? false,
     needsAudit: o.needsAudit ?? false,
     needsNode: o.needsNode ?? false,

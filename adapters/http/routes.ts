@@ -69,6 +69,8 @@ import {
 } from './sys-fields.js';
 
 const AUTH = { needsAuth: true } as const;
+/** A policy row: the name is checked by the ACL as the store keeps it (lower case). */
+const NAMED = { needsAuth: true, aclLowerCase: true } as const;
 const LEASES = { needsLeases: true } as const;
 /** The ACL path names the algorithm even when the body gives it (see auth.ts `aclTail`). */
 const ALGORITHM = { algorithm: ['algorithm'] };
@@ -283,25 +285,25 @@ export const ROUTES: readonly Route[] = [
   // --- ACL policies (legacy sys/policy, and sys/policies/acl) --------------------------
   get('/sys/policy', { ...AUTH, reply: 'legacy' }, (s) => listPolicies(s)),
   list('/sys/policy', { ...AUTH, reply: 'legacy' }, (s) => listPolicies(s)),
-  get('/sys/policy/:name', { ...AUTH, reply: 'legacy' }, (s, { path }) =>
+  get('/sys/policy/:name', { ...NAMED, reply: 'legacy' }, (s, { path }) =>
     readPolicy(s, path.name, 'rules'),
   ),
   post(
     '/sys/policy/:name',
-    { ...AUTH, fields: POLICY_FIELDS, reply: 'none' },
+    { ...NAMED, fields: POLICY_FIELDS, reply: 'none' },
     (s, { path, body }) => writePolicy(s, path.name, body),
   ),
-  del('/sys/policy/:name', { ...AUTH, reply: 'none' }, (s, { path }) =>
+  del('/sys/policy/:name', { ...NAMED, reply: 'none' }, (s, { path }) =>
     s.policies.delete(path.name),
   ),
   list('/sys/policies/acl', AUTH, (s) => s.policies.list().then((keys) => ({ keys }))),
-  get('/sys/policies/acl/:name', AUTH, (s, { path }) => readPolicy(s, path.name, 'policy')),
+  get('/sys/policies/acl/:name', NAMED, (s, { path }) => readPolicy(s, path.name, 'policy')),
   post(
     '/sys/policies/acl/:name',
-    { ...AUTH, fields: POLICY_FIELDS, reply: 'none' },
+    { ...NAMED, fields: POLICY_FIELDS, reply: 'none' },
     (s, { path, body }) => writePolicy(s, path.name, body),
   ),
-  del('/sys/policies/acl/:name', { ...AUTH, reply: 'none' }, (s, { path }) =>
+  del('/sys/policies/acl/:name', { ...NAMED, reply: 'none' }, (s, { path }) =>
     s.policies.delete(path.name),
   ),
 ];

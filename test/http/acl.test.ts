@@ -299,6 +299,37 @@ describe('policy routes refuse what Vault refuses', () => {
     expect(missing.json).toEqual({ errors: [] });
   });
 
+  it('an exact deny on a policy holds for the name in any case (the ACL sees it as it is stored)', async () => {
+    await call(server, 'PUT', '/v1/sys/policy/keeper', {
+      body: {
+        policy: `path "sys/policy/*" { capabilities = ["create", "read", "update", "delete"] }
+path "sys/policies/acl/*" { capabilities = ["create", "read", "update", "delete"] }
+path "sys/policy/admin" { capabilities = ["deny"] }
+path "sys/policies/acl/admin" { capabilities = ["deny"] }`,
+      },
+    });
+    await call(server, 'PUT', '/v1/sys/policy/admin', { body: { policy: APP_POLICY } });
+    const made = await call(server, 'POST', '/v1/auth/token/create', {
+      body: { policies: ['keeper'], no_parent: true },
+    });
+    const keeper = as(made.json.auth.client_token as string);
+    for (const [method, path] of [
+      ['PUT', '/v1/sys/policy/Admin'],
+      ['GET', '/v1/sys/policy/ADMIN'],
+      ['DELETE', '/v1/sys/policies/acl/Admin'],
+      ['GET', '/v1/sys/policies/acl/aDmIn'],
+    ] as const) {
+      const body =
+        method === 'PUT' ? { policy: 'path "*" { capabilities = ["read"] }' } : undefined;
+      expect((await call(keeper, method, path, { body })).status, `${method} ${path}`).toBe(403);
+    }
+    expect((await call(server, 'GET', '/v1/sys/policy/admin')).json.data.rules).toBe(APP_POLICY);
+    // Other names stay open to it, in any case.
+    expect(
+      (await call(keeper, 'PUT', '/v1/sys/policy/Other', { body: { policy: APP_POLICY } })).status,
+    ).toBe(204);
+  });
+
   it('policy names are case-insensitive', async () => {
     expect(
       (await call(server, 'PUT', '/v1/sys/policy/MiXeD', { body: { policy: APP_POLICY } })).status,
