@@ -55,12 +55,19 @@ export function planToken(
     throw invalidRequest('restricted use token cannot generate child tokens');
   }
   let policies = policyList(req.policies);
-  if (policies.length === 0) policies = parentEntry.policies.filter((p) => p !== 'default');
-  if (!parent.isRoot) {
+  const noDefault = optBool(req.no_default_policy, 'no_default_policy') ?? false;
+  // As Vault's token store: `default` is one more policy a child gets only
+  // from a parent that holds it (or from root); without it a token would
+  // widen its children past itself.
+  const parentHasDefault = parentEntry.policies.includes('default');
+  let addDefault = !noDefault && (parent.isRoot || parentHasDefault);
+  if (policies.length === 0) {
+    policies = [...parentEntry.policies];
+    addDefault = false;
+  } else if (!parent.isRoot) {
     for (const p of policies) {
-      if (p !== 'default' && !parentEntry.policies.includes(p)) {
+      if (!parentEntry.policies.includes(p))
         throw denied('child policies must be subset of parent');
-      }
     }
   }
   const orphan = optBool(req.no_parent, 'no_parent') ?? false;
@@ -69,8 +76,9 @@ export function planToken(
   }
   const isRoot = policies.includes('root');
   if (isRoot) policies = ['root'];
-  else if (!(optBool(req.no_default_policy, 'no_default_policy') ?? false)) {
-    policies = [...new Set([...policies, 'default'])];
+  else {
+    if (addDefault) policies = [...new Set([...policies, 'default'])];
+    if (noDefault) policies = policies.filter((p) => p !== 'default');
   }
   policies.sort();
 

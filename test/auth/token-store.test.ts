@@ -150,6 +150,15 @@ describe('create', () => {
     expect(child.policies).toEqual(['a', 'default']);
     const inherited = await tokens.create(pctx);
     expect(inherited.policies).toEqual(['a', 'b', 'default']);
+    // `default` only from a parent that holds it: none is added, and asking for it is refused.
+    const bare = await tokens.create(ctx, { policies: ['a'], no_default_policy: true });
+    const bctx = (await tokens.authenticate(bare.client_token)) as TokenContext;
+    expect((await tokens.create(bctx)).policies).toEqual(['a']);
+    expect((await tokens.create(bctx, { policies: ['a'] })).policies).toEqual(['a']);
+    expect(await code(tokens.create(bctx, { policies: ['default'] }))).toBe('permission_denied');
+    expect(await code(tokens.create(bctx, { policies: ['a', 'default'] }))).toBe(
+      'permission_denied',
+    );
     const limited = await tokens.create(ctx, { policies: ['a'], num_uses: 3 });
     const lctx = (await tokens.authenticate(limited.client_token)) as TokenContext;
     expect(await code(tokens.create(lctx, {}))).toBe('invalid_request');
