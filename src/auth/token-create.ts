@@ -109,3 +109,19 @@ export function planToken(
     warnings,
   };
 }
+
+/**
+ * A child's TTL where no lease manager expires a parent's tree: never past
+ * the parent's expiry (with Vault's capping warning), so a child cannot
+ * outlive its parent. An orphan, or a parent without expiry, caps nothing.
+ * @internal
+ */
+export function capAtParent(plan: TokenPlan, parent: StoredToken, now: number): number {
+  if (plan.orphan || parent.expire_ms === 0) return plan.ttl;
+  const left = Math.max(1, Math.floor((parent.expire_ms - now) / 1000));
+  if (plan.ttl !== 0 && plan.ttl <= left) return plan.ttl;
+  plan.warnings.push(
+    `TTL of "${plan.ttl}s" exceeded the parent token's remaining TTL of "${left}s"; TTL value is capped accordingly`,
+  );
+  return left;
+}

@@ -37,7 +37,7 @@ import { parseDurationSeconds } from '../request.js';
 import { withWarnings } from '../result-meta.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { registerTokenNow, type TokenSource } from './answer-now.js';
-import { planToken } from './token-create.js';
+import { capAtParent, planToken } from './token-create.js';
 import { TokenEntries } from './token-entries.js';
 import {
   authOf,
@@ -319,8 +319,9 @@ export class TokenStore {
       defaultTtl: this.#defaultTtl,
       maxTtl: this.#maxTtl,
     });
-    const { ttl, renewable } = plan;
+    const { renewable } = plan;
     const now = this.#clock.now();
+    const ttl = this.#leases ? plan.ttl : capAtParent(plan, parentEntry, now);
     const token = `hvs.${this.#random(32)}`;
     const accessor = this.#random(24);
     const lease =
@@ -384,7 +385,15 @@ export class TokenStore {
       const maxEnd = (entry.creation_time + maxTtl) * 1000;
       if (maxEnd <= now) throw invalidRequest('past the max TTL, cannot renew');
       const want = inc > 0 ? inc : entry.creation_ttl;
-      const expire = Math.min(now + want * 1000, maxEnd);
+      let expire = Math.min(now + want * 1000, maxEnd);
+      if (!this.#leases && entry.parent !== '') {
+        // No lease manager expires a parent's tree: a child renews up to its parent's expiry.
+        const parent = (await this.#entries.read(entry.parent))?.entry;
+        if (!parent || (parent.expire_ms !== 0 && parent.expire_ms <= now)) {
+          throw denied('permission denied');
+        }
+        if (parent.expire_ms !== 0) expire = Math.min(expire, parent.expire_ms);
+      }
       const warnings =
         expire < now + want * 1000
           ? [

@@ -164,6 +164,25 @@ describe('create', () => {
     expect(await code(tokens.create(lctx, {}))).toBe('invalid_request');
   });
 
+  it('without a lease manager a child never outlives its parent (capped, renewed only up to it)', async () => {
+    const { tokens, ctx, clock } = await setup();
+    const parent = await tokens.create(ctx, { policies: ['a'], ttl: '10s' });
+    const pctx = (await tokens.authenticate(parent.client_token)) as TokenContext;
+    const child = await tokens.create(pctx, { policies: ['a'], ttl: '1h' });
+    expect(child.lease_duration).toBe(10);
+    expect(warningsOf(child)[0]).toMatch(/parent token's remaining TTL/);
+    const cctx = (await tokens.authenticate(child.client_token)) as TokenContext;
+    // A renewal does not take the child past its parent's expiry.
+    clock.advance(5_000);
+    expect((await tokens.renewSelf(cctx, '1h')).lease_duration).toBeLessThanOrEqual(5);
+    clock.advance(6_000);
+    expect(await tokens.authenticate(child.client_token)).toBeUndefined();
+    expect(await tokens.authenticate(parent.client_token)).toBeUndefined();
+    // An orphan made by root is not capped.
+    const orphan = await tokens.create(ctx, { policies: ['a'], ttl: '1h', no_parent: true });
+    expect(orphan.lease_duration).toBe(3600);
+  });
+
   it('refuses bad fields with invalid_request', async () => {
     const { tokens, ctx } = await setup();
     for (const req of [
