@@ -188,7 +188,11 @@ describe('the auto-rotation timer', () => {
     await transit.close();
     clock.advance(10 * HOUR);
     await vi.advanceTimersByTimeAsync(10_000);
-    expect((await transit.readKey('k')).latest_version).toBe(2);
+    // A closed Transit refuses calls; another instance reads what storage holds.
+    await expectError(transit.readKey('k'), 'sealed');
+    const after = new Transit({ storage, clock, autoRotate: false });
+    expect((await after.readKey('k')).latest_version).toBe(2);
+    await after.close();
   });
 
   it('autoRotate: false never rotates by itself', async () => {
