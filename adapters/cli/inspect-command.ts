@@ -65,6 +65,10 @@ async function headerOf(file: string, stdin: Readable) {
   if (file === '-') return readEnvelopeHeader(await headOf(stdin));
   const handle = await open(file);
   try {
+    // A pipe, FIFO or device (`<(…)`, /dev/stdin) has no size to read at: its head, as stdin's.
+    if (!(await handle.stat()).isFile()) {
+      return readEnvelopeHeader(await headOf(handle.createReadStream({ autoClose: false })));
+    }
     return await readEnvelopeHeader(handle);
   } finally {
     await handle.close();

@@ -5,8 +5,8 @@
  * the others are still printed, and the exit status is 1; flags are usage
  * errors (exit 2).
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -88,6 +88,16 @@ describe('transitkit inspect', () => {
     expect(second).toMatchObject({ file: b, key_version: 2 });
     expect(String(first?.wrapped_key)).toMatch(/^vault:v1:/);
     expect(first?.header_length).toBe(6 + String(first?.wrapped_key).length);
+
+    // A path that is a FIFO (as `<(cat a.tks1)` gives) is read from its head.
+    const fifo = join(dir, 'pipe.tks1');
+    execFileSync('mkfifo', [fifo]);
+    const writer = createWriteStream(fifo);
+    writer.on('error', () => {}); // the reader stops after the header
+    writer.end(v1);
+    const piped = await inspect([fifo]);
+    expect(piped.stderr).toBe('');
+    expect(lines(piped.stdout)[0]).toMatchObject({ file: fifo, key_version: 1 });
 
     const mixed = await inspect([a, bad, missing, b] as string[]);
     expect(mixed.code).toBe(1);
