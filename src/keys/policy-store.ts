@@ -21,19 +21,20 @@
 import { type Clock, systemClock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
 import { encodeHex } from '../encoding.js';
-import { conflict, internal, invalidRequest } from '../errors.js';
+import { conflict, internal } from '../errors.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
+import { lazy } from '../util/lazy.js';
 import type { ReadonlyLinkedMap } from '../util/linked-map.js';
 import { Lru } from '../util/lru.js';
 import { sameBytes } from '../util/same-bytes.js';
 import type { ArchiveLog } from './archive-log.js';
 import { ArchiveStore } from './archive-store.js';
 import { keyType } from './key-types.js';
-import { isInternalKeyName } from './names.js';
 import { type KeyPolicy, type KeyVersion, oldestVersion } from './policy.js';
 import { decodeStoredDocument, encodeDocument, type KeyDocument } from './policy-codec.js';
+import type { WholeKeyOps } from './store-admin.js';
 
 export { HOT_VERSIONS } from './archive-store.js';
 
@@ -70,6 +71,9 @@ export interface KeyCacheEvents {
   /** A key dropped by the cache's size limit. */
   evict(): void;
 }
+
+/** Restore, key deletion and listing (./store-admin.ts), loaded on first use. */
+const admin = lazy(() => import('./store-admin.js'));
 
 /** @internal */
 export class PolicyStore {
@@ -383,35 +387,8 @@ export class PolicyStore {
     versions: ReadonlyMap<number, KeyVersion>,
     force: boolean,
   ): Promise<LoadedKey> {
-    const { name } = policy;
-    return this.#locks.run(name, async () => {
-      for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
-        const current = await this.#load(name);
-        if (current && !force) throw invalidRequest(`key "${name}" already exists`);
-        const uid = encodeHex(this.#backend.randomBytes(8));
-        const written: number[] = [];
-        let stored: LoadedKey | undefined;
-        try {
-          const hot = await this.#archive.split(policy, uid, versions, written);
-          const doc: KeyDocument = { uid, policy, versions: hot as KeyDocument['versions'] };
-          const raw = encodeDocument(doc);
-          const stamp = this.#stamp(name);
-          if (await this.#storage.compareAndSet(keyspace.policy(name), current?.raw, raw)) {
-            stored = { doc, raw };
-            this.#remember(name, stored, stamp);
-          }
-        } catch (e) {
-          await this.#cleanUp(name, uid, written);
-          throw e;
-        }
-        if (stored) {
-          if (current) await this.#archive.deleteAll(name, current.doc.uid);
-          return stored;
-        }
-        await this.#archive.deleteAll(name, uid);
-      }
-      throw conflict(`too many concurrent updates to key ${name}; retry`);
-    });
+    const { replaceKey } = await admin();
+    return this.#locks.run(policy.name, () => replaceKey(this.#ops, policy, versions, force));
   }
 
   /**
@@ -431,31 +408,29 @@ export class PolicyStore {
 
   /** Delete a key and its archive. Returns false when it did not exist. */
   async delete(name: string, check: (key: LoadedKey) => void): Promise<boolean> {
-    return this.#locks.run(name, async () => {
-      for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
-        const current = await this.#load(name);
-        if (!current) return false;
-        check(current);
-        if (await this.#storage.compareAndSet(keyspace.policy(name), current.raw, undefined)) {
-          this.#cache.delete(name);
-          await this.#archive.deleteAll(name, current.doc.uid);
-          return true;
-        }
-      }
-      throw conflict(`too many concurrent updates to key ${name}; retry`);
-    });
+    const { deleteKey } = await admin();
+    return this.#locks.run(name, () => deleteKey(this.#ops, name, check));
+  }
+
+  /** The store's state, for ./store-admin.ts. */
+  get #ops(): WholeKeyOps {
+    return {
+      storage: this.#storage,
+      archive: this.#archive,
+      retries: CAS_RETRIES,
+      load: (name) => this.#load(name),
+      stamp: (name) => {
+        const stamp = this.#stamp(name);
+        return (key) => this.#remember(name, key, stamp);
+      },
+      forget: (name) => this.#cache.delete(name),
+      cleanUp: (name, uid, written) => this.#cleanUp(name, uid, written),
+      newUid: () => encodeHex(this.#backend.randomBytes(8)),
+    };
   }
 
   /** User key names, sorted, paginated; internal keys (names with `/`) are skipped. */
   async list(after: string, limit: number): Promise<string[]> {
-    const out: string[] = [];
-    let cursor = after;
-    for (;;) {
-      const page = await this.#storage.list(keyspace.policyPrefix, { after: cursor, limit });
-      for (const name of page) if (!isInternalKeyName(name)) out.push(name);
-      if (limit === 0 || page.length < limit || out.length >= limit) break;
-      cursor = page[page.length - 1] as string;
-    }
-    return limit === 0 ? out : out.slice(0, limit);
+    return (await admin()).listKeyNames(this.#storage, after, limit);
   }
 }
