@@ -27,7 +27,6 @@ const writes = lazy(() => import('./archive-writes.js'));
 
 /** The key a write is for, as the writer last read it. @internal */
 export interface WriteView {
-  readonly uid: string;
   /** The stored document bytes the writer read (its compare-and-set operand). */
   readonly raw: Uint8Array;
   /** The document's hot versions. */

@@ -330,15 +330,13 @@ export class PolicyStore {
         let stored: LoadedKey | undefined;
         try {
           const next = await this.#prepare(current, m, written);
-          const raw = next && encodeDocument(next);
-          const stamp = this.#stamp(name);
-          if (
-            next &&
-            raw &&
-            (await this.#storage.compareAndSet(keyspace.policy(name), current.raw, raw))
-          ) {
-            stored = { doc: next, raw };
-            this.#remember(name, stored, stamp);
+          if (next) {
+            const raw = encodeDocument(next);
+            const stamp = this.#stamp(name);
+            if (await this.#storage.compareAndSet(keyspace.policy(name), current.raw, raw)) {
+              stored = { doc: next, raw };
+              this.#remember(name, stored, stamp);
+            }
           }
         } catch (e) {
           await this.#cleanUp(name, uid, written);
@@ -373,7 +371,7 @@ export class PolicyStore {
       if (n <= current.doc.policy.latest_version) this.#archive.log.changed(m.policy.name, n);
       all.set(n, v);
     }
-    const view = { uid, raw: current.raw, hot };
+    const view = { raw: current.raw, hot };
     const versions = await this.#archive.split(m.policy, uid, all, written, view, m.base);
     return versions && { uid, policy: m.policy, versions };
   }
