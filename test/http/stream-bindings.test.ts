@@ -80,20 +80,6 @@ describe.each(BINDINGS)('%s binding', (binding: Binding) => {
     expect(JSON.parse(garbage.body.toString()).errors).toHaveLength(1);
   });
 
-  it.runIf(binding === 'express')(
-    'a body that express.json() parsed is a 400 before the first byte, for encrypt as for decrypt',
-    async () => {
-      for (const path of ['/v1/transit/encrypt-stream/k', DEC]) {
-        const r = await streamPost(s.url, path, Buffer.from('{"a":1}'), {
-          token: s.root,
-          headers: { 'content-type': 'application/json' },
-        });
-        expect(r.status, path).toBe(400);
-        expect(JSON.parse(r.body.toString()).errors[0], path).toMatch(/parsed by a body parser/);
-      }
-    },
-  );
-
   it('aborts the response when a chunk several MiB in is tampered with (node:http client)', async () => {
     const bad = Buffer.from(envelope);
     bad[6 * MiB] = (bad[6 * MiB] as number) ^ 1;
@@ -128,5 +114,23 @@ describe.each(BINDINGS)('%s binding', (binding: Binding) => {
     await expect(read).rejects.toThrow();
     expect(got).toBeGreaterThan(7 * MiB);
     expect(got).toBeLessThan(plain.length);
+  });
+});
+
+describe('Express behind express.json()', () => {
+  it('a body that the JSON parser consumed is a 400 before the first byte, for encrypt as for decrypt', async () => {
+    const s = await served('express');
+    try {
+      for (const path of [ENC, DEC]) {
+        const r = await streamPost(s.url, path, Buffer.from('{"a":1}'), {
+          token: s.root,
+          headers: { 'content-type': 'application/json' },
+        });
+        expect(r.status, path).toBe(400);
+        expect(JSON.parse(r.body.toString()).errors[0], path).toMatch(/parsed by a body parser/);
+      }
+    } finally {
+      await s.close();
+    }
   });
 });

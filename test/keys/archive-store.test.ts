@@ -15,6 +15,7 @@ import { HOT_VERSIONS } from '../../src/keys/policy-store.js';
 import { keyspace } from '../../src/storage/keyspace.js';
 import { backupKey, restoreKey } from '../../src/transit/backup.js';
 import { setCertificate, signCsr } from '../../src/transit/certificates.js';
+import type { Engine } from '../../src/transit/engine.js';
 import { createKey, deleteKey } from '../../src/transit/keys.js';
 import { engineFromOptions } from '../../src/transit/options.js';
 import { rotate, trimKey, updateKeyConfig } from '../../src/transit/rotate-config.js';
@@ -30,6 +31,15 @@ async function pair(type: 'ecdsa-p256' | 'aes256-gcm96', versions: number) {
   return { storage, a, b };
 }
 
+let ca: ReturnType<typeof makeCa> | undefined;
+
+/** Set a certificate chain (leaf and one openssl CA) on version 1 of key `k`, through `e`. */
+async function certifyVersion1(e: Engine): Promise<void> {
+  ca ??= makeCa('archive store CA');
+  const chain = ca.issue((await signCsr(e, 'k', { version: 1 })).csr) + ca.pem;
+  await setCertificate(e, 'k', { certificate_chain: chain, version: 1 });
+}
+
 const archiveEntries = async (storage: MemoryStorage) =>
   storage.list('transit/archive/', { limit: 0 });
 
@@ -39,9 +49,7 @@ describe('a rotate on a view that is behind', () => {
     await a.store.get('k'); // a's view: version 1 still inline
     // b rotates (version 1 is archived), then sets a certificate on version 1.
     await rotate(b, 'k');
-    const ca = makeCa('archive race CA');
-    const chain = ca.issue((await signCsr(b, 'k', { version: 1 })).csr) + ca.pem;
-    await setCertificate(b, 'k', { certificate_chain: chain, version: 1 });
+    await certifyVersion1(b);
     // a rotates from its older view: its first attempt archives its copy of version 1.
     await rotate(a, 'k');
     const fresh = engineFromOptions({ storage });
@@ -58,9 +66,7 @@ describe('an entry left by an attempt that never committed', () => {
     // A crash between an archive write and its document left other bytes for version 1.
     const other = encodeVersion(await a.store.version(key, 2));
     await storage.put(keyspace.archive('k', key.doc.uid, 1), other);
-    const ca = makeCa('leftover CA');
-    const chain = ca.issue((await signCsr(a, 'k', { version: 1 })).csr) + ca.pem;
-    await setCertificate(a, 'k', { certificate_chain: chain, version: 1 });
+    await certifyVersion1(a);
     await rotate(a, 'k');
     const fresh = engineFromOptions({ storage });
     const now = (await fresh.store.get('k')) as LoadedKey;
@@ -76,9 +82,7 @@ describe('a rewrite of an archived version on a view that is behind', () => {
     const { storage, a, b } = await pair('ecdsa-p256', HOT_VERSIONS + 2);
     const seen = (await a.store.get('k')) as LoadedKey;
     const before = await a.store.version(seen, 1); // a caches version 1 as it is now
-    const ca = makeCa('archive rewrite CA');
-    const chain = ca.issue((await signCsr(b, 'k', { version: 1 })).csr) + ca.pem;
-    await setCertificate(b, 'k', { certificate_chain: chain, version: 1 });
+    await certifyVersion1(b);
     // a rewrites version 1 from what it cached (another field than b's).
     let attempts = 0;
     await a.store.mutate('k', async (current) => {
