@@ -75,6 +75,13 @@ const contextOf = (token: string, hash: string, entry: StoredToken): TokenContex
 });
 
 /**
+ * Contexts of a token's last use (the token is revoked by then), with the
+ * entry as that use left it: `num_uses` -1, as Vault's entry pending
+ * revocation. `lookup-self` answers from it, as Vault serves a last use.
+ */
+const spent = new WeakMap<TokenContext, StoredToken>();
+
+/**
  * Service tokens: create, authenticate, look up, renew and revoke.
  *
  * @example
@@ -259,7 +266,13 @@ export class TokenStore {
         const used = await this.#storage.compareAndSet(K.id(hash), raw, next);
         this.#entries.forget(hash);
         if (!used) continue;
-        if (last) await this.#revokeTree(hash);
+        if (last) {
+          await this.#revokeTree(hash);
+          // The last use is served (Vault revokes after the request).
+          const ctx = contextOf(token, hash, entry);
+          spent.set(ctx, { ...entry, num_uses: -1 });
+          return ctx;
+        }
       }
       return contextOf(token, hash, entry);
     }
@@ -358,9 +371,10 @@ export class TokenStore {
 
   /** The lookup data of an authenticated token (`GET auth/token/lookup-self`). */
   async lookupSelf(ctx: TokenContext): Promise<TokenLookup> {
-    const found = await this.#entries.read(ctx.hash);
-    if (!found) throw denied('permission denied');
-    return lookupOf(ctx.token, found.entry, this.#clock.now());
+    // On a token's last use, the entry as that use left it (num_uses -1, as Vault).
+    const entry = spent.get(ctx) ?? (await this.#entries.read(ctx.hash))?.entry;
+    if (!entry) throw denied('permission denied');
+    return lookupOf(ctx.token, entry, this.#clock.now());
   }
 
   /**

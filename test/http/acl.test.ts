@@ -207,6 +207,21 @@ describe('child tokens', () => {
     expect((await enc(t, 'app-1')).status).toBe(403);
   });
 
+  it("lookup-self on a token's last use is served (num_uses -1, as Vault), then the token is gone", async () => {
+    const r = await call(server, 'POST', '/v1/auth/token/create', {
+      body: { policies: ['app'], num_uses: 2 },
+    });
+    const t = r.json.auth.client_token;
+    const first = await call(as(t), 'GET', '/v1/auth/token/lookup-self');
+    expect(first.status).toBe(200);
+    expect(first.json.data.num_uses).toBe(1);
+    const last = await call(as(t), 'GET', '/v1/auth/token/lookup-self');
+    expect(last.status).toBe(200);
+    expect(last.json.data).toMatchObject({ num_uses: -1, policies: ['app', 'default'], id: t });
+    expect((await call(as(t), 'GET', '/v1/auth/token/lookup-self')).status).toBe(403);
+    expect((await enc(t, 'app-1')).status).toBe(403);
+  });
+
   it('renew-self extends the TTL; a non-renewable token is refused', async () => {
     const r = await call(server, 'POST', '/v1/auth/token/create', {
       body: { policies: ['app'], ttl: '10m' },
