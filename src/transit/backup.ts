@@ -17,12 +17,13 @@
  */
 
 import { rfc3339 } from '../clock.js';
-import { invalidRequest, notFound } from '../errors.js';
+import { invalidRequest, isTransitError, notFound } from '../errors.js';
 import { checkKeyName } from '../keys/names.js';
 import type { KeyVersion } from '../keys/policy.js';
 import { oldestVersion, typeInfo } from '../keys/policy.js';
 import { decodeVaultBackup, encodeVaultBackup, restoreName } from '../keys/vault-backup.js';
 import { optBool } from '../request.js';
+import { sameBytes } from '../util/same-bytes.js';
 import { schemaFor } from '../schema.js';
 import type { Engine } from './engine.js';
 import type { RestoreRequest } from './types.js';
@@ -37,23 +38,39 @@ export const RESTORE_FIELDS = schemaFor<RestoreRequest>()({
 /** @internal */
 export async function backupKey(e: Engine, name: string): Promise<{ backup: string }> {
   checkKeyName(name);
-  const key = await e.store.mutate(name, ({ doc }) => {
-    const p = doc.policy;
-    if (!p.exportable) throw invalidRequest('exporting is disallowed on the policy');
-    if (!p.allow_plaintext_backup)
-      throw invalidRequest('plaintext backup is disallowed on the policy');
-    return {
-      policy: { ...p, backup_info: { time: rfc3339(e.clock.now()), version: p.latest_version } },
-    };
-  });
-  if (!key) throw notFound(`key "${name}" not found`);
-  const p = key.doc.policy;
-  const versions = new Map<number, KeyVersion>();
-  for (let v = oldestVersion(p); v <= p.latest_version; v++) {
-    versions.set(v, await e.store.version(key, v));
+  for (let attempt = 0; ; attempt++) {
+    const key = await e.store.mutate(name, ({ doc }) => {
+      const p = doc.policy;
+      if (!p.exportable) throw invalidRequest('exporting is disallowed on the policy');
+      if (!p.allow_plaintext_backup)
+        throw invalidRequest('plaintext backup is disallowed on the policy');
+      return {
+        policy: { ...p, backup_info: { time: rfc3339(e.clock.now()), version: p.latest_version } },
+      };
+    });
+    if (!key) throw notFound(`key "${name}" not found`);
+    const p = key.doc.policy;
+    const versions = new Map<number, KeyVersion>();
+    try {
+      for (let v = oldestVersion(p); v <= p.latest_version; v++) {
+        versions.set(v, await e.store.version(key, v));
+      }
+    } catch (err) {
+      // An archived version gone since the key was read: another instance
+      // trimmed, deleted or replaced the key meanwhile. Back up the key as it
+      // is now; the same document with an entry missing is a real fault.
+      if (!isTransitError(err, 'internal') || attempt >= RACE_RETRIES) throw err;
+      e.store.invalidate(name);
+      const now = await e.store.get(name);
+      if (now && sameBytes(now.raw, key.raw)) throw err;
+      continue;
+    }
+    return { backup: encodeVaultBackup({ policy: p, versions }, typeInfo(p)) };
   }
-  return { backup: encodeVaultBackup({ policy: p, versions }, typeInfo(p)) };
 }
+
+/** How often a backup starts again after racing a trim, delete or replace. */
+const RACE_RETRIES = 8;
 
 /** @internal */
 export async function restoreKey(e: Engine, req: RestoreRequest): Promise<void> {

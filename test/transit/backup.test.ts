@@ -67,6 +67,66 @@ describe('backupKey', () => {
   });
 });
 
+describe('backupKey racing another instance', () => {
+  /** Memory storage that runs `hook` once, before the first archive read after it is set. */
+  class Hooked extends MemoryStorage {
+    hook: (() => Promise<void>) | undefined;
+    override async get(key: string): Promise<Uint8Array | undefined> {
+      const hook = key.startsWith('transit/archive/') ? this.hook : undefined;
+      if (hook) {
+        this.hook = undefined;
+        await hook();
+      }
+      return super.get(key);
+    }
+  }
+  const VERSIONS = HOT_VERSIONS + 4;
+  const setup = async () => {
+    const storage = new Hooked();
+    // A third instance writes the key, so neither a nor b holds its archived versions.
+    const writer = new Transit({ storage, autoRotate: false });
+    await writer.createKey('k', OPEN);
+    for (let v = 2; v <= VERSIONS; v++) await writer.rotateKey('k');
+    await writer.close();
+    const a = new Transit({ storage, autoRotate: false });
+    const b = new Transit({ storage, autoRotate: false });
+    return { storage, a, b };
+  };
+
+  it('a trim on another instance between the read and the archived versions: the backup is of the key as trimmed', async () => {
+    const { storage, a, b } = await setup();
+    await b.updateKeyConfig('k', { min_decryption_version: 3, min_encryption_version: 3 });
+    storage.hook = async () => {
+      await b.trimKey('k', { min_available_version: 3 });
+    };
+    const { backup } = await a.backupKey('k');
+    expect(storage.hook).toBeUndefined();
+    const blob = JSON.parse(Buffer.from(backup, 'base64').toString());
+    expect(blob.policy.min_available_version).toBe(3);
+    expect(Object.keys(blob.policy.keys).map(Number).sort((x, y) => x - y)[0]).toBe(3);
+    const c = new Transit({ autoRotate: false });
+    await c.restoreKey({ backup, name: 'copy' });
+    const { ciphertext } = await b.encrypt('k', { plaintext: FOX, key_version: 3 });
+    expect((await c.decrypt('copy', { ciphertext })).plaintext).toBe(FOX);
+  });
+
+  it('a delete on another instance meanwhile: not_found; a missing entry with the key unchanged stays internal', async () => {
+    const { storage, a, b } = await setup();
+    await b.updateKeyConfig('k', { deletion_allowed: true });
+    storage.hook = async () => {
+      await b.deleteKey('k');
+    };
+    await expect(a.backupKey('k')).rejects.toMatchObject({ code: 'not_found' });
+    const other = await setup();
+    const entry = (await other.storage.list('transit/archive/k/'))[0] as string;
+    await other.storage.delete(`transit/archive/k/${entry}`);
+    await expect(other.a.backupKey('k')).rejects.toMatchObject({
+      code: 'internal',
+      message: expect.stringContaining('is missing from storage'),
+    });
+  });
+});
+
 describe('round trips', () => {
   const shapes = [
     { type: 'aes128-gcm96' },
