@@ -5,7 +5,10 @@
  * the request is refused with 500 `internal error`, nothing has run), and a
  * response entry after it, with the reply's data or the error. Without an
  * active broker the dispatcher makes one check (`served.audit?.active`) and
- * none of this runs.
+ * none of this runs. A request refused by the token or ACL check is logged
+ * as one request entry with the error; one refused after them (its body or
+ * fields, `X-Vault-Wrap-TTL`) as a request entry and a response entry with
+ * the error, as Vault logs a request its backend refuses.
  *
  * Not audited, as Vault's non-audited paths: health, `sys/init`,
  * `sys/unseal`, `sys/seal-status` (the rows served while sealed) and
@@ -86,6 +89,27 @@ export async function auditRefused(
     await broker.logRequest({ ...input, error: error.message }).catch(() => undefined);
   }
   throw error;
+}
+
+/**
+ * A request refused after the token and ACL checks but before the call (a
+ * body or field the route refuses, `X-Vault-Wrap-TTL`): its request entry,
+ * then a response entry with the error, as Vault logs a request its backend
+ * refuses. Best effort, as {@link auditRefused}: the refusal is the answer
+ * either way, and nothing has run.
+ * @internal
+ */
+export async function auditInvalid(
+  broker: AuditBroker,
+  s: AuditStart,
+  error: unknown,
+): Promise<void> {
+  if (!isTransitError(error) || error.code === 'internal') return;
+  try {
+    await auditError(await auditRequest(broker, s), error);
+  } catch {
+    // Best effort (see above).
+  }
 }
 
 /**

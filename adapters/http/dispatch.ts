@@ -27,6 +27,7 @@ import { GO_TRUE } from '../../src/request.js';
 import {
   type AuditStart,
   auditError,
+  auditInvalid,
   auditRefused,
   auditRequest,
   auditResponse,
@@ -34,10 +35,10 @@ import {
 } from './audit-dispatch.js';
 import { AUDIT_ROUTES } from './audit-routes.js';
 import { aclTail, authenticate, authorize, type HeaderLookup } from './auth.js';
-import { checkValueLimits, type ResolvedJsonLimits } from './json-limits.js';
+import type { ResolvedJsonLimits } from './json-limits.js';
 import type { MetricsExporter } from './metrics.js';
 import { requestRecorder } from './metrics.js';
-import { parseJsonBody, queryFields, type UnknownFields, unknownFieldsWarning } from './params.js';
+import { queryFields, rawFields, type UnknownFields, unknownFieldsWarning } from './params.js';
 import { authorizeSomeCompletion } from './preauth.js';
 import { type HttpReply, jsonReply, NO_WARNINGS, successReply } from './reply.js';
 import type { Route, RouteMethod, ServedBy } from './route.js';
@@ -309,11 +310,18 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     } catch (e) {
       return refused(served, { requestId, route, aclPath, req, token }, e);
     }
-    if (req.headers('x-vault-wrap-ttl')) {
-      throw new TransitError('invalid_request', 'response wrapping is not supported');
-    }
     // Audit (audit-dispatch.ts): one check when no device is enabled.
     const audit = served.audit?.active && !notAudited(route) ? served.audit : undefined;
+    if (req.headers('x-vault-wrap-ttl')) {
+      const e = new TransitError('invalid_request', 'response wrapping is not supported');
+      if (audit)
+        await auditInvalid(
+          audit,
+          start(requestId, route, operation, aclPath, token, req, query),
+          e,
+        );
+      throw e;
+    }
     if (route.stream) {
       const ctx = { operation, token };
       const trail = audit
@@ -335,22 +343,24 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
       if (trail) await auditResponse(trail, { status: streamed.status, streamed: true });
       return streamed;
     }
-    let raw: Record<string, unknown>;
-    if (method === 'POST') {
-      const got = req.body ? await req.body(o.maxRequestBytes) : undefined;
-      const parsed = typeof got === 'object' && got !== null && !(got instanceof Uint8Array);
-      // A body parser's object is used as is (checked against the same shape
-      // limits), not stringified and parsed again.
-      raw =
-        parsed && checkValueLimits(got, o.jsonLimits)
-          ? got
-          : parseJsonBody(parsed ? JSON.stringify(got) : got, o.jsonLimits);
-    } else {
-      raw = queryFields(query);
+    let raw: Record<string, unknown> | undefined;
+    let parsed: ReturnType<Route['parse']>;
+    try {
+      raw = await rawFields(req.body, method === 'POST', query, o);
+      parsed = route.parse(params, raw, route.ignoreUnknown ? 'warn' : o.unknownFields);
+      route.fillBody?.(parsed.body);
+    } catch (e) {
+      // A body or field refused after the token and ACL checks: logged as Vault logs a
+      // request its backend refuses (a request entry, then the error).
+      if (audit)
+        await auditInvalid(
+          audit,
+          start(requestId, route, operation, aclPath, token, req, raw ?? {}),
+          e,
+        );
+      throw e;
     }
-    const mode = route.ignoreUnknown ? 'warn' : o.unknownFields;
-    const { body, unknown } = route.parse(params, raw, mode);
-    route.fillBody?.(body);
+    const { body, unknown } = parsed;
     if (deferAcl) {
       const fullPath = [aclPath, ...aclTail(route, params, body)].join('/');
       try {

@@ -20,7 +20,12 @@
 import { invalidRequest } from '../../src/errors.js';
 import { GO_FALSE, GO_TRUE } from '../../src/request.js';
 import type { EndpointSchema, FieldSpec, FieldType } from '../../src/schema.js';
-import { checkJsonLimits, DEFAULT_JSON_LIMITS, type ResolvedJsonLimits } from './json-limits.js';
+import {
+  checkJsonLimits,
+  checkValueLimits,
+  DEFAULT_JSON_LIMITS,
+  type ResolvedJsonLimits,
+} from './json-limits.js';
 import type { Route } from './route.js';
 
 const INT = /^[+-]?[0-9]+$/;
@@ -236,4 +241,29 @@ function jsonErrorWhere(text: string, e: unknown): string {
   const line = before.split('\n').length;
   const column = at - before.lastIndexOf('\n');
   return `invalid JSON at line ${line}, column ${column}`;
+}
+
+/**
+ * The request's raw fields: the JSON body of a POST (read within `maxBytes`;
+ * a body parser's object is used as is, checked against the same shape
+ * limits, not stringified and parsed again), else the query.
+ * @throws TransitError `payload_too_large` past `maxBytes`, `invalid_request` for bad JSON.
+ * @internal
+ */
+export async function rawFields(
+  body: ((limit: number) => Promise<unknown>) | undefined,
+  post: boolean,
+  query: URLSearchParams,
+  o: { maxRequestBytes: number; jsonLimits: ResolvedJsonLimits },
+): Promise<Record<string, unknown>> {
+  if (!post) return queryFields(query);
+  const got = body ? await body(o.maxRequestBytes) : undefined;
+  const isObject = typeof got === 'object' && got !== null && !(got instanceof Uint8Array);
+  if (isObject && checkValueLimits(got as Record<string, unknown>, o.jsonLimits)) {
+    return got as Record<string, unknown>;
+  }
+  return parseJsonBody(
+    isObject ? JSON.stringify(got) : (got as Uint8Array | string | undefined),
+    o.jsonLimits,
+  );
 }

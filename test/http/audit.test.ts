@@ -318,6 +318,34 @@ describe('refusals', () => {
   });
 });
 
+describe('refused fields', () => {
+  it('a body or field refused after the checks is logged (request, then the error); its values hashed', async () => {
+    const file = join(dir, 'invalid.log');
+    await call(server, 'PUT', '/v1/sys/audit/invalid', {
+      body: { type: 'file', options: { file_path: file } },
+    });
+    const secret = 'a plaintext field that is not base64 ###';
+    const bad = await call(server, 'POST', '/v1/transit/encrypt/fields', {
+      body: { plaintext: secret, key_version: 'many' },
+    });
+    expect(bad.status).toBe(400);
+    const wrapped = await fetch(`${server.url}/v1/transit/encrypt/fields`, {
+      method: 'POST',
+      headers: { 'x-vault-token': server.root, 'x-vault-wrap-ttl': '60s' },
+      body: JSON.stringify({ plaintext: b64('x') }),
+    });
+    expect(wrapped.status).toBe(400);
+    const mine = entries(file).filter((e) => e.request.path === 'transit/encrypt/fields');
+    expect(mine.map((e) => e.type)).toEqual(['request', 'response', 'request', 'response']);
+    expect(mine[1]?.error).toBe(bad.json.errors[0]);
+    expect(mine[3]?.error).toBe('response wrapping is not supported');
+    expect(Object.keys(mine[0]?.request.data ?? {}).sort()).toEqual(['key_version', 'plaintext']);
+    expect(String(mine[0]?.request.data?.plaintext)).toMatch(/^hmac-sha256:/);
+    expect(readFileSync(file, 'utf8')).not.toContain(secret);
+    await call(server, 'DELETE', '/v1/sys/audit/invalid');
+  });
+});
+
 describe('fail closed', () => {
   it('with the only device unable to record, create and rotate are refused and not applied', async () => {
     // A socket device whose listener is gone: every write is refused.
