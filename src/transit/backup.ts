@@ -23,8 +23,8 @@ import type { KeyVersion } from '../keys/policy.js';
 import { oldestVersion, typeInfo } from '../keys/policy.js';
 import { decodeVaultBackup, encodeVaultBackup, restoreName } from '../keys/vault-backup.js';
 import { optBool } from '../request.js';
-import { sameBytes } from '../util/same-bytes.js';
 import { schemaFor } from '../schema.js';
+import { sameBytes } from '../util/same-bytes.js';
 import type { Engine } from './engine.js';
 import type { RestoreRequest } from './types.js';
 
