@@ -23,6 +23,7 @@
  *   its key.
  * @module
  */
+import type { StorageAdapter } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
 import { sameBytes } from '../util/same-bytes.js';
 import type { ArchiveStore, WriteView } from './archive-store.js';
@@ -145,5 +146,29 @@ export async function deleteIncarnation(
     const page = await store.storage.list(prefix, { limit: 1000 });
     if (page.length === 0) return;
     for (const k of page) await store.storage.delete(prefix + k);
+  }
+}
+
+/**
+ * Delete the entries of one incarnation below `oldest` (its oldest available
+ * version) that a trim left behind: the trim's document committed, then
+ * deleting the trimmed entries failed part-way. A trim that moves nothing
+ * (its retry) still runs this. Versions below `oldest` never come back
+ * (`min_available_version` cannot be lowered), so nothing live is touched.
+ * Entries list in version order, so only the lowest page is read.
+ * @internal
+ */
+export async function sweepTrimmed(
+  storage: StorageAdapter,
+  name: string,
+  uid: string,
+  oldest: number,
+): Promise<void> {
+  const prefix = keyspace.archivePrefix(name, uid);
+  for (;;) {
+    const page = await storage.list(prefix, { limit: 100 });
+    const below = page.filter((k) => Number(k) < oldest);
+    for (const k of below) await storage.delete(prefix + k);
+    if (below.length < page.length || page.length < 100) return;
   }
 }

@@ -6,9 +6,10 @@
  * The writes run under the key's lock, which the store takes.
  * @module
  */
+import { fromUtf8, utf8 } from '../encoding.js';
 import { conflict, invalidRequest } from '../errors.js';
 import type { StorageAdapter } from '../storage/adapter.js';
-import { keyspace } from '../storage/keyspace.js';
+import { keyspace, purgeKeyspace } from '../storage/keyspace.js';
 import type { ArchiveStore } from './archive-store.js';
 import { isInternalKeyName } from './names.js';
 import type { KeyPolicy, KeyVersion } from './policy.js';
@@ -49,6 +50,8 @@ export async function replaceKey(
     const written: number[] = [];
     let stored: LoadedKey | undefined;
     try {
+      // The incarnation replaced: noted before its document goes (see deleteKey).
+      if (current) await notePurge(ops, name, current.doc.uid);
       const hot = await ops.archive.split(policy, uid, versions, written);
       const doc: KeyDocument = { uid, policy, versions: hot as KeyDocument['versions'] };
       const raw = encodeDocument(doc);
@@ -62,7 +65,7 @@ export async function replaceKey(
       throw e;
     }
     if (stored) {
-      if (current) await ops.archive.deleteAll(name, current.doc.uid);
+      if (current) await purgeIncarnation(ops, name, current.doc.uid);
       return stored;
     }
     await ops.archive.deleteAll(name, uid);
@@ -70,7 +73,18 @@ export async function replaceKey(
   throw tooMany(name);
 }
 
-/** Delete a key and its archive. Returns false when it did not exist. @internal */
+/**
+ * Delete a key and its archive. Returns false when it did not exist.
+ *
+ * The document goes first (the key is then deleted for every instance), its
+ * archive entries after it; storage has no transaction across the two. So
+ * the incarnation is noted as pending purge before its document goes, and
+ * the note removed once its archive is gone: a storage failure in between
+ * fails the call, and any later delete (a retry answers "not found") purges
+ * what the note names. A note whose incarnation is still the stored one
+ * (its delete never committed) is left alone.
+ * @internal
+ */
 export async function deleteKey(
   ops: WholeKeyOps,
   name: string,
@@ -78,15 +92,56 @@ export async function deleteKey(
 ): Promise<boolean> {
   for (let attempt = 0; attempt < ops.retries; attempt++) {
     const current = await ops.load(name);
-    if (!current) return false;
+    if (!current) {
+      await purgePending(ops);
+      return false;
+    }
     check(current);
+    const { uid } = current.doc;
+    await notePurge(ops, name, uid);
     if (await ops.storage.compareAndSet(keyspace.policy(name), current.raw, undefined)) {
       ops.forget(name);
-      await ops.archive.deleteAll(name, current.doc.uid);
+      await purgeIncarnation(ops, name, uid);
+      await purgePending(ops);
       return true;
     }
   }
   throw tooMany(name);
+}
+
+/** Note an incarnation as pending purge, before its document is deleted or replaced. */
+const notePurge = (ops: WholeKeyOps, name: string, uid: string): Promise<void> =>
+  ops.storage.put(purgeKeyspace.entry(uid), utf8(name));
+
+/** Delete one incarnation's archive, then its note. */
+async function purgeIncarnation(ops: WholeKeyOps, name: string, uid: string): Promise<void> {
+  await ops.archive.deleteAll(name, uid);
+  await ops.storage.delete(purgeKeyspace.entry(uid));
+}
+
+/**
+ * Finish the purges an earlier delete or replace left noted (its archive
+ * deletion failed), skipping incarnations still stored. Best effort: a
+ * failure here leaves the notes for the next delete.
+ */
+async function purgePending(ops: WholeKeyOps): Promise<void> {
+  try {
+    let after = '';
+    for (;;) {
+      const notes = await ops.storage.list(purgeKeyspace.prefix, { after, limit: 100 });
+      for (const uid of notes) {
+        const raw = await ops.storage.get(purgeKeyspace.entry(uid));
+        if (!raw) continue;
+        const name = fromUtf8(raw);
+        if ((await ops.load(name))?.doc.uid === uid) continue;
+        await purgeIncarnation(ops, name, uid);
+      }
+      if (notes.length < 100) return;
+      after = notes[notes.length - 1] as string;
+    }
+  } catch {
+    // The notes stay for the next delete.
+  }
 }
 
 /** User key names, sorted, paginated; internal keys (names with `/`) are skipped. @internal */

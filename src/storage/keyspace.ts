@@ -6,6 +6,11 @@
  * - `transit/archive/<name>/<uid>/<version:10>`: archived versions of one
  *   incarnation of a key (a re-created name gets a new uid, so stale entries
  *   of a deleted key can never be read);
+ * - `transit/purge/<uid>`: an incarnation being deleted (the value is the
+ *   key's name) whose archive entries are still to be deleted: written
+ *   before its document goes, removed once its archive is gone, so that a
+ *   storage failure in between leaves a note, not orphaned key material
+ *   ({@link purgeKeyspace});
  * - `transit/config/keys`, `transit/config/cache`: global settings.
  *
  * Leases (src/leases):
@@ -36,6 +41,16 @@ export const keyspace = {
   leaseIrrevocablePrefix: 'sys/leases/irrevocable/',
   leaseIrrevocable: (ms: number, id: string): string => `sys/leases/irrevocable/${ms13(ms)}/${id}`,
   leaseLeaderLock: 'sys/leases/leader',
+} as const;
+
+/**
+ * The pending purges of deleted incarnations (`transit/purge/<uid>`), apart
+ * from {@link keyspace} so that a build that never deletes a key leaves them out.
+ * @internal
+ */
+export const purgeKeyspace = {
+  prefix: 'transit/purge/',
+  entry: (uid: string): string => `transit/purge/${uid}`,
 } as const;
 
 /**

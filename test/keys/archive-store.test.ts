@@ -169,3 +169,90 @@ describe('a write that throws', () => {
     expect(await archiveEntries(storage)).toEqual([]);
   });
 });
+
+describe('a storage failure after a delete, trim or restore committed', () => {
+  /** Fails deletes of archive entries while `failDeletes` is set (a store that drops its connection). */
+  class FailingDeletes extends MemoryStorage {
+    failDeletes = false;
+    override async delete(key: string): Promise<void> {
+      if (this.failDeletes && key.startsWith('transit/archive/')) {
+        throw new Error('injected: connection lost');
+      }
+      return super.delete(key);
+    }
+  }
+  const setup = async (versions: number) => {
+    const storage = new FailingDeletes();
+    const e = engineFromOptions({ storage });
+    await createKey(e, 'k', { exportable: true, allow_plaintext_backup: true });
+    for (let v = 1; v < versions; v++) await rotate(e, 'k');
+    await updateKeyConfig(e, 'k', { deletion_allowed: true });
+    return { storage, e };
+  };
+  const notes = (s: MemoryStorage) => s.list('transit/purge/', { limit: 0 });
+
+  it('a delete whose archive deletion failed: the retry ("not found") purges it', async () => {
+    const { storage, e } = await setup(HOT_VERSIONS + 3);
+    storage.failDeletes = true;
+    await expect(deleteKey(e, 'k')).rejects.toThrow(/injected/);
+    expect(await e.store.get('k')).toBeUndefined();
+    expect(await archiveEntries(storage)).toHaveLength(3);
+    expect(await notes(storage)).toHaveLength(1);
+    storage.failDeletes = false;
+    await expect(deleteKey(e, 'k')).rejects.toMatchObject({ message: /not found/ });
+    expect(await archiveEntries(storage)).toEqual([]);
+    expect(await notes(storage)).toEqual([]);
+  });
+
+  it("a later delete of another key purges it too; a live key's note and archive are left alone", async () => {
+    const { storage, e } = await setup(HOT_VERSIONS + 2);
+    const other = engineFromOptions({ storage });
+    await createKey(other, 'live', {});
+    for (let v = 1; v < HOT_VERSIONS + 2; v++) await rotate(other, 'live');
+    const live = (await other.store.get('live')) as LoadedKey;
+    // A note for a live incarnation (a delete whose write never committed).
+    await storage.put(`transit/purge/${live.doc.uid}`, new TextEncoder().encode('live'));
+    storage.failDeletes = true;
+    await expect(deleteKey(e, 'k')).rejects.toThrow(/injected/);
+    storage.failDeletes = false;
+    await createKey(e, 'doomed', {});
+    await updateKeyConfig(e, 'doomed', { deletion_allowed: true });
+    await deleteKey(e, 'doomed');
+    const left = await archiveEntries(storage);
+    expect(left).toHaveLength(2);
+    expect(left.every((k) => k.startsWith(`live/${live.doc.uid}/`))).toBe(true);
+    expect(await notes(storage)).toEqual([live.doc.uid]);
+    expect((await other.store.version(live, 1)).key).toBeDefined();
+  });
+
+  it('a trim whose clean-up failed: the same trim again deletes what is left below it', async () => {
+    const { storage, e } = await setup(HOT_VERSIONS + 6);
+    await updateKeyConfig(e, 'k', { min_decryption_version: 5, min_encryption_version: 5 });
+    storage.failDeletes = true;
+    await expect(trimKey(e, 'k', { min_available_version: 5 })).rejects.toThrow(/injected/);
+    expect((await e.store.get('k'))?.doc.policy.min_available_version).toBe(5);
+    expect(await archiveEntries(storage)).toHaveLength(6);
+    storage.failDeletes = false;
+    await trimKey(e, 'k', { min_available_version: 5 });
+    const left = (await archiveEntries(storage)).map((k) => Number(k.split('/').at(-1)));
+    expect(left).toEqual([5, 6]);
+  });
+
+  it('a forced restore whose old archive deletion failed: the next delete purges it', async () => {
+    const { storage, e } = await setup(HOT_VERSIONS + 2);
+    const { backup } = await backupKey(e, 'k');
+    const old = (await e.store.get('k')) as LoadedKey;
+    storage.failDeletes = true;
+    await expect(restoreKey(e, { backup, force: true })).rejects.toThrow(/injected/);
+    storage.failDeletes = false;
+    const now = (await e.store.get('k')) as LoadedKey;
+    expect(now.doc.uid).not.toBe(old.doc.uid);
+    await createKey(e, 'x', {});
+    await updateKeyConfig(e, 'x', { deletion_allowed: true });
+    await deleteKey(e, 'x');
+    const left = await archiveEntries(storage);
+    expect(left.filter((k) => k.includes(old.doc.uid))).toEqual([]);
+    expect(left.filter((k) => k.includes(now.doc.uid))).toHaveLength(2);
+    expect(await notes(storage)).toEqual([]);
+  });
+});
