@@ -16,9 +16,39 @@
  * is shared, so both see the same header, and the stream, unused, is dropped.
  * @module
  */
+import { TransitError } from '../errors.js';
+import { lazy } from '../util/lazy.js';
 import type { Emit } from './chunker.js';
-import { type ByteCoder, decryptCoder, type EngineRef, encryptCoder } from './coders.js';
+import type { ByteCoder, EngineRef } from './coders.js';
 import type { StreamDecryptOptions, StreamEncryptOptions } from './data-key.js';
+
+// The coders (with Cobblestone and the envelope) load with a stream's start,
+// so an application that never streams does not carry them.
+const coders = lazy(() => import('./coders.js'));
+
+/**
+ * A coder whose module loads on `start` (memoised, as the coders' own), then
+ * passes every call straight on: one indirection per input piece.
+ */
+function deferred(make: (m: typeof import('./coders.js')) => ByteCoder): ByteCoder {
+  let real: ByteCoder | undefined;
+  let started: Promise<Uint8Array | undefined> | undefined;
+  const loaded = (): ByteCoder => {
+    if (real === undefined) throw new TransitError('internal', 'stream: not started');
+    return real;
+  };
+  return {
+    start() {
+      started ??= coders().then((m) => {
+        real = make(m);
+        return real.start();
+      });
+      return started;
+    },
+    push: (piece, emit, output) => loaded().push(piece, emit, output),
+    finish: (emit) => loaded().finish(emit),
+  };
+}
 
 export type { EngineRef } from './coders.js';
 
@@ -72,7 +102,7 @@ export function encryptStream(
   name: string,
   options?: StreamEncryptOptions,
 ): TransformStream<Uint8Array, Uint8Array> {
-  return coderStream(encryptCoder(engine, name, options));
+  return coderStream(deferred((m) => m.encryptCoder(engine, name, options)));
 }
 
 /** @internal */
@@ -81,5 +111,5 @@ export function decryptStream(
   name: string,
   options?: StreamDecryptOptions,
 ): TransformStream<Uint8Array, Uint8Array> {
-  return coderStream(decryptCoder(engine, name, options));
+  return coderStream(deferred((m) => m.decryptCoder(engine, name, options)));
 }
