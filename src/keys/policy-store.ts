@@ -24,6 +24,7 @@ import { encodeHex } from '../encoding.js';
 import { conflict, internal } from '../errors.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
+import { contended } from '../util/contention.js';
 import { KeyedMutex } from '../util/keyed-mutex.js';
 import { lazy } from '../util/lazy.js';
 import type { ReadonlyLinkedMap } from '../util/linked-map.js';
@@ -346,6 +347,7 @@ export class PolicyStore {
           await this.#archive.dropTrimmed(uid, current.doc.policy, stored.doc.policy);
           return stored;
         }
+        await this.#pause(attempt);
         current = await this.#load(name);
         await this.#archive.dropUncommitted(uid, written, current?.doc, name);
       }
@@ -410,6 +412,11 @@ export class PolicyStore {
     return this.#locks.run(name, () => deleteKey(this.#ops, name, check));
   }
 
+  /** After a lost compare-and-set: a random pause, growing with the attempt (../util/contention.ts). */
+  #pause(attempt: number): Promise<void> {
+    return contended(attempt, this.#backend.randomBytes(1)[0] as number);
+  }
+
   /** The store's state, for ./store-admin.ts. */
   get #ops(): WholeKeyOps {
     return {
@@ -424,6 +431,7 @@ export class PolicyStore {
       forget: (name) => this.#cache.delete(name),
       cleanUp: (name, uid, written) => this.#cleanUp(name, uid, written),
       newUid: () => encodeHex(this.#backend.randomBytes(8)),
+      pause: (attempt) => this.#pause(attempt),
     };
   }
 

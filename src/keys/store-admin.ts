@@ -27,6 +27,8 @@ export interface WholeKeyOps {
   forget(name: string): void;
   cleanUp(name: string, uid: string, written: readonly number[]): Promise<void>;
   newUid(): string;
+  /** After a lost compare-and-set: a random pause, growing with the attempt. */
+  pause(attempt: number): Promise<void>;
 }
 
 const tooMany = (name: string) => conflict(`too many concurrent updates to key ${name}; retry`);
@@ -69,6 +71,7 @@ export async function replaceKey(
       return stored;
     }
     await ops.archive.deleteAll(name, uid);
+    await ops.pause(attempt);
   }
   throw tooMany(name);
 }
@@ -105,6 +108,7 @@ export async function deleteKey(
       await purgePending(ops);
       return true;
     }
+    await ops.pause(attempt);
   }
   throw tooMany(name);
 }

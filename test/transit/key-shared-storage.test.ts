@@ -3,7 +3,12 @@
  * seen by the other (no stale key cache).
  */
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FileStorage } from '../../adapters/file/index.js';
+import { Transit } from '../../src/index.js';
 import { b64, expectError, makeEngine, settle, unb64 } from './support.js';
 
 describe('instances sharing one storage', () => {
@@ -42,5 +47,26 @@ describe('instances sharing one storage', () => {
       'invalid_request',
       'ciphertext or signature version is disallowed by policy (too old)',
     );
+  });
+
+  it('sixteen instances rotating one key on one file store at once: every rotate lands', async () => {
+    // Without a pause between lost compare-and-sets, 8 instances lost 12 of 80 rotates to `conflict`.
+    const dir = mkdtempSync(join(tmpdir(), 'transitkit-contention-'));
+    try {
+      const storage = await FileStorage.open(dir);
+      const all = Array.from({ length: 16 }, () => new Transit({ storage, autoRotate: false }));
+      await all[0]?.createKey('k');
+      const results = await Promise.allSettled(
+        all.flatMap((t) => Array.from({ length: 5 }, () => t.rotateKey('k'))),
+      );
+      expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+      await Promise.all(all.map((t) => t.close()));
+      // A fresh instance: the others do not watch a file store, so each saw its own last write.
+      const fresh = new Transit({ storage, autoRotate: false });
+      expect((await fresh.readKey('k')).latest_version).toBe(81);
+      await fresh.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
