@@ -387,7 +387,9 @@ export class TokenStore {
     for (let i = 0; i < CAS_RETRIES; i++) {
       // Read storage: the compare-and-set below needs the stored bytes.
       const found = await this.#entries.read(ctx.hash, true);
-      if (!found) throw denied('permission denied');
+      // Gone since it authenticated this request (its last use, or revoked
+      // meanwhile): Vault's renew finds no token to renew.
+      if (!found) throw invalidRequest('token not found');
       const { raw, entry } = found;
       const now = this.#clock.now();
       if (entry.expire_ms === 0) return authOf(ctx.token, entry, now);

@@ -207,7 +207,7 @@ describe('child tokens', () => {
     expect((await enc(t, 'app-1')).status).toBe(403);
   });
 
-  it("lookup-self on a token's last use is served (num_uses -1, as Vault), then the token is gone", async () => {
+  it("lookup-self on a token's last use is served (num_uses -1, as Vault); renew-self finds no token", async () => {
     const r = await call(server, 'POST', '/v1/auth/token/create', {
       body: { policies: ['app'], num_uses: 2 },
     });
@@ -220,6 +220,20 @@ describe('child tokens', () => {
     expect(last.json.data).toMatchObject({ num_uses: -1, policies: ['app', 'default'], id: t });
     expect((await call(as(t), 'GET', '/v1/auth/token/lookup-self')).status).toBe(403);
     expect((await enc(t, 'app-1')).status).toBe(403);
+    // renew-self on a last use: Vault's renew no longer finds the token (400).
+    const once = await call(server, 'POST', '/v1/auth/token/create', {
+      body: { policies: ['app'], num_uses: 1, ttl: '1h' },
+    });
+    const renewed = await call(
+      as(once.json.auth.client_token),
+      'POST',
+      '/v1/auth/token/renew-self',
+      {
+        body: {},
+      },
+    );
+    expect(renewed.status).toBe(400);
+    expect(renewed.json.errors).toEqual(['token not found']);
   });
 
   it('renew-self extends the TTL; a non-renewable token is refused', async () => {
