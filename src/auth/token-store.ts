@@ -36,6 +36,7 @@ import type { LeaseManager } from '../leases/lease-manager.js';
 import { parseDurationSeconds } from '../request.js';
 import { withWarnings } from '../result-meta.js';
 import type { StorageAdapter } from '../storage/adapter.js';
+import { contended } from '../util/contention.js';
 import { registerTokenNow, type TokenSource } from './answer-now.js';
 import { capAtParent, planToken } from './token-create.js';
 import { TokenEntries } from './token-entries.js';
@@ -265,7 +266,10 @@ export class TokenStore {
           : utf8(JSON.stringify({ ...entry, num_uses: entry.num_uses - 1 }));
         const used = await this.#storage.compareAndSet(K.id(hash), raw, next);
         this.#entries.forget(hash);
-        if (!used) continue;
+        if (!used) {
+          await this.#pause(i);
+          continue;
+        }
         if (last) {
           await this.#revokeTree(hash);
           // The last use is served (Vault revokes after the request).
@@ -369,6 +373,11 @@ export class TokenStore {
     return withWarnings(authOf(token, entry, now), plan.warnings);
   }
 
+  /** After a lost compare-and-set of an entry: a random, growing pause (../util/contention.ts). */
+  #pause(attempt: number): Promise<void> {
+    return contended(attempt, this.#backend.randomBytes(1)[0] as number);
+  }
+
   /** The lookup data of an authenticated token (`GET auth/token/lookup-self`). */
   async lookupSelf(ctx: TokenContext): Promise<TokenLookup> {
     // On a token's last use, the entry as that use left it (num_uses -1, as Vault).
@@ -430,6 +439,7 @@ export class TokenStore {
       if (renewed) {
         return withWarnings(authOf(ctx.token, next, now), warnings);
       }
+      await this.#pause(i);
     }
     throw new TransitError('conflict', 'too many concurrent renewals of one token; retry');
   }

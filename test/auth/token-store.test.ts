@@ -3,7 +3,11 @@
  * token), a per-store random salt, TTLs and renewal on a fake clock, limited uses
  * under concurrency, child-token rules, and revocation of whole trees.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FileStorage } from '../../adapters/file/index.js';
 import { AclPolicyStore } from '../../src/auth/acl-policies.js';
 import type { TokenContext } from '../../src/auth/token-entry.js';
 import { TokenStore } from '../../src/auth/token-store.js';
@@ -104,6 +108,28 @@ describe('authenticate', () => {
     );
     expect(results.filter(Boolean)).toHaveLength(5);
     expect(await tokens.authenticate(t.client_token)).toBeUndefined();
+  });
+
+  it('eight stores on one file store spend 64 uses at once with no conflict', async () => {
+    // Without a pause between lost compare-and-sets, half of these failed with `conflict`.
+    const dir = mkdtempSync(join(tmpdir(), 'transitkit-token-contention-'));
+    try {
+      const storage = await FileStorage.open(dir);
+      const stores = Array.from({ length: 8 }, () => new TokenStore({ storage }));
+      const first = stores[0] as TokenStore;
+      const root = (await first.authenticate(await first.createRoot())) as TokenContext;
+      const t = await first.create(root, { num_uses: 70 });
+      const uses = await Promise.allSettled(
+        stores.flatMap((s) => Array.from({ length: 8 }, () => s.authenticate(t.client_token))),
+      );
+      expect(uses.filter((u) => u.status === 'rejected')).toEqual([]);
+      expect(uses.every((u) => u.status === 'fulfilled' && u.value !== undefined)).toBe(true);
+      const fresh = new TokenStore({ storage });
+      const ctx = (await fresh.authenticate(t.client_token)) as TokenContext;
+      expect((await fresh.lookupSelf(ctx)).num_uses).toBe(70 - 65);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
