@@ -103,7 +103,11 @@ describe('backupKey racing another instance', () => {
     expect(storage.hook).toBeUndefined();
     const blob = JSON.parse(Buffer.from(backup, 'base64').toString());
     expect(blob.policy.min_available_version).toBe(3);
-    expect(Object.keys(blob.policy.keys).map(Number).sort((x, y) => x - y)[0]).toBe(3);
+    expect(
+      Object.keys(blob.policy.keys)
+        .map(Number)
+        .sort((x, y) => x - y)[0],
+    ).toBe(3);
     const c = new Transit({ autoRotate: false });
     await c.restoreKey({ backup, name: 'copy' });
     const { ciphertext } = await b.encrypt('k', { plaintext: FOX, key_version: 3 });
