@@ -117,9 +117,7 @@ export class ChangeFeed {
       this.#listen().then(
         (held) => {
           this.#listener = Promise.resolve(held);
-          this.#watchers.reportAll().catch(() => {
-            // The connection went again: its loss schedules another reconnect and replay.
-          });
+          this.#watchers.reportAllRetrying();
         },
         () => this.#reconnect(Math.min(delayMs * 2, MAX_BACKOFF_MS)),
       );
@@ -129,7 +127,7 @@ export class ChangeFeed {
 
   #dispatch(key: string): void {
     if (key === '') {
-      this.#watchers.reportAll().catch(() => undefined); // a key too long for NOTIFY changed
+      this.#watchers.reportAllRetrying(); // a key too long for NOTIFY changed
       return;
     }
     this.#watchers.dispatch(key);

@@ -80,9 +80,9 @@ export class ChangeFeed {
     return sub;
   }
 
-  /** After a reconnection: subscribe (again), then the full report. */
+  /** After a reconnection: subscribe (again), then the full report (tried again until it lands). */
   async #resume(sub: Redis | Cluster): Promise<void> {
     await sub.subscribe(this.#channel);
-    await this.#watchers.reportAll();
+    this.#watchers.reportAllRetrying();
   }
 }

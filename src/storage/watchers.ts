@@ -9,7 +9,8 @@
  * owns only its connection and its reconnection policy.
  *
  * A watcher's own exception is its own: the write already happened, so it is
- * swallowed and the other watchers are still told.
+ * swallowed and the other watchers are still told. A listing that fails
+ * stops no other watcher's report, and the feed tries the report again.
  *
  * @module
  */
@@ -20,6 +21,8 @@ export type KeyPager = (prefix: string, after: string | undefined) => Promise<st
 
 /** Keys per page of a full report. @internal */
 export const REPLAY_PAGE = 1_000;
+/** The longest pause between tries of a failed full report. */
+const MAX_RETRY_MS = 30_000;
 
 interface Watcher {
   readonly prefix: string;
@@ -67,17 +70,43 @@ export class Watchers {
     }
   }
 
-  /** The full report: every watcher's prefix itself, then every key under it. */
+  /**
+   * The full report: every watcher's prefix itself first (at once, so no
+   * watcher waits on another's listing), then every key under each prefix.
+   * A listing that fails does not stop the others'; the first failure is
+   * thrown once all have run, for the feed to report again.
+   */
   async reportAll(): Promise<void> {
-    for (const watcher of [...this.#set]) {
-      this.#call(watcher, watcher.prefix);
-      let after: string | undefined;
-      for (;;) {
-        const page = await this.#page(watcher.prefix, after);
-        for (const suffix of page) this.#call(watcher, watcher.prefix + suffix);
-        if (page.length < REPLAY_PAGE) break;
-        after = page[page.length - 1];
-      }
+    const watchers = [...this.#set];
+    for (const watcher of watchers) this.#call(watcher, watcher.prefix);
+    const listed = await Promise.allSettled(watchers.map((w) => this.#reportKeys(w)));
+    const failed = listed.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /**
+   * {@link reportAll}, tried again after a failure (250 ms, doubling up to
+   * 30 s) until it succeeds: a feed calls this after a reconnection, where a
+   * listing that failed once would leave caches to notice only by age.
+   * It ends once every watcher is gone (the store closed).
+   */
+  reportAllRetrying(delayMs = 250): void {
+    this.reportAll().catch(() => {
+      if (this.#set.size === 0) return;
+      const next = () => this.reportAllRetrying(Math.min(delayMs * 2, MAX_RETRY_MS));
+      (setTimeout(next, delayMs) as { unref?: () => void }).unref?.();
+    });
+  }
+
+  /** Every key under one watcher's prefix, page by page. */
+  async #reportKeys(watcher: Watcher): Promise<void> {
+    let after: string | undefined;
+    for (;;) {
+      if (!this.#set.has(watcher)) return;
+      const page = await this.#page(watcher.prefix, after);
+      for (const suffix of page) this.#call(watcher, watcher.prefix + suffix);
+      if (page.length < REPLAY_PAGE) return;
+      after = page[page.length - 1];
     }
   }
 

@@ -268,6 +268,28 @@ describe.skipIf(SKIP_REDIS)('RedisStorage specifics', () => {
     });
   });
 
+  it('after a reconnection whose key listing fails, every watcher hears its prefix, and the keys come once listing works', async () => {
+    const prefix = freshPrefix();
+    const s = await connect(prefix);
+    await s.put('b/k', b('1'));
+    const seenA: string[] = [];
+    const seenB: string[] = [];
+    await s.watch('a/', (k) => seenA.push(k));
+    await s.watch('b/', (k) => seenB.push(k));
+    // The index answers no listing for a moment (the wrong type), then pub/sub drops.
+    const index = `{${prefix}}index`;
+    await admin.rename(index, `${index}-saved`);
+    await admin.set(index, 'not a sorted set');
+    server.cli('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    await expect
+      .poll(() => seenA.includes('a/') && seenB.includes('b/'), { timeout: 10_000 })
+      .toBe(true);
+    expect(seenB).not.toContain('b/k');
+    await admin.del(index);
+    await admin.rename(`${index}-saved`, index);
+    await expect.poll(() => seenB.includes('b/k'), { timeout: 10_000 }).toBe(true);
+  });
+
   it('a failing script reports the operation, never the value or its bytes', async () => {
     const prefix = freshPrefix();
     const s = await connect(prefix);
