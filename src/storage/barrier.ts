@@ -123,6 +123,8 @@ export class Barrier implements StorageAdapter {
   unseal(keyring: BarrierKeyring, reload?: () => Promise<BarrierKeyring>): void {
     this.#keyring = keyring;
     this.#reload = reload;
+    // A reload in flight was started for the keyring this one replaces.
+    this.#reloading = undefined;
   }
 
   /** Drop the keyring: every value operation fails with `sealed` from now on. */
@@ -241,9 +243,12 @@ export class Barrier implements StorageAdapter {
       this.#reloading = undefined;
     });
     const fresh = await this.#reloading;
-    if (!this.#keyring) throw sealed();
-    this.#keyring = fresh;
-    return fresh.key(term);
+    const now = this.#keyring;
+    if (!now) throw sealed();
+    // A keyring installed while the reload ran (unseal with a newer one) is
+    // not replaced by an older reload: new writes stay on the newest term.
+    if (fresh.activeTerm >= now.activeTerm) this.#keyring = fresh;
+    return fresh.key(term) ?? now.key(term);
   }
 }
 

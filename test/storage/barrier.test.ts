@@ -135,6 +135,34 @@ for (const [name, backend] of BACKENDS) {
       expect((await inner.get('from-other'))?.[4]).toBe(2);
     });
 
+    it('a slow reload that a newer unseal overtook does not put new writes back on its older term', async () => {
+      const inner = new MemoryStorage();
+      const ring = (terms: number[]) => {
+        const keys = new Map(terms.map((t) => [t, new Uint8Array(32).fill(t)]));
+        return { activeTerm: Math.max(...terms), key: (t: number) => keys.get(t) };
+      };
+      const writer = new Barrier(inner, backend);
+      writer.unseal(ring([1, 2]));
+      await writer.put('x', te.encode('by term 2'));
+      const b = new Barrier(inner, backend);
+      let finish: () => void = () => undefined;
+      const gate = new Promise<void>((r) => {
+        finish = r;
+      });
+      b.unseal(ring([1]), async () => {
+        await gate;
+        return ring([1, 2]);
+      });
+      const reading = b.get('x'); // term 2 is unknown: a reload starts
+      await new Promise((r) => setTimeout(r, 10));
+      b.unseal(ring([1, 2, 3]), async () => ring([1, 2, 3])); // the node learnt of term 3
+      finish();
+      expect(td.decode(await reading)).toBe('by term 2');
+      await b.put('y', te.encode('new'));
+      const raw = (await inner.get('y')) as Uint8Array;
+      expect(new DataView(raw.buffer, raw.byteOffset).getUint32(1)).toBe(3);
+    });
+
     it('compareAndSet compares plaintexts and swaps on the exact ciphertext it read', async () => {
       const { inner, keyring, barrier } = setup();
       expect(await barrier.compareAndSet('c', undefined, te.encode('1'))).toBe(true);
