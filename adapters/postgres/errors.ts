@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { internal, isTransitError, type TransitError } from '../../src/errors.js';
+import { internal, invalidRequest, isTransitError, type TransitError } from '../../src/errors.js';
 
 /** Node socket errors of a refused, reset or unreachable connection. */
 const SOCKET =
@@ -65,6 +65,12 @@ export function describe(e: unknown): string {
 export function pgFailure(op: string, e: unknown, unknownOutcome = false): TransitError {
   if (isTransitError(e)) return e;
   const code = (e as { code?: unknown } | undefined)?.code;
+  if (code === '54000') {
+    // program_limit_exceeded: here, a sort_key too large for its btree index row.
+    return invalidRequest(
+      `PostgresStorage: ${op} failed: the key is too long for PostgreSQL's index (an index row holds about 2,700 bytes of the key's UTF-16 code units after compression; keys of up to 1,000 code units always fit) [54000]`,
+    );
+  }
   let what = 'PostgreSQL statement failed';
   if (isConnectionError(e)) what = 'PostgreSQL is unreachable';
   else if (code === '57014') what = 'PostgreSQL cancelled the statement (statement timeout)';

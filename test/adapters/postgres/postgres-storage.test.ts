@@ -61,6 +61,38 @@ describe.skipIf(SKIP_POSTGRES)('PostgresStorage on a real PostgreSQL', () => {
     return s;
   }
 
+  it('keys up to 1,000 random UTF-16 units round-trip; a random one too long for the index is invalid_request, never internal', async () => {
+    const s = await open();
+    // Random text does not compress: the index row holds every byte of its sort_key.
+    const random = (n: number) =>
+      Array.from({ length: n }, () =>
+        String.fromCharCode(0x4e00 + Math.floor(Math.random() * 20_000)),
+      ).join('');
+    const longest = random(1_000);
+    await s.put(longest, b('fits'));
+    expect(text(await s.get(longest))).toBe('fits');
+    expect(await s.compareAndSet(longest, b('fits'), b('swapped'))).toBe(true);
+    expect(await s.list(longest.slice(0, 500))).toEqual([longest.slice(500)]);
+    const over = random(2_000);
+    for (const write of [
+      () => s.put(over, b('x')),
+      () => s.compareAndSet(over, undefined, b('x')),
+    ]) {
+      const refused = await write().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isTransitError(refused, 'invalid_request'), String(refused)).toBe(true);
+      expect((refused as Error).message).toMatch(
+        /the key is too long for PostgreSQL's index .*\[54000\]$/,
+      );
+      expect((refused as Error).message).not.toContain(over.slice(0, 20));
+    }
+    expect(await s.get(over)).toBeUndefined();
+    await s.delete(over);
+    expect(await s.compareAndSet(over, undefined, undefined)).toBe(true);
+  });
+
   it('creates the documented tables on first use, and migrate() is idempotent', async () => {
     const s = await open();
     await s.put('a', b('1'));
