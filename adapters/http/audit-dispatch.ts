@@ -11,8 +11,8 @@
  * the error, as Vault logs a request its backend refuses.
  *
  * Not audited, as Vault's non-audited paths: health, `sys/init`,
- * `sys/unseal`, `sys/seal-status` (the rows served while sealed) and
- * `sys/seal` (the broker closes with the seal).
+ * `sys/unseal`, `sys/seal-status` (the rows served while sealed).
+ * `sys/seal` has its request entry only: the broker closes with the seal.
  *
  * Runtime-neutral.
  * @module
@@ -53,8 +53,14 @@ function mountOf(s: AuditStart): { mountPoint: string; mountType: string } {
 }
 
 /** True for a row whose requests are not audited. @internal */
-export const notAudited = (route: Route): boolean =>
-  route.whileSealed || route.path === '/sys/seal';
+export const notAudited = (route: Route): boolean => route.whileSealed;
+
+/**
+ * `sys/seal`: its request entry is written before the seal (as Vault: with
+ * no device able to record it the node is not sealed), its response entry
+ * never (the audit devices close with the seal).
+ */
+const requestOnly = (route: Route): boolean => route.path === '/sys/seal';
 
 function requestInput(broker: AuditBroker, s: AuditStart): AuditRequestInput {
   return {
@@ -129,7 +135,8 @@ export async function auditRequest(broker: AuditBroker, s: AuditStart): Promise<
  * @throws TransitError `internal` when no device recorded it.
  * @internal
  */
-export function auditResponse(trail: AuditTrail, result: unknown): Promise<void> {
+export async function auditResponse(trail: AuditTrail, result: unknown): Promise<void> {
+  if (requestOnly(trail.route)) return;
   const kind = trail.route.reply;
   const time = trail.broker.clock.now();
   const withData = kind !== 'none' && kind !== 'revoke' && result !== undefined && result !== null;
@@ -148,7 +155,8 @@ export function auditResponse(trail: AuditTrail, result: unknown): Promise<void>
  * @throws TransitError `internal` when no device recorded it.
  * @internal
  */
-export function auditError(trail: AuditTrail, error: unknown): Promise<void> {
+export async function auditError(trail: AuditTrail, error: unknown): Promise<void> {
+  if (requestOnly(trail.route)) return;
   const message =
     error instanceof TransitError && error.code !== 'internal' ? error.message : 'internal error';
   return trail.broker.logResponse(trail.input, {

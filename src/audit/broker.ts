@@ -80,6 +80,9 @@ export interface AuditBrokerOptions {
   logger?: { error(message: string, error?: unknown): void };
 }
 
+/** How often an entry tries again to open a device that failed to open. */
+const REOPEN_EVERY_MS = 5_000;
+
 /**
  * The audit devices of one store and the fan-out of entries to them.
  *
@@ -108,6 +111,11 @@ export class AuditBroker {
   #sinkFormat: FormatOptions = formatOptions({});
   #active = false;
   #closed = false;
+  /** Whether entries were due when it closed: later entries then fail (fail closed). */
+  #closedActive = false;
+  /** Some device failed to open here: each entry first tries it again (throttled). */
+  #someUnopened = false;
+  #lastReopenMs = Number.NEGATIVE_INFINITY;
   #unwatch: (() => Promise<void>) | undefined;
   #chain: Promise<unknown> = Promise.resolve();
 
@@ -277,8 +285,12 @@ export class AuditBroker {
     await Promise.all(this.#targets.map((d) => d.device?.flush().catch(() => undefined)));
   }
 
-  /** Reopen every device's output (file devices after log rotation; SIGHUP). */
+  /**
+   * Reopen every device's output (file devices after log rotation; SIGHUP),
+   * and open again any device that failed to open here.
+   */
   async reopen(): Promise<void> {
+    await this.#openUnopened();
     await Promise.all(
       this.#targets.map((d) =>
         d.device?.reopen?.().catch((e: unknown) => {
@@ -288,12 +300,35 @@ export class AuditBroker {
     );
   }
 
+  /**
+   * Open again the devices that failed to open on this instance (a log
+   * directory missing at start, a socket listener down). Until one opens,
+   * every entry fails on it; this runs on SIGHUP ({@link reopen}) and before
+   * an entry at most every {@link REOPEN_EVERY_MS}, as Vault's file device
+   * opens its file on the next write.
+   */
+  #openUnopened(): Promise<void> {
+    this.#lastReopenMs = this.#clock.now();
+    return this.#serial(async () => {
+      if (this.#closed) return;
+      for (const [p, live] of this.#live) {
+        if (live.device) continue;
+        const factory = Object.hasOwn(this.#factories, live.stored.type)
+          ? this.#factories[live.stored.type]
+          : undefined;
+        this.#live.set(p, await openLive(factory, this.#backend, p, live.stored, this.#logger));
+      }
+      this.#refreshTargets();
+    });
+  }
+
   /** Stop following the table, flush and close every device. Later entries are refused. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     await this.#unwatch?.().catch(() => undefined);
     this.#unwatch = undefined;
+    this.#closedActive = this.#active;
     await this.#serial(async () => {
       const all = [...this.#live.values()];
       this.#live.clear();
@@ -362,6 +397,7 @@ export class AuditBroker {
   #refreshTargets(): void {
     this.#targets = [...this.#live.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
     this.#active = !this.#closed && (this.#targets.length > 0 || this.#sink !== undefined);
+    this.#someUnopened = this.#targets.some((d) => d.device === undefined);
   }
 
   #failed(path: string, kind: 'request' | 'response', e: unknown): void {
@@ -385,8 +421,11 @@ export class AuditBroker {
 
   async #log(input: AuditRequestInput, response: AuditResponseInput | undefined): Promise<void> {
     if (this.#closed) {
-      if (this.#active) throw internal('audit broker closed');
+      if (this.#closedActive) throw internal('audit broker closed');
       return;
+    }
+    if (this.#someUnopened && this.#clock.now() - this.#lastReopenMs >= REOPEN_EVERY_MS) {
+      await this.#openUnopened();
     }
     const kind = response ? 'response' : 'request';
     const targets = this.#targets;

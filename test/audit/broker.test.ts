@@ -17,6 +17,7 @@ import {
 } from '../../src/index.js';
 import { Keyring } from '../../src/node/keyring.js';
 import { eventually } from '../auth/flaky-storage.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 import { type Recorder, recorder, request } from './support.js';
 
 const brokers: AuditBroker[] = [];
@@ -265,6 +266,55 @@ describe('fail closed', () => {
     expect(isTransitError(e, 'internal')).toBe(true);
     await a.logRequest(request());
     expect(recA.entries('d/')).toHaveLength(1);
+  });
+
+  it('a device that failed to open is opened again by reopen (SIGHUP), and by an entry every 5 s', async () => {
+    const storage = new MemoryStorage();
+    const clock = new FakeClock();
+    const recA = recorder();
+    const recB = recorder();
+    recB.unopenable.add('d/');
+    const { b: a } = await open({ storage, rec: recA });
+    const { b: other } = await open({ storage, rec: recB, clock });
+    await a.enable('d', { type: 'mem' });
+    await eventually(async () => other.active, 'B learns of the device');
+    expect(
+      isTransitError(await other.logRequest(request()).catch((x: unknown) => x), 'internal'),
+    ).toBe(true);
+    recB.unopenable.delete('d/'); // the log directory is back
+    // Within 5 s of the last try, entries still fail; after it, the next entry opens it.
+    clock.advance(1_000);
+    expect(
+      isTransitError(await other.logRequest(request()).catch((x: unknown) => x), 'internal'),
+    ).toBe(true);
+    clock.advance(5_000);
+    await other.logRequest(request({ id: 'after-5s' }));
+    expect(recB.entries('d/')).toHaveLength(1);
+    // reopen() (SIGHUP) does not wait: a third broker whose device failed opens it at once.
+    const recC = recorder();
+    recC.unopenable.add('d/');
+    const { b: third } = await open({ storage, rec: recC, clock });
+    expect(
+      isTransitError(await third.logRequest(request()).catch((x: unknown) => x), 'internal'),
+    ).toBe(true);
+    recC.unopenable.delete('d/');
+    await third.reopen();
+    await third.logRequest(request({ id: 'after-sighup' }));
+    expect(recC.entries('d/')).toHaveLength(1);
+  });
+
+  it('after close, an entry of a request that began while devices were enabled is refused', async () => {
+    const { b } = await open();
+    await b.enable('d', { type: 'mem' });
+    const input = request();
+    await b.logRequest(input);
+    await b.close();
+    const e = await b.logResponse(input, { time: 0 }).catch((x: unknown) => x);
+    expect(isTransitError(e, 'internal')).toBe(true);
+    expect((e as Error).message).toBe('audit broker closed');
+    const { b: none } = await open();
+    await none.close();
+    await none.logResponse(input, { time: 0 }); // never had a device: nothing to refuse
   });
 
   it('without any device nothing is built and nothing is refused', async () => {

@@ -421,3 +421,41 @@ describe('fail closed', () => {
     ).toBe(200);
   });
 });
+
+describe('sys/seal', () => {
+  it('logs its request entry before sealing (no response entry: the devices close); unrecorded, it does not seal', async () => {
+    const own = new TransitNode({
+      storage: new MemoryStorage(),
+      rootKey: new Uint8Array(32).fill(9),
+      initialRootToken: 'root-token-for-seal-audit',
+      audit: { devices: nodeAuditDevices(), logger: { error: () => undefined } },
+    });
+    await own.start();
+    const s = createHttpServer(createHandler(own, { logger: { error: () => undefined } }).node);
+    const at = { url: await listen(s), root: 'root-token-for-seal-audit' };
+    try {
+      // With the only device unable to record: refused, and still unsealed.
+      const gone = createNetServer();
+      await new Promise<void>((r) => gone.listen(0, '127.0.0.1', r));
+      const port = (gone.address() as { port: number }).port;
+      await new Promise((r) => gone.close(r));
+      await own.audit.enable('broken', {
+        type: 'socket',
+        options: { address: `127.0.0.1:${port}`, write_timeout: '1s' },
+      });
+      expect((await call(at, 'POST', '/v1/sys/seal')).status).toBe(500);
+      expect(own.sealed).toBe(false);
+      await own.audit.disable('broken');
+      // Recorded: sealed, and the log holds the request.
+      const file = join(dir, 'seal.log');
+      await own.audit.enable('file', { type: 'file', options: { file_path: file } });
+      expect((await call(at, 'POST', '/v1/sys/seal')).status).toBe(204);
+      expect(own.sealed).toBe(true);
+      const mine = entries(file).filter((e) => e.request.path === 'sys/seal');
+      expect(mine.map((e) => `${e.type} ${e.request.operation}`)).toEqual(['request update']);
+    } finally {
+      await new Promise((r) => s.close(r));
+      await own.close();
+    }
+  });
+});
