@@ -184,6 +184,11 @@ const STREAM_FLAGS: ReadonlySet<string> = new Set([
   'out',
 ]);
 
+/** Flags of `decrypt`: those of `encrypt` but `--key-version` (the envelope names its version). */
+const DECRYPT_FLAGS: ReadonlySet<string> = new Set(
+  [...STREAM_FLAGS].filter((f) => f !== 'key-version'),
+);
+
 /** Vault's own variables, read by client commands for `--addr` and `--token`. */
 export const VAULT_CLIENT_ENV: Readonly<Record<string, readonly string[]>> = {
   addr: ['VAULT_ADDR'],
@@ -200,7 +205,7 @@ const STREAM_FALLBACK = { ...VAULT_CLIENT_ENV, 'ca-cert': ['VAULT_CACERT'] };
 export const COMMAND_FLAGS: Record<string, CommandFlags> = {
   server: { value: VALUE_FLAGS, boolean: new Set(['dev', 'unauthenticated-metrics-access']) },
   encrypt: { value: STREAM_FLAGS, boolean: new Set(), fallback: STREAM_FALLBACK },
-  decrypt: { value: STREAM_FLAGS, boolean: new Set(), fallback: STREAM_FALLBACK },
+  decrypt: { value: DECRYPT_FLAGS, boolean: new Set(), fallback: STREAM_FALLBACK },
 };
 
 /** `--dev-root-token` → `TRANSITKIT_DEV_ROOT_TOKEN`. */
@@ -376,22 +381,12 @@ function parseCommand(argv: readonly string[]): Command {
         parseListen(value, name);
         args.metricsListen = value;
         break;
-      case 'max-request-bytes': {
-        const n = Number(value);
-        if (!Number.isSafeInteger(n) || n < 1) {
-          throw new UsageError('--max-request-bytes must be a positive integer');
-        }
-        args.maxRequestBytes = n;
+      case 'max-request-bytes':
+        args.maxRequestBytes = positiveInt(value, name);
         break;
-      }
-      case 'max-stream-bytes': {
-        const n = Number(value);
-        if (!Number.isSafeInteger(n) || n < 1) {
-          throw new UsageError('--max-stream-bytes must be a positive integer');
-        }
-        args.maxStreamBytes = n;
+      case 'max-stream-bytes':
+        args.maxStreamBytes = positiveInt(value, name);
         break;
-      }
     }
   }
   if (args.devRootToken !== undefined && !args.dev) {
@@ -414,4 +409,18 @@ export function parseListen(value: string, flag = 'listen'): { host: string; por
   if (!m || port > 65535)
     throw new UsageError(`--${flag} must be HOST:PORT, got ${JSON.stringify(value)}`);
   return { host: (m[1] ?? m[2]) as string, port };
+}
+
+/**
+ * A positive integer written in decimal digits (`Number` alone would also take
+ * `0x10`, `1e3`, ` 12 ` and `1.0`).
+ * @throws UsageError otherwise.
+ * @internal
+ */
+export function positiveInt(value: string, flag: string): number {
+  const n = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new UsageError(`--${flag} must be a positive integer`);
+  }
+  return n;
 }

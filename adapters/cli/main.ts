@@ -39,6 +39,10 @@ async function main(argv: readonly string[]): Promise<void> {
     await runStreamCommand(command.args, { stdin, stdout, stderr });
     return;
   }
+  // A closed stdout (`transitkit server | head`) must not crash the server
+  // mid-request: its lines are for a reader that has gone, and an audit
+  // device on stdout sees the failure through its own write callbacks.
+  process.stdout.on('error', () => undefined);
   const running = await startServer(
     command.args,
     (line) => process.stdout.write(`${line}\n`),

@@ -326,11 +326,16 @@ export async function startServer(
     return {
       url,
       async close() {
-        process.off('SIGHUP', onHup);
-        await running.close({ drainMs: 10_000 });
-        await scrape?.close({ drainMs: 1_000 });
-        await node.close();
-        await storage.close?.();
+        // SIGHUP keeps its handler through the drain: without one, a SIGHUP
+        // (log rotation) would kill the process mid-drain.
+        try {
+          await running.close({ drainMs: 10_000 });
+          await scrape?.close({ drainMs: 1_000 });
+          await node.close();
+          await storage.close?.();
+        } finally {
+          process.off('SIGHUP', onHup);
+        }
       },
     };
   } catch (e) {

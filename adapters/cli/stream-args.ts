@@ -10,7 +10,7 @@
  * inside functions, so the import cycle is harmless.)
  * @module
  */
-import { COMMAND_FLAGS, flagValue, UsageError } from './args.js';
+import { COMMAND_FLAGS, flagValue, positiveInt, UsageError } from './args.js';
 
 /** `transitkit encrypt|decrypt` options. */
 export interface StreamArgs {
@@ -74,7 +74,13 @@ export function parseStreamArgs(op: 'encrypt' | 'decrypt', rest: readonly string
     if (!arg.startsWith('--')) throw new UsageError(`unexpected argument ${JSON.stringify(arg)}`);
     const eq = arg.indexOf('=');
     const name = arg.slice(2, eq < 0 ? undefined : eq);
-    if (!flags.has(name)) throw new UsageError(`unknown flag --${name} for ${op}`);
+    if (!flags.has(name)) {
+      throw new UsageError(
+        name === 'key-version'
+          ? '--key-version is for encrypt only'
+          : `unknown flag --${name} for ${op}`,
+      );
+    }
     got[name] = flagValue(rest, i, eq, name);
     if (eq < 0) i++;
   }
@@ -94,14 +100,8 @@ export function parseStreamArgs(op: 'encrypt' | 'decrypt', rest: readonly string
     }
     args.context = got.context;
   }
-  if (got['key-version'] !== undefined) {
-    if (op !== 'encrypt') throw new UsageError('--key-version is for encrypt only');
-    const n = Number(got['key-version']);
-    if (!Number.isSafeInteger(n) || n < 1) {
-      throw new UsageError('--key-version must be a positive integer');
-    }
-    args.keyVersion = n;
-  }
+  if (got['key-version'] !== undefined)
+    args.keyVersion = positiveInt(got['key-version'], 'key-version');
   if (got.mount !== undefined) {
     if (!/^(\/[A-Za-z0-9_.~-]+)+$/.test(got.mount)) {
       throw new UsageError('--mount must be a path such as /v1/transit');

@@ -4,6 +4,7 @@
  * (the initial root token printed once), `--config` policies, usage errors (exit 2),
  * and the package's `bin`.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -54,6 +55,11 @@ describe('argument parsing', () => {
     [['server', 'extra']],
     [['server', '--dev-root-token', 't']],
     [['server', '--max-request-bytes', '-1']],
+    // Decimal digits only: Number() alone took these as 16, 1000 and 12.
+    [['server', '--max-request-bytes', '0x10']],
+    [['server', '--max-stream-bytes', '1e3']],
+    [['server', '--max-request-bytes', '12.0']],
+    [['encrypt', '--key', 'k', '--key-version', '0x1']],
   ])('%j is a usage error', (argv) => {
     expect(() => parseArgs(argv)).toThrow(UsageError);
   });
@@ -116,6 +122,60 @@ describe('transitkit server --dev', () => {
     expect(response).toContain('"sum"');
     expect(await s.stop()).toBe(0);
     expect(s.stdout()).toContain('SIGTERM: draining');
+  });
+
+  it('a SIGHUP during the SIGTERM drain neither kills it nor cuts the request in flight', async () => {
+    const s = await startDev();
+    const { port } = new URL(s.url);
+    const body = JSON.stringify({ input: b64('drain me') });
+    const socket = connect(Number(port), '127.0.0.1');
+    let response = '';
+    socket.on('data', (d) => {
+      response += d.toString();
+    });
+    const closed = new Promise((r) => socket.on('close', r));
+    await new Promise((r) => socket.once('connect', r));
+    socket.write(
+      `POST /v1/transit/hash HTTP/1.1\r\nHost: x\r\nX-Vault-Token: ${s.root}\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+    );
+    await new Promise((r) => setTimeout(r, 150));
+    s.proc.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    s.proc.kill('SIGHUP'); // a log rotation mid-drain
+    await new Promise((r) => setTimeout(r, 200));
+    socket.write(body.slice(5));
+    await closed;
+    expect(response).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await s.stop()).toBe(0);
+  });
+
+  it('keeps serving when its stdout reader goes away (`| head`), and drains to exit 0', async () => {
+    const proc = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'adapters/cli/main.ts', 'server', '--dev', '--listen', '127.0.0.1:0'],
+      { cwd: ROOT_DIR, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    proc.stderr.on('data', (d) => {
+      err += d;
+    });
+    const url = await new Promise<string>((resolve) => {
+      proc.stdout.on('data', (d) => {
+        out += d;
+        const m = /Root Token: (\S+)/.exec(out);
+        const u = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (m && u) {
+          proc.stdout.destroy(); // the reader is gone: the next line hits EPIPE
+          resolve(u[1] as string);
+        }
+      });
+    });
+    const exited = new Promise<number | null>((r) => proc.on('exit', (c) => r(c)));
+    proc.kill('SIGTERM'); // its "draining" line is written to the closed pipe
+    expect(await exited).toBe(0);
+    expect(err).not.toMatch(/EPIPE|Unhandled/);
+    expect(url).toMatch(/^http:/);
   });
 });
 

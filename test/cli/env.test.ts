@@ -126,6 +126,20 @@ describe('options from the environment (parser)', () => {
     }
   });
 
+  it('TRANSITKIT_KEY_VERSION applies to encrypt and is ignored by decrypt', () => {
+    const env = { TRANSITKIT_KEY_VERSION: '2', VAULT_TOKEN: 't' };
+    expect(parseArgs(['encrypt', '--key', 'k'], env)).toMatchObject({
+      kind: 'stream',
+      args: { op: 'encrypt', key: 'k', keyVersion: 2 },
+    });
+    const decrypt = parseArgs(['decrypt', '--key', 'k'], env);
+    expect(decrypt).toMatchObject({ kind: 'stream', args: { op: 'decrypt', key: 'k' } });
+    expect(decrypt).not.toHaveProperty('args.keyVersion');
+    expect(() => parseArgs(['decrypt', '--key', 'k', '--key-version', '2'], env)).toThrow(
+      '--key-version is for encrypt only',
+    );
+  });
+
   it('names the variable a bad value came from, never its value', () => {
     expect(() => parseArgs(['server'], { TRANSITKIT_DEV: 'yes please' })).toThrow(
       /^TRANSITKIT_DEV must be true or false$/,
