@@ -199,6 +199,8 @@ export const ROUTES: readonly Route[] = [
   post('/sys/leases/lookup', { ...LEASES, fields: LEASE_LOOKUP_FIELDS }, (s, { body }) =>
     s.leases.lookup(body.lease_id as string),
   ),
+  // The top level (`LIST sys/leases/lookup/`): Vault's pattern matches an empty prefix too.
+  list('/sys/leases/lookup', { ...LEASES, sudo: true }, (s) => s.leases.list('')),
   list('/sys/leases/lookup/:prefix', { ...LEASES, sudo: true, greedy: 'prefix' }, (s, { path }) =>
     s.leases.list(path.prefix),
   ),

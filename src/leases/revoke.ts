@@ -13,7 +13,11 @@
  * - **Queued** (`sync: false`): the entry is made due now — stored before the
  *   call returns, so a restart finishes it — and processed in the background.
  * - In one process, two revocations of one lease never overlap (`running`);
- *   across processes the claim's compare-and-set decides.
+ *   across processes the claim's compare-and-set decides, and an explicit
+ *   revoke that finds another instance's live claim waits for its outcome
+ *   instead of claiming again beside it.
+ * - Background revocations of one manager share one queue and `concurrency`
+ *   workers, however many batches a revoke-prefix queued.
  * @module
  */
 import { conflict, invalidRequest } from '../errors.js';
@@ -121,9 +125,23 @@ export async function attempt(
  */
 export async function revokeSync(ctx: LeaseContext, id: string, force: boolean): Promise<void> {
   await exclusive(ctx, id, async () => {
-    for (let i = 0; i < 8; i++) {
+    // Real time bounds the wait for another instance's claim (a claim runs
+    // out after the revoker's timeout and slack on the lease clock).
+    const patience = Date.now() + ctx.revokeTimeoutMs + CLAIM_SLACK_MS + 1_000;
+    for (let i = 0, pause = 10; i < 8; ) {
       const snap = await readLease(ctx, id);
       if (snap === undefined) return;
+      if (snap.rec.claim > ctx.clock.now()) {
+        // Another instance runs its revoker now: never run a second one beside
+        // it. Wait for its outcome: gone (revoked), or settled for a retry.
+        if (Date.now() > patience) {
+          throw conflict(`lease "${id}" is being revoked by another instance; retry`);
+        }
+        await new Promise((r) => setTimeout(r, pause));
+        pause = Math.min(pause * 2, 250);
+        continue;
+      }
+      i++;
       const r = await attempt(ctx, id, snap, force);
       if (r.outcome === 'revoked') return;
       if (r.outcome !== 'skipped' || r.error !== undefined) {
@@ -193,12 +211,56 @@ export async function revokeLater(ctx: LeaseContext, ids: readonly string[]): Pr
     const t = await queueRevocation(ctx, id);
     if (t !== undefined) queued.push([t, id]);
   });
-  if (queued.length === 0) return;
-  inBackground(ctx, () =>
-    runPool(queued, ctx.concurrency, new Pacer(ctx.concurrency), async ([t, id]) => {
-      await processDue(ctx, t, id).catch((e: unknown) => ctx.onError(e));
-    }),
-  );
+  if (queued.length > 0) inBackgroundQueue(ctx, queued);
+}
+
+/**
+ * The background revocations of one lease context: batches served in order
+ * by at most `concurrency` workers in all, however many batches are queued
+ * (a revoke-prefix queues one per page of 1,000 leases; a pool per batch ran
+ * them all at once: 20 revokers at a time for 5,000 leases at a limit of 4).
+ */
+interface BackgroundQueue {
+  readonly batches: Array<{ items: ReadonlyArray<readonly [number, string]>; next: number }>;
+  workers: number;
+  readonly pacer: Pacer;
+}
+const backgroundQueues = new WeakMap<LeaseContext, BackgroundQueue>();
+
+function inBackgroundQueue(
+  ctx: LeaseContext,
+  items: ReadonlyArray<readonly [number, string]>,
+): void {
+  let q = backgroundQueues.get(ctx);
+  if (!q) {
+    q = { batches: [], workers: 0, pacer: new Pacer(ctx.concurrency) };
+    backgroundQueues.set(ctx, q);
+  }
+  const queue = q;
+  queue.batches.push({ items, next: 0 });
+  const take = (): readonly [number, string] | undefined => {
+    for (let b = queue.batches[0]; b !== undefined; b = queue.batches[0]) {
+      const item = b.items[b.next++];
+      if (item !== undefined) return item;
+      queue.batches.shift();
+    }
+    return undefined;
+  };
+  // Counted before any starts: a worker that finds nothing ends at once.
+  const start = Math.min(ctx.concurrency - queue.workers, items.length);
+  for (let n = 0; n < start; n++) {
+    const index = queue.workers++;
+    inBackground(ctx, async () => {
+      try {
+        for (let item = take(); item !== undefined; item = take()) {
+          await queue.pacer.pace(index);
+          await processDue(ctx, item[0], item[1]).catch((e: unknown) => ctx.onError(e));
+        }
+      } finally {
+        queue.workers--;
+      }
+    });
+  }
 }
 
 /**

@@ -140,6 +140,24 @@ describe('list (LIST /sys/leases/lookup/:prefix) needs sudo', () => {
     expect(r.json.data.keys).toEqual([a.lease_id.slice('db/creds/ro/'.length), 'deeper/'].sort());
     expect((await req('LIST', '/sys/leases/lookup/db/other', undefined, t.root)).status).toBe(404);
   });
+
+  it('the top level (`LIST sys/leases/lookup/`, an empty prefix) lists the first folders, as Vault', async () => {
+    await issue('db/creds/ro');
+    await refused(req('LIST', '/sys/leases/lookup/', undefined, t.user), 403, /denied/);
+    for (const path of [
+      '/sys/leases/lookup/',
+      '/sys/leases/lookup',
+      '/sys/leases/lookup?list=true',
+    ]) {
+      const r = await req(path.includes('?') ? 'GET' : 'LIST', path, undefined, t.admin);
+      expect(r.status, path).toBe(200);
+      expect(r.json.data.keys, path).toContain('db/');
+      expect(
+        r.json.data.keys.every((k: string) => k.endsWith('/')),
+        path,
+      ).toBe(true);
+    }
+  });
 });
 
 describe('renew (active → active)', () => {

@@ -158,6 +158,12 @@ export const sysSteps = (state: Record<string, string>): Step[] => [
   },
   {
     method: 'LIST',
+    url: '/v1/sys/leases/lookup/',
+    status: 200,
+    check: (r) => expect(r.json.data.keys).toContain('auth/'),
+  },
+  {
+    method: 'LIST',
     url: '/v1/sys/leases/lookup/auth/token/create',
     status: 200,
     check: (r) => {

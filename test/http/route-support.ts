@@ -27,7 +27,8 @@ const router = new Router(ROUTES, (first) =>
 /** The row the router picks for a request (as the server would). */
 export function rowFor(method: string, url: string) {
   const path = url.split('?')[0] as string;
-  const segs = path.slice(1).split('/').map(decodeURIComponent);
+  // A trailing `/` (LIST paths) names no segment, as in the dispatcher.
+  const segs = path.slice(1).replace(/\/$/, '').split('/').map(decodeURIComponent);
   const m = method === 'PUT' ? 'POST' : method === 'HEAD' ? 'GET' : method;
   const found = router.match(m as 'GET', segs);
   return found.kind === 'match' ? found.match.route : undefined;

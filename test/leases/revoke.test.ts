@@ -111,6 +111,38 @@ describe('revoke', () => {
   });
 });
 
+describe('two instances on one store', () => {
+  it("an explicit revoke waits for another instance's revoker instead of running a second beside it", async () => {
+    const a = setup({ revokeTimeoutMs: 5_000 });
+    const b = setup({ storage: a.storage, clock: a.clock, revokeTimeoutMs: 5_000 });
+    const gate = deferred();
+    const entered = deferred();
+    let calls = 0;
+    let inFlight = 0;
+    let most = 0;
+    const revoker = async () => {
+      calls++;
+      most = Math.max(most, ++inFlight);
+      entered.resolve();
+      await gate.promise;
+      inFlight--;
+    };
+    a.leases.registerRevoker('db/', revoker);
+    b.leases.registerRevoker('db/', revoker);
+    const { lease_id } = await a.leases.issue({ path: 'db/creds/ro', ttl: 3600, renewable: true });
+    const first = a.leases.revoke(lease_id); // claims the lease, runs the revoker
+    await entered.promise;
+    const second = b.leases.revoke(lease_id); // sees the live claim
+    await new Promise((r) => setTimeout(r, 60));
+    expect(calls).toBe(1);
+    gate.resolve();
+    await Promise.all([first, second]);
+    expect(calls).toBe(1);
+    expect(most).toBe(1);
+    expect(await a.storage.list('sys/leases/entry/')).toEqual([]);
+  });
+});
+
 describe('revokePrefix', () => {
   async function fill(leases: ReturnType<typeof setup>['leases']) {
     const ids: Record<string, string> = {};
@@ -147,6 +179,26 @@ describe('revokePrefix', () => {
     expect(revoked).toHaveLength(2);
     expect(await storage.list('sys/leases/entry/db/creds/')).toEqual([]);
   });
+
+  it('sync: false over many pages keeps every background revoker within `concurrency`', async () => {
+    const { leases } = setup({ concurrency: 3 });
+    let inFlight = 0;
+    let most = 0;
+    let calls = 0;
+    leases.registerRevoker('bulk/', async () => {
+      calls++;
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 1));
+      inFlight--;
+    });
+    for (let i = 0; i < 2_500; i++)
+      await leases.issue({ path: 'bulk/x', ttl: 3600, renewable: true });
+    await leases.revokePrefix('bulk/', { sync: false }); // three pages of up to 1,000
+    await leases.idle();
+    expect(calls).toBe(2_500);
+    expect(most).toBeLessThanOrEqual(3);
+    expect((await leases.list('')).keys ?? []).not.toContain('bulk/');
+  }, 60_000);
 
   it('reports failures after trying every lease', async () => {
     const { leases, revoked } = setup();
