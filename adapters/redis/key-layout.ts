@@ -39,12 +39,13 @@ export interface KeyLayout {
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
- * Validate `prefix` and build the layout.
+ * Validate `prefix` and build the layout; `scope` ends the change channel's
+ * name (the client's database and keyPrefix, {@link channelScope}).
  * @throws `TransitError` `invalid_request` for an empty prefix, braces (they would
  * break the hash tag), NUL, a lone surrogate, or more than 256 characters.
  * @internal
  */
-export function layoutFor(prefix: unknown = DEFAULT_PREFIX): KeyLayout {
+export function layoutFor(prefix: unknown = DEFAULT_PREFIX, scope = ''): KeyLayout {
   if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > 256) {
     throw invalidRequest('RedisStorage prefix must be a string of 1 to 256 characters');
   }
@@ -57,7 +58,10 @@ export function layoutFor(prefix: unknown = DEFAULT_PREFIX): KeyLayout {
   return {
     prefix,
     index: `${tag}index`,
-    channel: `${tag}changes`,
+    // Pub/sub channels are server-wide, not per database nor under a client's
+    // keyPrefix: `scope` names both, so stores of one prefix in two databases
+    // do not hear (nor learn the keys of) each other's writes.
+    channel: `${tag}changes${scope}`,
     value: (key) => `${tag}v:${key}`,
     lock: (name) => `${tag}lock:${name}`,
     holder: (name) => `${tag}holder:${name}`,
@@ -108,4 +112,13 @@ function successor(bytes: Buffer): Buffer | undefined {
   const out = Buffer.from(bytes.subarray(0, end));
   out[end - 1] = (out[end - 1] as number) + 1;
   return out;
+}
+
+/**
+ * What a client's writes are scoped to beyond `prefix`: its database (`:<db>`)
+ * and, when set, ioredis' `keyPrefix` (`:<keyPrefix>`). @internal
+ */
+export function channelScope(options: { db?: number; keyPrefix?: string } | undefined): string {
+  const kp = options?.keyPrefix ?? '';
+  return `:${options?.db ?? 0}${kp === '' ? '' : `:${kp}`}`;
 }

@@ -34,7 +34,14 @@ import { checkBytes, checkKey, checkListArgs, copyBytes } from '../../src/storag
 import { REPLAY_PAGE } from '../../src/storage/watchers.js';
 import { ChangeFeed } from './change-feed.js';
 import { describe, redactUrl, redisFailure } from './errors.js';
-import { decodeMember, encodeMember, type KeyLayout, layoutFor, lexRange } from './key-layout.js';
+import {
+  channelScope,
+  decodeMember,
+  encodeMember,
+  type KeyLayout,
+  layoutFor,
+  lexRange,
+} from './key-layout.js';
 import { acquireLock } from './redis-lock.js';
 import { COMPARE_AND_SET, DELETE, PUT, runScript } from './scripts.js';
 
@@ -93,7 +100,14 @@ export class RedisStorage implements StorageAdapter, StorageLock, StorageWatch {
       throw invalidRequest('RedisStorage needs an ioredis Redis or Cluster client');
     }
     this.#client = client;
-    this.#layout = layoutFor(options.prefix);
+    this.#layout = layoutFor(
+      options.prefix,
+      channelScope(
+        (client as Partial<Cluster>).isCluster
+          ? (client as Cluster).options.redisOptions
+          : (client as Redis).options,
+      ),
+    );
     this.prefix = this.#layout.prefix;
     this.#feed = new ChangeFeed(client, this.#layout.channel, (prefix, after) =>
       this.#page(prefix, after, REPLAY_PAGE),

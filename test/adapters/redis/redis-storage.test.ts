@@ -290,6 +290,33 @@ describe.skipIf(SKIP_REDIS)('RedisStorage specifics', () => {
     await expect.poll(() => seenB.includes('b/k'), { timeout: 10_000 }).toBe(true);
   });
 
+  it('stores of one prefix in two databases, or under two keyPrefixes, do not hear each other (pub/sub is server-wide)', async () => {
+    const prefix = freshPrefix();
+    const db0 = await RedisStorage.connect(server.url, { prefix });
+    const db1 = await RedisStorage.connect(server.url.replace(/\/\d*$/, '/1'), { prefix });
+    const kpA = new Redis(server.url, { keyPrefix: 'tenant-a:' });
+    const kpB = new Redis(server.url, { keyPrefix: 'tenant-b:' });
+    const a = new RedisStorage(kpA, { prefix });
+    const bb = new RedisStorage(kpB, { prefix });
+    try {
+      const heard1: string[] = [];
+      const heardB: string[] = [];
+      await db1.watch('', (k) => heard1.push(k));
+      await bb.watch('', (k) => heardB.push(k));
+      await db0.put('only-in-db0', b('1'));
+      await a.put('only-for-tenant-a', b('1'));
+      await db1.put('db1-sentinel', b('1'));
+      await bb.put('tenant-b-sentinel', b('1'));
+      await expect.poll(() => heard1.includes('db1-sentinel'), { timeout: 5_000 }).toBe(true);
+      await expect.poll(() => heardB.includes('tenant-b-sentinel'), { timeout: 5_000 }).toBe(true);
+      expect(heard1).toEqual(['db1-sentinel']);
+      expect(heardB).toEqual(['tenant-b-sentinel']);
+    } finally {
+      await Promise.all([db0.close(), db1.close(), a.close(), bb.close()]);
+      await Promise.all([kpA.quit(), kpB.quit()]);
+    }
+  });
+
   it('a failing script reports the operation, never the value or its bytes', async () => {
     const prefix = freshPrefix();
     const s = await connect(prefix);
