@@ -86,6 +86,9 @@ const CONFIG_KEYS = new Set([
   'unauthenticated_metrics_access',
 ]);
 
+/** Config keys whose value is a string (a number or an object there is refused). */
+const STRING_KEYS = new Set(['listen', 'storage', 'mount', 'metrics_listen']);
+
 /** A duration from the config file (a string as the flag's value, or a number of seconds). */
 function configDuration(flag: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
@@ -106,9 +109,19 @@ async function loadConfig(file: string | undefined): Promise<ConfigFile> {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     throw new UsageError(`config ${file} must be a JSON object`);
   }
-  for (const key of Object.keys(doc)) {
+  for (const [key, value] of Object.entries(doc)) {
     if (!CONFIG_KEYS.has(key))
       throw new UsageError(`config ${file}: unknown key ${JSON.stringify(key)}`);
+    // The rest are checked where they are used (durations, the metrics switch, limits).
+    if (STRING_KEYS.has(key) && typeof value !== 'string') {
+      throw new UsageError(`config ${file}: ${key} must be a string`);
+    }
+    if (
+      key === 'policies' &&
+      (typeof value !== 'object' || value === null || Array.isArray(value))
+    ) {
+      throw new UsageError(`config ${file}: policies must be an object of name to policy`);
+    }
   }
   return doc as ConfigFile;
 }

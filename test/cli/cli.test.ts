@@ -195,6 +195,23 @@ describe('persistent storage and config', () => {
     await expectRestartKeepsData(args);
   });
 
+  it('a config value of the wrong type is one usage line and exit 2, never a TypeError', () => {
+    const dir = tempDir();
+    for (const [doc, message] of [
+      [{ storage: 5 }, 'storage must be a string'],
+      [{ listen: ['127.0.0.1:1'] }, 'listen must be a string'],
+      [{ mount: null }, 'mount must be a string'],
+      [{ policies: 'app' }, 'policies must be an object of name to policy'],
+      [{ nope: 1 }, 'unknown key "nope"'],
+    ] as const) {
+      const file = join(dir, 'bad.json');
+      writeFileSync(file, JSON.stringify(doc));
+      const r = runCli(['server', '--dev', '--config', file, '--listen', '127.0.0.1:0']);
+      expect(r.status, JSON.stringify(doc)).toBe(2);
+      expect(r.stderr.split('\n')[0]).toBe(`transitkit: config ${file}: ${message}`);
+    }
+  });
+
   it('--config sets listen, storage, mount and policies; flags win', async () => {
     const dir = tempDir();
     const file = join(dir, 'config.json');
