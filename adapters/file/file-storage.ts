@@ -222,11 +222,16 @@ export class FileStorage implements StorageAdapter, StorageLock {
     else this.#keys.insert(key);
   }
 
-  /** After a failed write, make the index match what is on disk. */
+  /**
+   * After a failed write, make the index match what is on disk. Only "no such
+   * file" says the key is absent: another failure (EACCES, EIO) leaves its
+   * existence unknown, and a key listed that then fails to read is better
+   * than a stored key that `list` no longer shows.
+   */
   async #resync(key: string, name: string): Promise<void> {
     const exists = await stat(join(this.dir, name)).then(
       () => true,
-      () => false,
+      (e: unknown) => (e as { code?: unknown }).code !== 'ENOENT',
     );
     if (exists) this.#keys.insert(key);
     else this.#keys.remove(key);
