@@ -23,6 +23,18 @@ export const K = {
   children: (hash: string) => `auth/token/parent/${hash}/`,
   child: (parent: string, hash: string) => `auth/token/parent/${parent}/${hash}`,
 };
+/**
+ * A root token id a caller chose (`initialRootToken`, `createRoot({ id })`):
+ * 1–512 printable ASCII characters.
+ * @throws TransitError `invalid_request` otherwise.
+ * @internal
+ */
+export function checkRootTokenId(token: unknown): asserts token is string {
+  if (typeof token !== 'string' || !/^[\x21-\x7e]{1,512}$/.test(token)) {
+    throw invalidRequest('a root token id must be 1-512 printable ASCII characters');
+  }
+}
+
 /** @internal */
 export const B62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 /** Vault's default and maximum token TTL: 32 days. @internal */

@@ -44,6 +44,7 @@ import {
   authOf,
   B62,
   CAS_RETRIES,
+  checkRootTokenId,
   DAY32,
   denied,
   K,
@@ -205,9 +206,7 @@ export class TokenStore {
    */
   async createRoot(options: { id?: string } = {}): Promise<string> {
     const token = options.id ?? `hvs.${this.#random(32)}`;
-    if (typeof token !== 'string' || !/^[\x21-\x7e]{1,512}$/.test(token)) {
-      throw invalidRequest('a root token id must be 1-512 printable ASCII characters');
-    }
+    checkRootTokenId(token);
     const hash = await this.#hash(token);
     if (await this.#entries.read(hash)) return token;
     const now = this.#clock.now();

@@ -49,9 +49,10 @@ import { Barrier } from '../storage/barrier.js';
 import { resolveBackend } from '../transit/options.js';
 import { Transit } from '../transit/transit.js';
 import { PACKAGE_VERSION } from '../version.js';
+import { initializeStore } from './initialize.js';
 import {
   KEYRING_PATH,
-  Keyring,
+  type Keyring,
   type KeyringWatch,
   openKeyring,
   ROOT_KEY_BYTES,
@@ -59,7 +60,6 @@ import {
   rotateStoredKeyring,
   type SealConfig,
   type SealedKeyring,
-  sealKeyring,
   watchKeyring,
 } from './keyring.js';
 import { nodeMetrics } from './node-metrics.js';
@@ -235,8 +235,18 @@ export class TransitNode {
       const r = asRequest(request, 'request') as UnsealRequest;
       const doc = await readSealedKeyring(this.#storage);
       if (!doc) throw invalidRequest('Vault is not initialized');
-      if (r.reset === true) this.#progress.reset();
-      else if (!this.#live) {
+      this.#initialized = true;
+      if (this.#live) {
+        // Unsealed already: Vault still checks the request (http/sys_seal.go).
+        if (r.reset === true) throw invalidRequest('vault is unsealed');
+        if (r.key === undefined || r.key === '') {
+          throw invalidRequest(
+            "'key' must be specified in request body as JSON, or 'reset' set to true",
+          );
+        }
+        decodeShare(r.key, doc.seal.secret_shares).fill(0);
+      } else if (r.reset === true) this.#progress.reset();
+      else {
         const shares = this.#progress.add(
           decodeShare(r.key, doc.seal.secret_shares),
           doc.seal.secret_threshold,
@@ -265,7 +275,10 @@ export class TransitNode {
 
   /** `GET sys/seal-status`. */
   async sealStatus(): Promise<SealStatus> {
-    return this.#status(await readSealedKeyring(this.#storage));
+    const doc = await readSealedKeyring(this.#storage);
+    // Another node may have initialised the store: services() then says "sealed".
+    if (doc) this.#initialized = true;
+    return this.#status(doc);
   }
 
   /** The node state for `sys/health`: initialised, sealed, standby. */
@@ -332,23 +345,14 @@ export class TransitNode {
     seal: SealConfig,
     rootTokenId?: string,
   ): Promise<string | undefined> {
-    const keyring = Keyring.create(this.#backend, this.#clock.now());
-    const doc = sealKeyring(this.#backend, rootKey, seal, keyring);
-    if (!(await this.#storage.compareAndSet(KEYRING_PATH, undefined, doc))) return undefined;
+    const root = await initializeStore(
+      { storage: this.#storage, backend: this.#backend, clock: this.#clock },
+      rootKey,
+      seal,
+      rootTokenId,
+    );
     this.#initialized = true;
-    const barrier = new Barrier(this.#storage, this.#backend);
-    barrier.unseal(keyring);
-    try {
-      const tokens = new TokenStore({
-        storage: barrier,
-        clock: this.#clock,
-        crypto: this.#backend,
-      });
-      return await tokens.createRoot(rootTokenId === undefined ? {} : { id: rootTokenId });
-    } finally {
-      barrier.seal();
-      keyring.wipe();
-    }
+    return root;
   }
 
   /** Open the keyring with `rootKey` (which the node then owns) and start the services. */

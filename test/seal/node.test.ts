@@ -91,7 +91,79 @@ describe('initialisation', () => {
   });
 });
 
+describe('a failed initialisation', () => {
+  it('auto-unseal: a bad initialRootToken is refused before anything is written; a good one then initialises', async () => {
+    const storage = new MemoryStorage();
+    const key = new Uint8Array(32).fill(7);
+    const bad = newNode(storage, { rootKey: key, initialRootToken: 'bad token with spaces' });
+    await expect(bad.start()).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: 'a root token id must be 1-512 printable ASCII characters',
+    });
+    expect(await bad.initStatus()).toEqual({ initialized: false });
+    expect(await storage.list('')).toEqual([]);
+    const good = newNode(storage, { rootKey: key, initialRootToken: 'hvs.good' });
+    expect(await good.start()).toEqual({ root_token: 'hvs.good' });
+    expect((await good.tokens.authenticate('hvs.good'))?.isRoot).toBe(true);
+    await good.close();
+  });
+
+  it('shamir: a storage failure while writing the root token leaves the store uninitialised, and init can run again', async () => {
+    /** Fails the next write outside core/ (the root token's entries). */
+    class FailingOnce extends MemoryStorage {
+      fail = 1;
+      override async put(k: string, v: Uint8Array): Promise<void> {
+        if (!k.startsWith('core/') && this.fail-- > 0)
+          throw new Error('injected: storage write failed');
+        return super.put(k, v);
+      }
+      override async compareAndSet(
+        k: string,
+        e: Uint8Array | undefined,
+        n: Uint8Array | undefined,
+      ): Promise<boolean> {
+        if (!k.startsWith('core/') && this.fail-- > 0)
+          throw new Error('injected: storage write failed');
+        return super.compareAndSet(k, e, n);
+      }
+    }
+    const storage = new FailingOnce();
+    const node = newNode(storage);
+    await expect(node.init({ secret_shares: 3, secret_threshold: 2 })).rejects.toThrow(/injected/);
+    expect(await node.initStatus()).toEqual({ initialized: false });
+    expect(await storage.list('')).toEqual([]);
+    const init = await node.init({ secret_shares: 3, secret_threshold: 2 });
+    for (const k of init.keys.slice(0, 2)) await node.unseal({ key: k });
+    expect((await node.tokens.authenticate(init.root_token))?.isRoot).toBe(true);
+    await node.close();
+  });
+});
+
 describe('unseal', () => {
+  it('on an unsealed node still checks the request, as Vault: reset, no key and a malformed key are 400', async () => {
+    const { node, init } = await unsealed();
+    await expect(node.unseal({ reset: true })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: 'vault is unsealed',
+    });
+    await expect(node.unseal({})).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: "'key' must be specified in request body as JSON, or 'reset' set to true",
+    });
+    await expect(node.unseal({ key: 'not-a-share!' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    expect((await node.unseal({ key: init.keys[0] as string })).sealed).toBe(false);
+    await node.close();
+  });
+
+  it('a node on a store another node initialised says "sealed", not "not initialized", once it has read the store', async () => {
+    const { storage } = await unsealed();
+    const other = newNode(storage);
+    await other.sealStatus();
+    expect(() => other.services()).toThrow('Vault is sealed');
+  });
+
   it('counts progress to the threshold; duplicates do not count; the nonce names the attempt', async () => {
     const node = newNode();
     const { keys, keys_base64, root_token } = await node.init({
