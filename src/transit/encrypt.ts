@@ -131,11 +131,8 @@ export async function encrypt(
   const upsertAllowed = optBool(asRequest(options, 'options').upsert, 'upsert') ?? true;
   const batch = optionalBatch(r, e.maxBatch);
   if (batch) {
-    const withContext = present(batch[0]?.context);
+    sameContextShape(batch);
     batch.forEach((item, i) => {
-      if (present(item.context) !== withContext) {
-        throw invalidRequest('context should be set either in all the request blocks or in none');
-      }
       if (item.plaintext === undefined || item.plaintext === null) {
         throw invalidRequest(
           `failed to parse batch input: '[${i}].plaintext' missing plaintext to encrypt`,
@@ -196,6 +193,20 @@ async function encryptUncached(
   return created ? result : encryptWith(e, key, r, batch);
 }
 
+/**
+ * A batch's items all carry `context` or none does (Vault refuses a mix for
+ * encrypt, decrypt and rewrap alike).
+ * @throws TransitError `invalid_request` otherwise.
+ */
+function sameContextShape(batch: readonly Record<string, unknown>[]): void {
+  const withContext = present(batch[0]?.context);
+  for (const item of batch) {
+    if (present(item.context) !== withContext) {
+      throw invalidRequest('context should be set either in all the request blocks or in none');
+    }
+  }
+}
+
 /** @internal */
 export async function decrypt(
   e: Engine,
@@ -205,6 +216,7 @@ export async function decrypt(
   checkKeyName(name);
   const r = DECRYPT_FIELDS.request(req);
   const batch = optionalBatch(r, e.maxBatch);
+  if (batch) sameContextShape(batch);
   // No `await` here either (see encrypt): an uncached key continues in `then`.
   const found = requireKey(e, name, NOT_FOUND);
   return found instanceof Promise
@@ -255,11 +267,14 @@ export async function rewrap(
   checkKeyName(name);
   const r = REWRAP_FIELDS.request(req);
   const batch = optionalBatch(r, e.maxBatch);
+  if (batch) sameContextShape(batch);
   const key = await requireKey(e, name, NOT_FOUND);
   e.ops('rewrap', key.doc.policy.type, batch);
+  // In a batch only each item's own fields count (Vault): a top-level
+  // `key_version` does not pin the items' target version.
   const one = async (item: Record<string, unknown>): Promise<CiphertextResult> => {
     const plaintext = await openWith(e, key, item);
-    return sealWith(e, key, { ...item, key_version: item.key_version ?? r.key_version }, plaintext);
+    return sealWith(e, key, item, plaintext);
   };
   if (!batch) return one(r);
   return runBatch<CiphertextBatchItem>(batch, one, (error) => ({ error }));

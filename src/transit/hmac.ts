@@ -65,7 +65,7 @@ export function inputBytes(value: unknown, missing: string): Uint8Array {
 
 function hmacVersion(p: LoadedKey['doc']['policy'], requested: number | undefined): number {
   const v = requested ?? 0;
-  if (v < 0) throw invalidRequest('key version must be a non-negative integer');
+  if (v < 0) throw invalidRequest('key version does not exist (cannot be negative)');
   if (v === 0) return p.latest_version;
   if (v > p.latest_version) {
     throw invalidRequest(`key version does not exist; latest key version is ${p.latest_version}`);

@@ -87,7 +87,7 @@ export async function rotate(
     if (ifDue && !(await isDue(e, current))) return undefined;
     assertNotSoftDeleted(p);
     if (p.imported && !p.allow_imported_key_rotation) {
-      throw invalidRequest(`imported key ${name} does not allow rotation within transit`);
+      throw invalidRequest(`imported key ${name} does not allow rotation within Vault`);
     }
     assertVersionRoom(p, e.maxVersions);
     const latest = p.latest_version + 1;

@@ -147,7 +147,11 @@ describe('hmac versions', () => {
       'invalid_request',
       'key version does not exist; latest key version is 1',
     );
-    await expectError(transit.hmac('k', { input: INPUT, key_version: -1 }), 'invalid_request');
+    await expectError(
+      transit.hmac('k', { input: INPUT, key_version: -1 }),
+      'invalid_request',
+      'key version does not exist (cannot be negative)',
+    );
     await transit.rotateKey('k');
     await transit.rotateKey('k');
     await transit.updateKeyConfig('k', { min_encryption_version: 2 });

@@ -319,7 +319,11 @@ describe('import_version', () => {
   it('rotate is refused for imported keys without allow_rotation', async () => {
     const blob = wrapForImport(pair.wrap, new Uint8Array(32));
     await t.importKey('no-rot', { type: 'aes256-gcm96', ciphertext: blob });
-    await expectError(t.rotateKey('no-rot'), 'invalid_request', /does not allow rotation/);
+    await expectError(
+      t.rotateKey('no-rot'),
+      'invalid_request',
+      'imported key no-rot does not allow rotation within Vault',
+    );
     expect((await t.readKey('no-rot')).imported_key_allow_rotation).toBe(false);
   });
 });

@@ -90,6 +90,28 @@ describe('rewrap', () => {
     for (const r of res.batch_results) expect(r).not.toHaveProperty('plaintext');
   });
 
+  it("batch: a top-level key_version pins no item (only each item's own counts, as Vault)", async () => {
+    const { transit } = makeEngine();
+    await transit.createKey('k');
+    const a = (await transit.encrypt('k', { plaintext: b64('a') })).ciphertext;
+    await transit.rotateKey('k');
+    const res = await transit.rewrap('k', {
+      key_version: 1,
+      batch_input: [{ ciphertext: a }, { ciphertext: a, key_version: 1 }],
+    });
+    expect(res.batch_results.map((r) => r.key_version)).toEqual([2, 1]);
+  });
+
+  it('batch: context on some items and not others is refused as a whole (decrypt too), as Vault', async () => {
+    const { transit } = makeEngine();
+    await transit.createKey('k');
+    const a = (await transit.encrypt('k', { plaintext: b64('a') })).ciphertext;
+    const mixed = { batch_input: [{ ciphertext: a, context: b64('c') }, { ciphertext: a }] };
+    const text = 'context should be set either in all the request blocks or in none';
+    await expectError(transit.rewrap('k', mixed), 'invalid_request', text);
+    await expectError(transit.decrypt('k', mixed), 'invalid_request', text);
+  });
+
   it('refuses a nonce and a missing key', async () => {
     const { transit } = makeEngine();
     await transit.createKey('k');

@@ -118,13 +118,10 @@ export const ecdsaFamily = defineAsymmetricFamily({
   async verify(b, m, input, signature, o) {
     const key = ec(m).public;
     if (o.marshaling === 'jws') {
-      const width = 2 * CURVE_BYTES[key.curve];
-      if (signature.length !== width) {
-        throw invalidRequest(
-          `invalid JWS signature: expected ${width} bytes (r ‖ s), got ${signature.length}`,
-        );
-      }
-      return b.ecdsaVerify(key, o.hash, signedData(input, o.prehashed), signature, 'p1363');
+      const fixed = jwsToP1363(signature, CURVE_BYTES[key.curve]);
+      // A signature that cannot hold r and s of this curve is not valid (Vault: false, not an error).
+      if (!fixed) return false;
+      return b.ecdsaVerify(key, o.hash, signedData(input, o.prehashed), fixed, 'p1363');
     }
     const shape = checkEcdsaDerShape(signature);
     if (shape === 'invalid') throw invalidRequest('supplied signature is invalid');
@@ -197,3 +194,24 @@ export const ecdsaFamily = defineAsymmetricFamily({
     return { key: empty, asymmetric: { kind: 'ec', public: key, publicKeyPem: pemOf(key) } };
   },
 });
+
+/**
+ * A JWS signature as Vault reads it: split in half, each half a big-endian
+ * integer (r, then s), whatever the length; here as r ‖ s of `width` bytes
+ * each. `undefined` when a half holds a number wider than the curve (no valid
+ * signature has one).
+ */
+function jwsToP1363(signature: Uint8Array, width: number): Uint8Array | undefined {
+  if (signature.length === 2 * width) return signature;
+  const half = signature.length >> 1;
+  const out = new Uint8Array(2 * width);
+  const parts = [signature.subarray(0, half), signature.subarray(half)];
+  for (const [i, part] of parts.entries()) {
+    let start = 0;
+    while (start < part.length && part[start] === 0) start++;
+    const digits = part.subarray(start);
+    if (digits.length > width) return undefined;
+    out.set(digits, (i + 1) * width - digits.length);
+  }
+  return out;
+}
