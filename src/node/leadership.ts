@@ -83,9 +83,15 @@ export class Leadership {
     return this.#refreshMs;
   }
 
-  /** Whether this instance held the leader lock at its last take or refresh. */
+  /**
+   * Whether this instance holds the leader lock: it took or refreshed it
+   * within the lock's TTL. A refresh that hangs (a storage that retries for
+   * longer than the TTL) does not keep it leader past that: the lock may have
+   * run out and another instance taken it.
+   */
   isLeader(): boolean {
-    return this.#leader;
+    if (!this.#leader || this.#handle === undefined) return this.#leader;
+    return this.#clock.now() - this.#lastRefresh < this.#ttlMs;
   }
 
   /** Call `listener(leader)` on every gain and loss; returns the unsubscribe. */
@@ -129,25 +135,38 @@ export class Leadership {
     this.#upkeep = undefined;
   }
 
-  /** Stop the upkeep, wait for a lock operation in flight, release the lock. */
+  /**
+   * Stop the upkeep, wait for a lock operation in flight, release the lock.
+   * Neither wait outlasts the lock's TTL: a storage that hangs must not keep
+   * a seal from finishing (the lock runs out by itself).
+   */
   async stop(): Promise<void> {
     this.stopTimer();
-    await this.#lockOp?.catch(() => undefined);
+    await atMost(
+      this.#lockOp?.catch(() => undefined),
+      this.#ttlMs,
+    );
     const handle = this.#handle;
     this.#handle = undefined;
     this.#set(false);
-    await handle?.release();
+    await atMost(
+      handle?.release().catch((e: unknown) => this.#onError(e)),
+      this.#ttlMs,
+    );
   }
 
   async #takeOrRefresh(s: StorageLock): Promise<boolean> {
     if (this.#handle !== undefined) return this.#refresh(this.#handle);
+    // The TTL runs from when the server took the lock: no earlier than now.
+    const asked = this.#clock.now();
     this.#handle = await s.lock(keyspace.leaseLeaderLock, this.#ttlMs);
-    this.#lastRefresh = this.#clock.now();
+    this.#lastRefresh = asked;
     this.#set(this.#handle !== undefined);
     return this.#leader;
   }
 
   async #refresh(handle: LockHandle): Promise<boolean> {
+    const asked = this.#clock.now();
     let kept: boolean;
     try {
       kept = await handle.refresh(this.#ttlMs);
@@ -157,7 +176,7 @@ export class Leadership {
       throw e;
     }
     if (kept) {
-      this.#lastRefresh = this.#clock.now();
+      this.#lastRefresh = asked;
       return true;
     }
     this.#drop();
@@ -174,5 +193,20 @@ export class Leadership {
     this.#leader = leader;
     if (was === leader) return;
     for (const listener of this.#listeners) listener(leader);
+  }
+}
+
+/** Wait for `p`, but no longer than `ms` (an unref'd timer). */
+async function atMost(p: Promise<unknown> | undefined, ms: number): Promise<void> {
+  if (p === undefined) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const elapsed = new Promise<void>((done) => {
+    timer = setTimeout(done, ms);
+    (timer as { unref?: () => void }).unref?.();
+  });
+  try {
+    await Promise.race([p, elapsed]);
+  } finally {
+    clearTimeout(timer);
   }
 }

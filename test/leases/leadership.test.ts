@@ -157,3 +157,37 @@ describe('auto-rotation under a Leadership', () => {
     await transit.close();
   });
 });
+
+describe('a leader whose storage stops answering', () => {
+  /** A store whose lock handles can be made to hang (a partition: requests never answer). */
+  class Hanging extends MemoryStorage {
+    hang = false;
+    override async lock(name: string, ttlMs: number) {
+      const h = await super.lock(name, ttlMs);
+      if (!h) return h;
+      return {
+        refresh: (ms: number) => (this.hang ? new Promise<boolean>(() => {}) : h.refresh(ms)),
+        release: () => (this.hang ? new Promise<void>(() => {}) : h.release()),
+      };
+    }
+  }
+
+  it('stops saying it leads once a TTL passed without a refresh, and stop() does not wait on the hung call', async () => {
+    const clock = new FakeClock();
+    const storage = new Hanging({ clock });
+    const leader = new Leadership({ storage, clock, ttlMs: 200, refreshMs: 50 });
+    expect(await leader.ensure()).toBe(true);
+    storage.hang = true;
+    void leader.ensure(); // a refresh that never answers
+    clock.advance(150);
+    expect(leader.isLeader()).toBe(true); // still within its TTL
+    clock.advance(60);
+    expect(leader.isLeader()).toBe(false); // the lock may have run out: another may lead
+    const standby = new Leadership({ storage, clock, ttlMs: 200, refreshMs: 50 });
+    expect(await standby.ensure()).toBe(true);
+    const started = Date.now();
+    await leader.stop(); // bounded by the TTL (real time), not by the hung calls
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await standby.stop().catch(() => undefined);
+  });
+});
