@@ -74,6 +74,11 @@ export class Keyring implements BarrierKeyring {
     return this.#terms.get(term)?.key;
   }
 
+  /** When `term` was created (ms), or `undefined` when the keyring lacks it. */
+  createdAt(term: number): number | undefined {
+    return this.#terms.get(term)?.created;
+  }
+
   /** Number of terms. */
   get size(): number {
     return this.#terms.size;

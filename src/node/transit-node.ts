@@ -38,7 +38,7 @@
 import { AuditBroker } from '../audit/broker.js';
 import { AclPolicyStore } from '../auth/acl-policies.js';
 import { TokenStore } from '../auth/token-store.js';
-import { type Clock, systemClock } from '../clock.js';
+import { type Clock, rfc3339, systemClock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
 import { encodeBase64, encodeHex } from '../encoding.js';
 import { invalidRequest, sealed } from '../errors.js';
@@ -322,10 +322,14 @@ export class TransitNode {
     });
   }
 
-  /** `GET sys/key-status`: the active keyring term. @throws TransitError `sealed`. */
-  keyStatus(): { term: number } {
+  /**
+   * `GET sys/key-status`: the active keyring term and when it was installed
+   * (RFC 3339, as Vault). @throws TransitError `sealed`.
+   */
+  keyStatus(): { term: number; install_time: string } {
     if (!this.#live || !this.#keyring) throw sealed();
-    return { term: this.#keyring.activeTerm };
+    const term = this.#keyring.activeTerm;
+    return { term, install_time: rfc3339(this.#keyring.createdAt(term) ?? 0) };
   }
 
   /** Seal (the storage stays open: the application owns it). */

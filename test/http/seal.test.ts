@@ -147,7 +147,9 @@ describe('a sealable node over HTTP', () => {
 
     // Keyring rotation and key status (sudo).
     expect((await call(root, 'PUT', '/v1/sys/rotate')).status).toBe(204);
-    expect((await call(root, 'GET', '/v1/sys/key-status')).json.data).toEqual({ term: 2 });
+    const status = (await call(root, 'GET', '/v1/sys/key-status')).json;
+    expect(status.data).toEqual({ term: 2, install_time: expect.any(String) });
+    expect(Math.abs(Date.parse(status.data.install_time) - Date.now())).toBeLessThan(60_000);
 
     // sys/seal needs sudo: a token without it is refused, root seals.
     const limited = await call(root, 'POST', '/v1/auth/token/create', {

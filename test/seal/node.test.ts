@@ -310,7 +310,10 @@ describe('seal', () => {
     await peer.unseal({ key: init.keys[0] });
     await node.transit.createKey('before');
     const ct = (await node.transit.encrypt('before', { plaintext: b64('old') })).ciphertext;
-    expect(node.keyStatus()).toEqual({ term: 1 });
+    expect(node.keyStatus()).toEqual({
+      term: 1,
+      install_time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
     expect(await node.rotateKeyring()).toEqual({ term: 2 });
     expect(await node.rotateKeyring()).toEqual({ term: 3 });
     await node.transit.createKey('after');
@@ -318,7 +321,10 @@ describe('seal', () => {
     expect((await storage.get('transit/policy/before'))?.[4]).toBe(1);
     expect((await node.transit.decrypt('before', { ciphertext: ct })).plaintext).toBe(b64('old'));
     const ct2 = (await peer.transit.encrypt('after', { plaintext: b64('new') })).ciphertext;
-    expect(peer.keyStatus()).toEqual({ term: 3 });
+    expect(peer.keyStatus()).toMatchObject({ term: 3 });
+    expect(Date.parse(peer.keyStatus().install_time)).toBeGreaterThanOrEqual(
+      Date.parse(node.keyStatus().install_time) - 1_000,
+    );
     expect((await node.transit.decrypt('after', { ciphertext: ct2 })).plaintext).toBe(b64('new'));
     await node.seal();
     expect(() => node.keyStatus()).toThrow('Vault is sealed');
