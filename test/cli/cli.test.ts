@@ -89,8 +89,12 @@ describe('transitkit server --dev', () => {
     }
   });
 
-  it('SIGTERM lets an in-flight request finish, refuses new connections, and exits 0', async () => {
-    const s = await startDev();
+  /**
+   * A request sent in part (headers and 5 bytes of the body) to the dev
+   * server, then SIGTERM: `finish()` sends the rest and resolves with the
+   * whole response once the server closes the connection.
+   */
+  async function drainingRequest(s: Awaited<ReturnType<typeof startDev>>) {
     const { port } = new URL(s.url);
     const body = JSON.stringify({ input: b64('drain me') });
     const socket = connect(Number(port), '127.0.0.1');
@@ -106,8 +110,21 @@ describe('transitkit server --dev', () => {
     await new Promise((r) => setTimeout(r, 150));
     s.proc.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
+    return {
+      port: Number(port),
+      async finish(): Promise<string> {
+        socket.write(body.slice(5));
+        await closed;
+        return response;
+      },
+    };
+  }
+
+  it('SIGTERM lets an in-flight request finish, refuses new connections, and exits 0', async () => {
+    const s = await startDev();
+    const draining = await drainingRequest(s);
     const refused = await new Promise<boolean>((resolve) => {
-      const c = connect(Number(port), '127.0.0.1');
+      const c = connect(draining.port, '127.0.0.1');
       c.on('connect', () => {
         c.destroy();
         resolve(false);
@@ -115,8 +132,7 @@ describe('transitkit server --dev', () => {
       c.on('error', () => resolve(true));
     });
     expect(refused).toBe(true);
-    socket.write(body.slice(5));
-    await closed;
+    const response = await draining.finish();
     expect(response).toMatch(/^HTTP\/1\.1 200 /);
     expect(response.toLowerCase()).toContain('connection: close');
     expect(response).toContain('"sum"');
@@ -126,26 +142,10 @@ describe('transitkit server --dev', () => {
 
   it('a SIGHUP during the SIGTERM drain neither kills it nor cuts the request in flight', async () => {
     const s = await startDev();
-    const { port } = new URL(s.url);
-    const body = JSON.stringify({ input: b64('drain me') });
-    const socket = connect(Number(port), '127.0.0.1');
-    let response = '';
-    socket.on('data', (d) => {
-      response += d.toString();
-    });
-    const closed = new Promise((r) => socket.on('close', r));
-    await new Promise((r) => socket.once('connect', r));
-    socket.write(
-      `POST /v1/transit/hash HTTP/1.1\r\nHost: x\r\nX-Vault-Token: ${s.root}\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
-    );
-    await new Promise((r) => setTimeout(r, 150));
-    s.proc.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
+    const draining = await drainingRequest(s);
     s.proc.kill('SIGHUP'); // a log rotation mid-drain
     await new Promise((r) => setTimeout(r, 200));
-    socket.write(body.slice(5));
-    await closed;
-    expect(response).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await draining.finish()).toMatch(/^HTTP\/1\.1 200 /);
     expect(await s.stop()).toBe(0);
   });
 
