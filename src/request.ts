@@ -128,7 +128,7 @@ function goDuration(s: string): number | DurationRefusal {
  * whole seconds, or why the value is refused.
  * @internal
  */
-export function durationSeconds(value: unknown): number | DurationRefusal {
+export function durationSeconds(value: unknown, subSecond: 'zero' | 'one' = 'zero'): number | DurationRefusal {
   if (value === undefined || value === null || value === '') return 0;
   let seconds: number | DurationRefusal;
   if (typeof value === 'number') {
@@ -152,16 +152,23 @@ export function durationSeconds(value: unknown): number | DurationRefusal {
   const whole = Math.trunc(seconds + (seconds > 0 ? 1e-9 : 0));
   if (whole < 0) return { kind: 'negative', why: 'cannot provide negative value' };
   if (whole > MAX_DURATION_SECONDS) return { kind: 'large', why: 'duration is too large' };
-  return whole === 0 ? 0 : whole;
+  if (whole === 0) return subSecond === 'one' && seconds > 0 ? 1 : 0;
+  return whole;
 }
 
 /**
- * Parse a duration field to whole seconds.
+ * Parse a duration field to whole seconds. `subSecond: 'one'`: a positive
+ * duration under a second is one second, where 0 would mean "the default" or
+ * "no limit" (Vault keeps a token's `time.Duration`, so `500ms` never widens).
  * @throws TransitError `invalid_request` naming the field.
  * @internal
  */
-export function parseDurationSeconds(value: unknown, field: string): number {
-  const r = durationSeconds(value);
+export function parseDurationSeconds(
+  value: unknown,
+  field: string,
+  subSecond: 'zero' | 'one' = 'zero',
+): number {
+  const r = durationSeconds(value, subSecond);
   if (typeof r === 'number') return r;
   switch (r.kind) {
     case 'type':

@@ -130,6 +130,12 @@ export class TokenStore {
     this.#entries = new TokenEntries(this.#storage, this.#clock);
     // Revoking (or expiring) a token's lease revokes the token. Idempotent: a token
     // already gone is a no-op.
+    // Leases issued with a token are indexed by its salted hash (all a revocation knows of
+    // a child token), so revoking a token revokes them.
+    this.#leases?.bindTokens({
+      exists: (token) => this.exists(token),
+      key: (token) => this.#hash(token),
+    });
     this.#leases?.registerRevoker(`${TOKEN_LEASE_PATH}/`, async (lease) => {
       const accessor = (lease.data as { accessor?: unknown } | undefined)?.accessor;
       if (typeof accessor !== 'string') return;
@@ -460,14 +466,20 @@ export class TokenStore {
   }
 
   /**
-   * Delete a token and its descendants, then their leases. `fromLease` is the
-   * lease whose revoker called this (not revoked again from inside its own revocation).
+   * Delete a token and its descendants, then their leases: each token's own
+   * lease, and the leases issued with it (queued, as Vault's `RevokeByToken`).
+   * `fromLease` is the lease whose revoker called this (not revoked again from
+   * inside its own revocation). The leases issued with a token are looked up
+   * even when the token was already gone, so a revocation retried after a
+   * failure finishes them.
    */
   async #revokeTree(hash: string, fromLease?: string): Promise<void> {
     const stack = [hash];
     const leases: string[] = [];
+    const visited: string[] = [];
     while (stack.length > 0) {
       const h = stack.pop() as string;
+      visited.push(h);
       for (const child of await this.#storage.list(K.children(h))) stack.push(child);
       const found = await this.#entries.read(h, true);
       if (found) {
@@ -487,5 +499,14 @@ export class TokenStore {
     }
     // The tokens are gone first, so these revokers find nothing left to do.
     for (const id of leases) await this.#leases?.revoke(id).catch(() => undefined);
+    // Their leases are queued next (stored before this returns). Every token is tried;
+    // the first failure is reported (a retry, or tidy, finishes the rest).
+    let failure: unknown;
+    for (const h of visited) {
+      await this.#leases?.revokeByTokenKey(h).catch((e: unknown) => {
+        failure ??= e;
+      });
+    }
+    if (failure !== undefined) throw failure;
   }
 }

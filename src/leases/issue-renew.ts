@@ -12,6 +12,7 @@
  */
 import { conflict, internal, invalidRequest } from '../errors.js';
 import { asRequest, parseDurationSeconds } from '../request.js';
+import { tokenKeyOf } from './by-token.js';
 import {
   cappedWarning,
   checkPath,
@@ -22,6 +23,7 @@ import {
   requireLeaseId,
 } from './lease.js';
 import { type LeaseContext, readLease, transition } from './lease-store.js';
+import { revokeSync } from './revoke.js';
 import type { IssueRequest, LeaseDuration, LeaseGrant } from './types.js';
 
 /** Effective maximum TTL (seconds) of a lease with its own `max_ttl`. */
@@ -60,14 +62,17 @@ export async function issueLease(ctx: LeaseContext, request: IssueRequest): Prom
     if (json === undefined) throw invalidRequest("'data' must be JSON-serialisable");
     data = JSON.parse(json);
   }
-  const maxTtl = parseDurationSeconds(req.max_ttl, 'max_ttl');
+  // A positive TTL under a second is one second, never 0 (the default, or no cap).
+  const maxTtl = parseDurationSeconds(req.max_ttl, 'max_ttl', 'one');
   const cap = effectiveMax(ctx, maxTtl);
-  let ttl = parseDurationSeconds(req.ttl, 'ttl') || Math.min(ctx.defaultTtl, cap);
+  let ttl = parseDurationSeconds(req.ttl, 'ttl', 'one') || Math.min(ctx.defaultTtl, cap);
   const warnings: string[] = [];
   if (ttl > cap) {
     warnings.push(cappedWarning(ttl, cap));
     ttl = cap;
   }
+  const token = req.token;
+  const tokenKey = token === undefined ? undefined : await tokenKeyOf(ctx, token);
   for (let i = 0; i < 4; i++) {
     const now = ctx.clock.now();
     const id = `${path}/${randomBase62(ctx.random, LEASE_ID_RANDOM_LENGTH)}`;
@@ -82,7 +87,7 @@ export async function issueLease(ctx: LeaseContext, request: IssueRequest): Prom
       max_ttl: maxTtl,
       renewable: req.renewable,
       auth: req.auth === true,
-      ...(req.token === undefined ? {} : { token: req.token }),
+      ...(token === undefined ? {} : { token, token_key: tokenKey }),
       ...(data === undefined ? {} : { data }),
       due: now + ttl * 1000,
       attempts: 0,
@@ -90,9 +95,33 @@ export async function issueLease(ctx: LeaseContext, request: IssueRequest): Prom
       irrevocable: false,
     };
     // Created with compare-and-set from "absent": an id collision can never overwrite.
-    if ((await transition(ctx, id, undefined, rec)) !== undefined) return grant(rec, ttl, warnings);
+    if ((await transition(ctx, id, undefined, rec)) === undefined) continue;
+    if (token !== undefined) await checkTokenAfterIssue(ctx, token, id);
+    return grant(rec, ttl, warnings);
   }
   throw internal('could not allocate a unique lease id');
+}
+
+/**
+ * A lease of a token revoked meanwhile is revoked here (by-token.ts): its index
+ * key was written before this check, so a revocation that deleted the token
+ * before the check may have listed the index before the key was there.
+ * @throws TransitError `invalid_request` when the token no longer exists.
+ */
+async function checkTokenAfterIssue(ctx: LeaseContext, token: string, id: string): Promise<void> {
+  const exists = ctx.tokenExists;
+  if (exists === undefined) return;
+  let failure: unknown;
+  try {
+    if (await exists(token)) return;
+    failure = invalidRequest(
+      "the lease's token does not exist or has expired; the lease was revoked",
+    );
+  } catch (e) {
+    failure = e; // fail closed: a lease whose token could not be checked is not handed out
+  }
+  await revokeSync(ctx, id, false).catch(ctx.onError);
+  throw failure;
 }
 
 /**

@@ -12,6 +12,7 @@ import { resolveMetrics } from '../metrics/noop.js';
 import { Leadership } from '../node/leadership.js';
 import { asRequest } from '../request.js';
 import type { StorageAdapter } from '../storage/adapter.js';
+import { revokeByTokenKey, sha256TokenKey, tokenKeyOf } from './by-token.js';
 import { countLeases, listIrrevocable } from './irrevocable.js';
 import { issueLease, renewLease } from './issue-renew.js';
 import { checkPrefix, platformRandom, plausibleLeaseId, requireLeaseId } from './lease.js';
@@ -125,7 +126,7 @@ export class LeaseManager {
     if (typeof random !== 'function') throw invalidRequest("'random' must be a function");
     const maxTtl = positiveInt(o.maxTtlSeconds, 'maxTtlSeconds', DEFAULT_MAX_TTL, TTL_LIMIT);
     const defaultTtl = positiveInt(o.defaultTtlSeconds, 'defaultTtlSeconds', maxTtl, maxTtl);
-    for (const fn of ['tokenExists', 'onError'] as const) {
+    for (const fn of ['tokenExists', 'tokenKey', 'onError'] as const) {
       if (o[fn] !== undefined && typeof o[fn] !== 'function') {
         throw invalidRequest(`'${fn}' must be a function`);
       }
@@ -152,6 +153,7 @@ export class LeaseManager {
       concurrency: positiveInt(o.concurrency, 'concurrency', 16),
       revokers: new RevokerRegistry(),
       tokenExists: o.tokenExists,
+      tokenKey: o.tokenKey ?? sha256TokenKey,
       onError: o.onError ?? (() => undefined),
       queue: undefined,
       running: new Map(),
@@ -267,6 +269,41 @@ export class LeaseManager {
    */
   async revokeForce(prefix: string): Promise<void> {
     return revokeUnder(this.#ctx, checkPrefix(prefix), true, true);
+  }
+
+  /**
+   * Revoke every lease issued with `token` (Vault revokes a token's leases with
+   * it; a `TransitNode` does this whenever a token is revoked or expires). The
+   * revocations are stored before this returns and run in the background, as
+   * `revoke` with `sync: false`; a restart finishes them.
+   * @throws TransitError `invalid_request` for a missing token.
+   */
+  async revokeByToken(token: string): Promise<void> {
+    if (typeof token !== 'string' || token === '') throw invalidRequest('missing token');
+    await revokeByTokenKey(this.#ctx, await tokenKeyOf(this.#ctx, token));
+  }
+
+  /**
+   * Called by a `TokenStore` given this manager: its tokens' leases are indexed
+   * by its salted hash (which is all it keeps of a token, so that revoking one
+   * revokes its leases) and `tokenExists` asks it, unless that option was given.
+   * @internal
+   */
+  bindTokens(tokens: {
+    exists: (token: string) => Promise<boolean>;
+    key: (token: string) => string | Promise<string>;
+  }): void {
+    this.#ctx.tokenKey = tokens.key;
+    this.#ctx.tokenExists ??= tokens.exists;
+  }
+
+  /**
+   * {@link LeaseManager.revokeByToken} by the token's key, for a token store
+   * that keeps only hashes.
+   * @internal
+   */
+  async revokeByTokenKey(key: string): Promise<void> {
+    await revokeByTokenKey(this.#ctx, key);
   }
 
   /**

@@ -38,7 +38,10 @@ export interface LeaseContext {
   readonly sliceSize: number;
   readonly concurrency: number;
   readonly revokers: RevokerRegistry;
-  readonly tokenExists: ((token: string) => Promise<boolean>) | undefined;
+  /** Set by the option, or by a `TokenStore` given this manager (`bindTokens`). */
+  tokenExists: ((token: string) => Promise<boolean>) | undefined;
+  /** The key a token's leases are indexed under (the option, or the token store's hash). */
+  tokenKey: (token: string) => string | Promise<string>;
   readonly onError: (error: unknown) => void;
   /** The heap, while this instance is the leader and has loaded it. */
   queue: ExpiryQueue | undefined;
@@ -62,6 +65,8 @@ const irrevocableKey = (rec: LeaseRecord | undefined): string | undefined =>
   rec?.irrevocable ? keyspace.leaseIrrevocable(rec.expire_time, rec.id) : undefined;
 const dueKey = (rec: LeaseRecord | undefined): string | undefined =>
   rec !== undefined && rec.due > 0 ? keyspace.leaseDue(rec.due, rec.id) : undefined;
+const tokenIndexKey = (rec: LeaseRecord | undefined): string | undefined =>
+  rec?.token_key !== undefined ? keyspace.leaseToken(rec.token_key, rec.id) : undefined;
 
 /**
  * Replace the entry `prev` (absent for a new lease) by `next` (absent to
@@ -77,8 +82,8 @@ export async function transition(
   next: LeaseRecord | undefined,
 ): Promise<Snapshot | null | undefined> {
   const s = ctx.storage;
-  const before = [dueKey(prev?.rec), irrevocableKey(prev?.rec)];
-  const after = [dueKey(next), irrevocableKey(next)];
+  const before = [dueKey(prev?.rec), irrevocableKey(prev?.rec), tokenIndexKey(prev?.rec)];
+  const after = [dueKey(next), irrevocableKey(next), tokenIndexKey(next)];
   for (const k of after) if (k !== undefined && !before.includes(k)) await s.put(k, EMPTY);
   const bytes = next === undefined ? undefined : encodeRecord(next);
   if (!(await s.compareAndSet(keyspace.leaseEntry(id), prev?.bytes, bytes))) return undefined;

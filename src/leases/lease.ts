@@ -27,6 +27,8 @@ export interface LeaseRecord {
   renewable: boolean;
   auth: boolean;
   token?: string;
+  /** The token's key in the token index (`sys/leases/token/<key>/<id>`); absent without a token. */
+  token_key?: string;
   data?: unknown;
   /** Time of the next scheduled action (the due-index key); 0 when none (irrevocable). */
   due: number;

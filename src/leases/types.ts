@@ -62,10 +62,21 @@ export interface LeaseManagerOptions {
    */
   leadership?: Leadership;
   /**
-   * For `tidy()`: true when `token` exists and has not expired. Without it,
-   * `tidy()` is refused.
+   * True when `token` exists and has not expired: `tidy()` revokes the leases
+   * whose token is not, and `issue` refuses (and revokes) a lease whose token is
+   * gone once it is stored. Without it, `tidy()` is refused. Default: none, or
+   * the `TokenStore` given this manager.
    */
   tokenExists?: (token: string) => Promise<boolean>;
+  /**
+   * The key a token's leases are indexed under (`sys/leases/token/<key>/`), for
+   * {@link LeaseManager.revokeByToken}: at most 128 of `A-Z a-z 0-9 _ . = + -`,
+   * one per token. Storage key names are not encrypted, so never the token
+   * itself. Default: hex SHA-256 of the token. A `TokenStore` given this
+   * manager replaces it with its salted hash (what it revokes tokens by), and
+   * answers `tokenExists` unless that option is set.
+   */
+  tokenKey?: (token: string) => string | Promise<string>;
   /** Called with failures of background work (timer ticks, queued revocations). Default: ignore. */
   onError?: (error: unknown) => void;
   /**
@@ -92,7 +103,13 @@ export interface IssueRequest {
   max_ttl?: LeaseDuration;
   /** Whether `renew` may extend it. */
   renewable: boolean;
-  /** The client token that owns the lease (`tidy` revokes leases whose token is gone). */
+  /**
+   * The client token that owns the lease: revoking the token
+   * ({@link LeaseManager.revokeByToken}, or any token revocation in a
+   * `TransitNode`) revokes the lease, and `tidy` revokes it once the token is
+   * gone. With `tokenExists`, a token that no longer exists right after the
+   * lease is stored gets the lease revoked and the issue refused.
+   */
   token?: string;
   /** True for a lease that stands for an auth token: renewed through the token endpoints only. */
   auth?: boolean;

@@ -36,8 +36,8 @@ export async function openServices(
     ...leaseOptions,
     storage: barrier,
     clock,
-    // tidy() asks whether a lease's token still exists (without spending a use).
-    tokenExists: (token: string): Promise<boolean> => tokens.exists(token),
+    // The token store below binds itself: tidy() asks it whether a lease's token still
+    // exists (without spending a use), and a token's leases are indexed by its salted hash.
   });
   // One leader lock for every background duty: auto-rotation runs where expiry does.
   const transit = new Transit({

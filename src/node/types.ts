@@ -113,7 +113,7 @@ export interface TransitNodeOptions {
   /** Engine options (the storage, crypto and clock are the node's). */
   transit?: Omit<TransitOptions, 'storage' | 'crypto' | 'clock'>;
   /** Lease options; `tickMs` (default 1,000; `false`: call `leases.tick()` yourself). */
-  leases?: Omit<LeaseManagerOptions, 'storage' | 'clock' | 'tokenExists'> & {
+  leases?: Omit<LeaseManagerOptions, 'storage' | 'clock' | 'tokenExists' | 'tokenKey'> & {
     tickMs?: number | false;
   };
   /** Token store options (TTLs). */

@@ -19,6 +19,9 @@
  *   in time order: the next action (expiry or revocation retry) of each pending lease;
  * - `sys/leases/irrevocable/<expire ms:13>/<lease id>`: irrevocable leases, in
  *   the order `listIrrevocable` returns them;
+ * - `sys/leases/token/<token key>/<lease id>`: the leases issued with a token,
+ *   by the token's key (its salted hash in a node; `LeaseManagerOptions.tokenKey`),
+ *   so that revoking the token revokes them;
  * - lock `sys/leases/leader`: the instance that expires leases.
  * @module
  */
@@ -33,13 +36,15 @@ export const keyspace = {
   archiveRoot: 'transit/archive/',
   keysConfig: 'transit/config/keys',
   cacheConfig: 'transit/config/cache',
-  // Leases (src/leases): entry, due index, irrevocable index, leader lock.
+  // Leases (src/leases): entry, due index, irrevocable index, token index, leader lock.
   leaseEntryPrefix: 'sys/leases/entry/',
   leaseEntry: (id: string): string => `sys/leases/entry/${id}`,
   leaseDuePrefix: 'sys/leases/expiry/',
   leaseDue: (ms: number, id: string): string => `sys/leases/expiry/${ms13(ms)}/${id}`,
   leaseIrrevocablePrefix: 'sys/leases/irrevocable/',
   leaseIrrevocable: (ms: number, id: string): string => `sys/leases/irrevocable/${ms13(ms)}/${id}`,
+  leaseTokenPrefix: (key: string): string => `sys/leases/token/${key}/`,
+  leaseToken: (key: string, id: string): string => `sys/leases/token/${key}/${id}`,
   leaseLeaderLock: 'sys/leases/leader',
 } as const;
 

@@ -13,6 +13,7 @@ import {
   TokenStore,
   type TransitHandler,
 } from '../../adapters/http/index.js';
+import type { TokenContext } from '../../src/auth/token-entry.js';
 import { Transit } from '../../src/index.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
 import type { RevokableLease } from '../../src/leases/types.js';
@@ -305,17 +306,39 @@ describe('revoke-force (sudo; active → revoked, backend errors ignored)', () =
 describe('tidy (dangling → revoked)', () => {
   it('202 with Vault’s warning; leases whose token is revoked or expired are revoked', async () => {
     const live = await t.leases.issue({ path: 'db/a', ttl: '48h', renewable: true, token: t.user });
-    const dead = await t.leases.issue({ path: 'db/b', ttl: 3600, renewable: true, token: 'gone' });
+    // A token of a minute, whose expiry is not processed (no tick): its lease dangles.
+    const rootCtx = (await t.tokens.authenticate(t.root)) as TokenContext;
+    const brief = (await t.tokens.create(rootCtx, { policies: ['leases-user'], ttl: 60 }))
+      .client_token;
+    const dead = await t.leases.issue({ path: 'db/b', ttl: 3600, renewable: true, token: brief });
+    t.clock.advance(61_000);
     const r = await req('POST', '/sys/leases/tidy', {});
     expect(r.status).toBe(202);
     expect(r.json.warnings.join(' ')).toMatch(/^Tidy operation successfully started\./);
     expect(t.revoked.map((l) => l.lease_id)).toEqual([dead.lease_id]);
     // The user's token (24h) expires: its lease is now dangling too.
-    t.clock.advance(25 * 3_600_000);
+    t.clock.advance(24 * 3_600_000);
     expect(t.revoked).toHaveLength(1);
     const r2 = await req('POST', '/sys/leases/tidy', {});
     expect(r2.status).toBe(202);
     expect(t.revoked.map((l) => l.lease_id)).toContain(live.lease_id);
+  });
+});
+
+describe('a token and its leases', () => {
+  it('revoking a token over HTTP revokes the leases issued with it (Vault’s revoke-tree)', async () => {
+    const l = await t.leases.issue({ path: 'db/a', ttl: 3600, renewable: true, token: t.user });
+    const other = await t.leases.issue({
+      path: 'db/b',
+      ttl: 3600,
+      renewable: true,
+      token: t.admin,
+    });
+    expect((await req('POST', '/auth/token/revoke-self', {}, t.user)).status).toBe(204);
+    await t.leases.idle();
+    expect(t.revoked.map((x) => x.lease_id)).toEqual([l.lease_id]);
+    const lookup = await req('POST', '/sys/leases/lookup', { lease_id: other.lease_id }, t.admin);
+    expect(lookup.status).toBe(200);
   });
 });
 

@@ -266,16 +266,20 @@ describe('an explicit revoke of an irrevocable lease', () => {
 describe('tidy', () => {
   it('revokes leases whose token is gone (dangling → revoked), keeps the others', async () => {
     const asked: string[] = [];
+    // Both tokens exist when their leases are issued (an issue checks); 'dead' goes after.
+    const gone = new Set<string>();
     const { leases, revoked } = setup({
       tokenExists: async (t) => {
         asked.push(t);
-        return t === 'alive';
+        return !gone.has(t);
       },
     });
     const dead1 = await leases.issue({ path: 'db/a', ttl: 60, renewable: true, token: 'dead' });
     const dead2 = await leases.issue({ path: 'db/b', ttl: 60, renewable: true, token: 'dead' });
     await leases.issue({ path: 'db/c', ttl: 60, renewable: true, token: 'alive' });
     await leases.issue({ path: 'db/d', ttl: 60, renewable: true });
+    gone.add('dead');
+    asked.length = 0;
     expect(await leases.tidy()).toEqual({ checked: 3, revoked: 2, failed: 0 });
     expect(revoked.map((l) => l.lease_id).sort()).toEqual([dead1.lease_id, dead2.lease_id].sort());
     expect(asked.sort()).toEqual(['alive', 'dead']); // once per token
@@ -283,11 +287,13 @@ describe('tidy', () => {
   });
 
   it('counts revocations that fail', async () => {
-    const { leases } = setup({ tokenExists: async () => false });
+    let exists = true;
+    const { leases } = setup({ tokenExists: async () => exists });
     leases.registerRevoker('db/', () => {
       throw new Error('x');
     });
     await leases.issue({ path: 'db/a', ttl: 60, renewable: true, token: 't' });
+    exists = false;
     expect(await leases.tidy()).toEqual({ checked: 1, revoked: 0, failed: 1 });
   });
 
