@@ -128,7 +128,10 @@ function goDuration(s: string): number | DurationRefusal {
  * whole seconds, or why the value is refused.
  * @internal
  */
-export function durationSeconds(value: unknown, subSecond: 'zero' | 'one' = 'zero'): number | DurationRefusal {
+export function durationSeconds(
+  value: unknown,
+  subSecond: 'zero' | 'one' = 'zero',
+): number | DurationRefusal {
   if (value === undefined || value === null || value === '') return 0;
   let seconds: number | DurationRefusal;
   if (typeof value === 'number') {

@@ -8,7 +8,8 @@
  * Runtime-neutral.
  * @module
  */
-import type { TokenContext } from 'transitkit';
+import type { TokenAuth, TokenContext, TokenCreateRequest } from 'transitkit';
+import { aclNow } from '../../src/auth/answer-now.js';
 import { invalidRequest, notFound, TransitError } from '../../src/errors.js';
 import { backupKeyName } from '../../src/keys/vault-backup.js';
 import { ACTIVE, type HealthState } from './health.js';
@@ -31,6 +32,24 @@ export async function keyExists(
     if (e instanceof TransitError) return false;
     throw e;
   }
+}
+
+/**
+ * `POST auth/token/create`, with whether the caller has `sudo` on that path
+ * (Vault's `SudoPrivilege`: root, or a policy granting it), which lets it
+ * create orphans and hand out policies it does not hold (`root` aside).
+ * @internal
+ */
+export async function createToken(
+  s: ServedBy,
+  ctx: CallContext,
+  body: TokenCreateRequest,
+): Promise<TokenAuth> {
+  const parent = self(ctx);
+  const sudo =
+    parent.isRoot ||
+    (await aclNow(s.policies, parent.policies)).allows('auth/token/create', 'update', true);
+  return s.tokens.create(parent, body, { sudo });
 }
 
 /** The token of a self-service route (`auth/token/*-self`). @internal */

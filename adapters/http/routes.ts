@@ -39,6 +39,7 @@ import { CREATE_KEY_FIELDS, LIST_KEYS_FIELDS, READ_KEY_FIELDS } from '../../src/
 import { KEY_CONFIG_FIELDS, TRIM_FIELDS } from '../../src/transit/rotate-config.js';
 import { SIGN_FIELDS, VERIFY_FIELDS } from '../../src/transit/sign.js';
 import {
+  createToken,
   health,
   initNode,
   keyExists,
@@ -267,7 +268,7 @@ export const ROUTES: readonly Route[] = [
   post(
     '/auth/token/create',
     { ...AUTH, fields: TOKEN_CREATE_FIELDS, reply: 'auth' },
-    (s, { body }, ctx) => s.tokens.create(self(ctx), body),
+    (s, { body }, ctx) => createToken(s, ctx, body),
   ),
   get('/auth/token/lookup-self', AUTH, (s, _, ctx) => s.tokens.lookupSelf(self(ctx))),
   post(

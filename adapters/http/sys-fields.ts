@@ -61,6 +61,9 @@ export const TOKEN_CREATE_FIELDS = defineSchema({
   meta: { type: 'map', description: 'String metadata.' },
   no_default_policy: { type: 'bool', description: 'Do not attach the default policy.' },
   no_parent: { type: 'bool', description: 'Create an orphan token (needs sudo).' },
+  lease: { type: 'duration', description: 'Older name of ttl (read when ttl is absent).' },
+  period: { type: 'duration', description: 'Periodic tokens: refused (not supported).' },
+  type: { type: 'string', description: 'service (default); batch is refused.' },
 });
 /** `POST /auth/token/renew-self`. @internal */
 export const TOKEN_RENEW_FIELDS = defineSchema({ increment: INCREMENT });

@@ -3,10 +3,11 @@
  * and the request (no I/O), so the store only adds randomness and storage:
  *
  * - policies default to the parent's; a non-root parent may only hand out a
- *   subset of its own (`default` aside); `root` among them makes a root token;
+ *   subset of its own (`default` aside) unless it has `sudo`; `root` among them
+ *   makes a root token, and needs a root parent;
  *   `default` is attached unless `no_default_policy`;
- * - orphans (`no_parent`) need a root parent; a limited-use parent cannot
- *   create children;
+ * - orphans (`no_parent`) need a root parent or `sudo`; a limited-use parent
+ *   (root included) cannot create children;
  * - the TTL defaults to the store's default (a root token may have none) and
  *   is capped by the store's max TTL and `explicit_max_ttl`, with Vault's
  *   warning.
@@ -15,7 +16,6 @@
 import { invalidRequest } from '../errors.js';
 import { optBool, optInt, parseDurationSeconds } from '../request.js';
 import {
-  denied,
   metaOf,
   policyList,
   type StoredToken,
@@ -39,10 +39,16 @@ export interface TokenPlan {
   warnings: string[];
 }
 
+/** Vault's `displayNameSanitize`: anything but letters, digits and `-` becomes `-`. */
+const DISPLAY_UNSAFE = /[^a-zA-Z0-9-]/g;
+
 /**
- * Resolve a create request against its parent.
- * @throws TransitError `permission_denied` for policies or orphans the parent may not grant;
- * `invalid_request` for bad fields.
+ * Resolve a create request against its parent, in the order of Vault's
+ * `handleCreateCommon`. `sudo`: the caller has `sudo` on the create path (a
+ * root token always has): it may create orphans and hand out policies it does
+ * not hold (`root` aside).
+ * @throws TransitError `invalid_request` for a parent with limited uses, policies,
+ * orphans or periods the parent may not grant, and bad fields.
  * @internal
  */
 export function planToken(
@@ -50,29 +56,44 @@ export function planToken(
   parentEntry: StoredToken,
   req: TokenCreateRequest,
   limits: { defaultTtl: number; maxTtl: number },
+  sudo = false,
 ): TokenPlan {
-  if (parentEntry.num_uses > 0 && !parent.isRoot) {
+  // Root included: a limited root token would escape its limit through an unlimited child.
+  if (parentEntry.num_uses > 0) {
     throw invalidRequest('restricted use token cannot generate child tokens');
+  }
+  const isSudo = parent.isRoot || sudo;
+  const numUses = optInt(req.num_uses, 'num_uses') ?? 0;
+  if (numUses < 0) throw invalidRequest('number of uses cannot be negative');
+  const type = req.type === undefined ? '' : String(req.type);
+  if (type === 'batch') throw invalidRequest('batch tokens are not supported');
+  if (type !== '' && type !== 'service' && type !== 'default' && type !== 'default-service') {
+    throw invalidRequest(`invalid token type "${type}"`);
   }
   let policies = policyList(req.policies);
   const noDefault = optBool(req.no_default_policy, 'no_default_policy') ?? false;
   // As Vault's token store: `default` is one more policy a child gets only
-  // from a parent that holds it (or from root); without it a token would
+  // from a parent that holds it (or from root or sudo); without it a token would
   // widen its children past itself.
   const parentHasDefault = parentEntry.policies.includes('default');
-  let addDefault = !noDefault && (parent.isRoot || parentHasDefault);
+  let addDefault = !noDefault && (isSudo || parentHasDefault);
   if (policies.length === 0) {
     policies = [...parentEntry.policies];
     addDefault = false;
-  } else if (!parent.isRoot) {
+  } else if (!isSudo) {
     for (const p of policies) {
-      if (!parentEntry.policies.includes(p))
-        throw denied('child policies must be subset of parent');
+      if (!parentEntry.policies.includes(p)) {
+        throw invalidRequest('child policies must be subset of parent');
+      }
     }
   }
+  // Sudo does not make root tokens: that would be an escalation.
+  if (policies.includes('root') && !parentEntry.policies.includes('root')) {
+    throw invalidRequest('root tokens may not be created without parent token being root');
+  }
   const orphan = optBool(req.no_parent, 'no_parent') ?? false;
-  if (orphan && !parent.isRoot) {
-    throw denied('root or sudo privileges required to create orphan token');
+  if (orphan && !isSudo) {
+    throw invalidRequest('root or sudo privileges required to create orphan token');
   }
   const isRoot = policies.includes('root');
   if (isRoot) policies = ['root'];
@@ -83,28 +104,56 @@ export function planToken(
   policies.sort();
 
   const warnings: string[] = [];
-  const explicitMax = parseDurationSeconds(req.explicit_max_ttl, 'explicit_max_ttl');
-  let ttl = parseDurationSeconds(req.ttl, 'ttl');
-  if (ttl === 0 && !isRoot) ttl = limits.defaultTtl;
-  const cap = Math.min(limits.maxTtl, explicitMax > 0 ? explicitMax : Number.POSITIVE_INFINITY);
-  if (ttl > cap && !(isRoot && explicitMax === 0)) {
-    warnings.push(
-      `TTL of "${ttl}s" exceeded the effective max_ttl of "${cap}s"; TTL value is capped accordingly`,
-    );
-    ttl = cap;
+  // A positive TTL under a second is one second, never 0 (the default, or no cap).
+  let explicitMax = parseDurationSeconds(req.explicit_max_ttl, 'explicit_max_ttl', 'one');
+  if (parseDurationSeconds(req.period, 'period') > 0) {
+    if (!isSudo) throw invalidRequest('root or sudo privileges required to create periodic token');
+    // Refused rather than ignored: a periodic token escapes the max TTL, which this store
+    // does not do, and a plain token in its place would silently live for the max TTL.
+    throw invalidRequest('periodic tokens are not supported: use a ttl and renew-self');
   }
-  const numUses = optInt(req.num_uses, 'num_uses') ?? 0;
-  if (numUses < 0) throw invalidRequest('number of uses cannot be negative');
+  let ttl =
+    req.ttl !== undefined && req.ttl !== ''
+      ? parseDurationSeconds(req.ttl, 'ttl', 'one')
+      : parseDurationSeconds(req.lease, 'lease', 'one'); // Vault's older name
+  if (ttl === 0 && !isRoot) ttl = limits.defaultTtl;
+  if (ttl > limits.maxTtl) {
+    warnings.push(
+      `TTL of "${ttl}s" exceeded the effective max_ttl of "${limits.maxTtl}s"; TTL value is capped accordingly`,
+    );
+    ttl = limits.maxTtl;
+  }
+  if (explicitMax > 0) {
+    if (explicitMax > limits.maxTtl) {
+      warnings.push(
+        `Explicit max TTL of ${explicitMax} seconds is greater than system/mount allowed value; value is being capped to ${limits.maxTtl} seconds`,
+      );
+      explicitMax = limits.maxTtl;
+    }
+    if (ttl === 0) ttl = explicitMax;
+    else if (ttl > explicitMax) {
+      warnings.push(
+        `Requested TTL of ${ttl} seconds higher than explicit max TTL; value being capped to ${explicitMax} seconds`,
+      );
+      ttl = explicitMax;
+    }
+  }
+  if (ttl === 0 && parentEntry.expire_ms !== 0) {
+    throw invalidRequest('expiring root tokens cannot create non-expiring root tokens');
+  }
   const display = req.display_name === undefined ? '' : String(req.display_name);
+  const renewable = optBool(req.renewable, 'renewable') ?? true;
   return {
     policies,
     orphan,
     ttl,
-    cap,
+    cap: explicitMax > 0 ? explicitMax : limits.maxTtl,
     explicitMax,
     numUses,
-    renewable: optBool(req.renewable, 'renewable') ?? true,
-    displayName: display === '' ? 'token' : `token-${display}`,
+    // A token that never expires is not advertised as renewable (Vault).
+    renewable: ttl !== 0 && renewable,
+    displayName:
+      display === '' ? 'token' : `token-${display}`.replace(DISPLAY_UNSAFE, '-').replace(/-$/, ''),
     meta: metaOf(req.meta),
     warnings,
   };

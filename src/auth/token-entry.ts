@@ -85,8 +85,14 @@ export interface TokenCreateRequest {
   meta?: Record<string, string>;
   /** Do not attach the `default` policy. */
   no_default_policy?: boolean;
-  /** Create an orphan (root only). */
+  /** Create an orphan (root or `sudo` only). */
   no_parent?: boolean;
+  /** Vault's older name of `ttl` (read when `ttl` is absent). */
+  lease?: number | string;
+  /** Vault's periodic tokens: refused (root or `sudo` first, as Vault), not ignored. */
+  period?: number | string;
+  /** `service` (or `default`); `batch` is refused. */
+  type?: string;
 }
 
 /** @internal */

@@ -330,17 +330,27 @@ export class TokenStore {
   }
 
   /**
-   * Create a child token of `parent` (`POST auth/token/create`).
-   * @throws TransitError `permission_denied` when the policies are not a subset of the
-   * parent's; `invalid_request` for bad TTLs, uses or fields.
+   * Create a child token of `parent` (`POST auth/token/create`). `sudo`: the
+   * caller has `sudo` on `auth/token/create` (a root token always has), which
+   * lets it create orphans and hand out policies it does not hold (`root` aside).
+   * @throws TransitError `invalid_request` (Vault's 400s) when the policies are not a
+   * subset of the parent's, for an orphan or a period without root or sudo, a parent
+   * with limited uses, bad TTLs, uses or fields; `permission_denied` for a parent gone.
    */
-  async create(parent: TokenContext, req: TokenCreateRequest = {}): Promise<TokenAuth> {
+  async create(
+    parent: TokenContext,
+    req: TokenCreateRequest = {},
+    options: { sudo?: boolean } = {},
+  ): Promise<TokenAuth> {
     const parentEntry = (await this.#entries.read(parent.hash))?.entry;
     if (!parentEntry) throw denied('permission denied');
-    const plan = planToken(parent, parentEntry, req, {
-      defaultTtl: this.#defaultTtl,
-      maxTtl: this.#maxTtl,
-    });
+    const plan = planToken(
+      parent,
+      parentEntry,
+      req,
+      { defaultTtl: this.#defaultTtl, maxTtl: this.#maxTtl },
+      options.sudo === true,
+    );
     const { renewable } = plan;
     const now = this.#clock.now();
     const ttl = this.#leases ? plan.ttl : capAtParent(plan, parentEntry, now);

@@ -169,9 +169,9 @@ describe('create', () => {
     const { tokens, ctx } = await setup();
     const parent = await tokens.create(ctx, { policies: ['a', 'b'] });
     const pctx = (await tokens.authenticate(parent.client_token)) as TokenContext;
-    expect(await code(tokens.create(pctx, { policies: ['c'] }))).toBe('permission_denied');
-    expect(await code(tokens.create(pctx, { policies: ['root'] }))).toBe('permission_denied');
-    expect(await code(tokens.create(pctx, { no_parent: true }))).toBe('permission_denied');
+    expect(await code(tokens.create(pctx, { policies: ['c'] }))).toBe('invalid_request');
+    expect(await code(tokens.create(pctx, { policies: ['root'] }))).toBe('invalid_request');
+    expect(await code(tokens.create(pctx, { no_parent: true }))).toBe('invalid_request');
     const child = await tokens.create(pctx, { policies: ['a'] });
     expect(child.policies).toEqual(['a', 'default']);
     const inherited = await tokens.create(pctx);
@@ -181,13 +181,109 @@ describe('create', () => {
     const bctx = (await tokens.authenticate(bare.client_token)) as TokenContext;
     expect((await tokens.create(bctx)).policies).toEqual(['a']);
     expect((await tokens.create(bctx, { policies: ['a'] })).policies).toEqual(['a']);
-    expect(await code(tokens.create(bctx, { policies: ['default'] }))).toBe('permission_denied');
-    expect(await code(tokens.create(bctx, { policies: ['a', 'default'] }))).toBe(
-      'permission_denied',
-    );
+    expect(await code(tokens.create(bctx, { policies: ['default'] }))).toBe('invalid_request');
+    expect(await code(tokens.create(bctx, { policies: ['a', 'default'] }))).toBe('invalid_request');
     const limited = await tokens.create(ctx, { policies: ['a'], num_uses: 3 });
     const lctx = (await tokens.authenticate(limited.client_token)) as TokenContext;
     expect(await code(tokens.create(lctx, {}))).toBe('invalid_request');
+  });
+
+  it('a root token with limited uses cannot create children either (no escape from its limit)', async () => {
+    const { tokens, ctx } = await setup();
+    const limited = await tokens.create(ctx, { policies: ['root'], num_uses: 2 });
+    const lctx = (await tokens.authenticate(limited.client_token)) as TokenContext;
+    expect(lctx.isRoot).toBe(true);
+    await expect(tokens.create(lctx, { no_parent: true })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: 'restricted use token cannot generate child tokens',
+    });
+  });
+
+  it('sudo on the create path allows orphans and other policies, never root (Vault)', async () => {
+    const { tokens, ctx } = await setup();
+    const parent = await tokens.create(ctx, { policies: ['a'] });
+    const pctx = (await tokens.authenticate(parent.client_token)) as TokenContext;
+    const sudo = { sudo: true };
+    const orphan = await tokens.create(pctx, { no_parent: true, policies: ['z'] }, sudo);
+    expect(orphan.orphan).toBe(true);
+    expect(orphan.policies).toEqual(['default', 'z']);
+    await expect(tokens.create(pctx, { policies: ['root'] }, sudo)).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: 'root tokens may not be created without parent token being root',
+    });
+    await expect(tokens.create(pctx, { no_parent: true })).rejects.toMatchObject({
+      message: 'root or sudo privileges required to create orphan token',
+    });
+  });
+
+  it('refuses what it does not do instead of ignoring it: period, batch tokens', async () => {
+    const { tokens, ctx } = await setup();
+    const parent = await tokens.create(ctx, { policies: ['a'] });
+    const pctx = (await tokens.authenticate(parent.client_token)) as TokenContext;
+    await expect(tokens.create(pctx, { period: '1h' })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: 'root or sudo privileges required to create periodic token',
+    });
+    await expect(tokens.create(ctx, { period: '1h' })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/periodic tokens are not supported/),
+    });
+    await expect(tokens.create(ctx, { type: 'batch' })).rejects.toMatchObject({
+      message: 'batch tokens are not supported',
+    });
+    expect((await tokens.create(ctx, { policies: ['a'], type: 'service' })).policies).toContain(
+      'a',
+    );
+    expect((await tokens.create(ctx, { policies: ['a'], period: 0 })).policies).toContain('a');
+  });
+
+  it("TTLs as Vault's token store: sub-second is a second, explicit max capped and applied", async () => {
+    const { tokens, ctx } = await setup();
+    // Never widened to the default (32 days) or to no cap.
+    expect((await tokens.create(ctx, { policies: ['a'], ttl: '500ms' })).lease_duration).toBe(1);
+    const tight = await tokens.create(ctx, {
+      policies: ['a'],
+      ttl: '1h',
+      explicit_max_ttl: '900ms',
+    });
+    expect(tight.lease_duration).toBe(1);
+    expect(warningsOf(tight)).toEqual([
+      'Requested TTL of 3600 seconds higher than explicit max TTL; value being capped to 1 seconds',
+    ]);
+    const huge = await tokens.create(ctx, {
+      policies: ['a'],
+      ttl: '1h',
+      explicit_max_ttl: '10000h',
+    });
+    expect(warningsOf(huge)).toEqual([
+      'Explicit max TTL of 36000000 seconds is greater than system/mount allowed value; value is being capped to 2764800 seconds',
+    ]);
+    const hctx = (await tokens.authenticate(huge.client_token)) as TokenContext;
+    expect((await tokens.lookupSelf(hctx)).explicit_max_ttl).toBe(2_764_800);
+    // A root child with only an explicit max lives that long (not forever).
+    expect((await tokens.create(ctx, { explicit_max_ttl: '2h' })).lease_duration).toBe(7200);
+    // `lease` is Vault's older name of `ttl`.
+    expect((await tokens.create(ctx, { policies: ['a'], lease: '90s' })).lease_duration).toBe(90);
+  });
+
+  it('an expiring root token cannot create a root token that never expires', async () => {
+    const { tokens, ctx } = await setup();
+    const expiring = await tokens.create(ctx, { ttl: '1h' });
+    const ectx = (await tokens.authenticate(expiring.client_token)) as TokenContext;
+    expect(ectx.isRoot).toBe(true);
+    await expect(tokens.create(ectx, { no_parent: true })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: 'expiring root tokens cannot create non-expiring root tokens',
+    });
+    // A root token without expiry is not advertised as renewable.
+    expect((await tokens.create(ctx)).renewable).toBe(false);
+  });
+
+  it("sanitises display_name as Vault's token store does", async () => {
+    const { tokens, ctx } = await setup();
+    const t = await tokens.create(ctx, { policies: ['a'], display_name: 'My App!\n' });
+    const tctx = (await tokens.authenticate(t.client_token)) as TokenContext;
+    expect((await tokens.lookupSelf(tctx)).display_name).toBe('token-My-App-');
   });
 
   it('without a lease manager a child never outlives its parent (capped, renewed only up to it)', async () => {

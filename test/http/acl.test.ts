@@ -171,7 +171,7 @@ describe('child tokens', () => {
     const r = await call(as(app), 'POST', '/v1/auth/token/create', {
       body: { policies: ['root'] },
     });
-    expect(r.status).toBe(403);
+    expect(r.status).toBe(403); // no update on auth/token/create: the ACL refuses
     // `app` has no update on auth/token/create: Vault's default policy does not grant it either.
     const root = await call(server, 'POST', '/v1/sys/policy/creator', {
       body: { policy: 'path "auth/token/create" { capabilities = ["update"] }' },
@@ -183,7 +183,7 @@ describe('child tokens', () => {
     const p = parent.json.auth.client_token;
     expect(
       (await call(as(p), 'POST', '/v1/auth/token/create', { body: { policies: ['root'] } })).status,
-    ).toBe(403);
+    ).toBe(400); // Vault's "root tokens may not be created without parent token being root"
     expect(
       (await call(as(p), 'POST', '/v1/auth/token/create', { body: { policies: ['app'] } })).status,
     ).toBe(200);
@@ -195,6 +195,42 @@ describe('child tokens', () => {
       (await call(server, 'POST', '/v1/auth/token/revoke', { body: { token: p } })).status,
     ).toBe(204);
     expect((await enc(child, 'app-1')).status).toBe(403);
+  });
+
+  it('sudo on auth/token/create lets a token make orphans and grant other policies (not root)', async () => {
+    for (const [name, caps] of [
+      ['creator-plain', '["update"]'],
+      ['creator-sudo', '["update", "sudo"]'],
+    ]) {
+      const w = await call(server, 'POST', `/v1/sys/policy/${name}`, {
+        body: { policy: `path "auth/token/create" { capabilities = ${caps} }` },
+      });
+      expect(w.status).toBe(204);
+    }
+    const tokenWith = async (policy: string) =>
+      (await call(server, 'POST', '/v1/auth/token/create', { body: { policies: [policy] } })).json
+        .auth.client_token as string;
+    const plain = await tokenWith('creator-plain');
+    const sudo = await tokenWith('creator-sudo');
+    const orphan = { body: { no_parent: true, policies: ['app'] } };
+    // Vault's order: the policies are checked first, then the orphan.
+    const refused = await call(as(plain), 'POST', '/v1/auth/token/create', orphan);
+    expect(refused.status).toBe(400);
+    expect(refused.json.errors).toEqual(['child policies must be subset of parent']);
+    const own = { body: { no_parent: true } };
+    const refused2 = await call(as(plain), 'POST', '/v1/auth/token/create', own);
+    expect(refused2.status).toBe(400);
+    expect(refused2.json.errors).toEqual([
+      'root or sudo privileges required to create orphan token',
+    ]);
+    const made = await call(as(sudo), 'POST', '/v1/auth/token/create', orphan);
+    expect(made.status).toBe(200);
+    expect(made.json.auth.orphan).toBe(true);
+    expect(made.json.auth.policies).toEqual(['app', 'default']);
+    const root = await call(as(sudo), 'POST', '/v1/auth/token/create', {
+      body: { policies: ['root'] },
+    });
+    expect(root.status).toBe(400);
   });
 
   it('a limited-use token works exactly num_uses times', async () => {
