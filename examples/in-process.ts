@@ -2,7 +2,8 @@
  * transitkit in-process: create a key, encrypt and decrypt, rotate and rewrap,
  * HMAC and verify — all without ever touching key material.
  *
- * Run: `npm run example` (builds the package, then runs this file against it).
+ * Run: `npm run example` (runs this file from source through tsx; `transitkit` maps to
+ * `src/index.ts` by the tsconfig's `paths`).
  */
 import { Transit, TransitError } from 'transitkit';
 
