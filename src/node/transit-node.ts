@@ -236,14 +236,15 @@ export class TransitNode {
       const doc = await readSealedKeyring(this.#storage);
       if (!doc) throw invalidRequest('Vault is not initialized');
       this.#initialized = true;
+      // Vault's checks (http/sys_seal.go), sealed or not: a key or a reset, then the rest.
+      if (r.reset !== true && (r.key === undefined || r.key === '')) {
+        throw invalidRequest(
+          "'key' must be specified in request body as JSON, or 'reset' set to true",
+        );
+      }
       if (this.#live) {
-        // Unsealed already: Vault still checks the request (http/sys_seal.go).
+        // Unsealed already: Vault still checks the request.
         if (r.reset === true) throw invalidRequest('vault is unsealed');
-        if (r.key === undefined || r.key === '') {
-          throw invalidRequest(
-            "'key' must be specified in request body as JSON, or 'reset' set to true",
-          );
-        }
         decodeShare(r.key, doc.seal.secret_shares).fill(0);
       } else if (r.reset === true) this.#progress.reset();
       else {

@@ -140,6 +140,18 @@ describe('a failed initialisation', () => {
 });
 
 describe('unseal', () => {
+  it("on a sealed node, no key and no reset is Vault's 400 text", async () => {
+    const storage = new MemoryStorage();
+    const node = newNode(storage);
+    await node.init({ secret_shares: 3, secret_threshold: 2 });
+    for (const r of [{}, { key: '' }, { reset: false }]) {
+      await expect(node.unseal(r)).rejects.toMatchObject({
+        code: 'invalid_request',
+        message: "'key' must be specified in request body as JSON, or 'reset' set to true",
+      });
+    }
+  });
+
   it('on an unsealed node still checks the request, as Vault: reset, no key and a malformed key are 400', async () => {
     const { node, init } = await unsealed();
     await expect(node.unseal({ reset: true })).rejects.toMatchObject({
