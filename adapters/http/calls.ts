@@ -35,21 +35,38 @@ export async function keyExists(
 }
 
 /**
- * `POST auth/token/create`, with whether the caller has `sudo` on that path
- * (Vault's `SudoPrivilege`: root, or a policy granting it), which lets it
- * create orphans and hand out policies it does not hold (`root` aside).
+ * Whether the caller has `sudo` on `path` (Vault's `SudoPrivilege`: root, or a
+ * policy granting it).
+ */
+async function hasSudo(s: ServedBy, parent: TokenContext, path: string): Promise<boolean> {
+  return parent.isRoot || (await aclNow(s.policies, parent.policies)).allows(path, 'update', true);
+}
+
+/**
+ * `POST auth/token/create` and `auth/token/create-orphan`, with whether the
+ * caller has `sudo` on that path, which lets it create orphans and hand out
+ * policies it does not hold (`root` aside).
  * @internal
  */
 export async function createToken(
   s: ServedBy,
   ctx: CallContext,
   body: TokenCreateRequest,
+  orphan = false,
 ): Promise<TokenAuth> {
   const parent = self(ctx);
-  const sudo =
-    parent.isRoot ||
-    (await aclNow(s.policies, parent.policies)).allows('auth/token/create', 'update', true);
-  return s.tokens.create(parent, body, { sudo });
+  const path = orphan ? 'auth/token/create-orphan' : 'auth/token/create';
+  return s.tokens.create(parent, body, { sudo: await hasSudo(s, parent, path), orphan });
+}
+
+/** `POST auth/token/revoke-orphan`: root or `sudo` on that path (Vault). @internal */
+export async function revokeOrphanToken(
+  s: ServedBy,
+  ctx: CallContext,
+  token: string,
+): Promise<void> {
+  const sudo = await hasSudo(s, self(ctx), 'auth/token/revoke-orphan');
+  await s.tokens.revokeOrphan(token, { sudo });
 }
 
 /** The token of a self-service route (`auth/token/*-self`). @internal */

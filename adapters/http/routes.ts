@@ -48,6 +48,7 @@ import {
   listPolicies,
   readPolicy,
   restoreTarget,
+  revokeOrphanToken,
   self,
   writePolicy,
 } from './calls.js';
@@ -63,8 +64,11 @@ import {
   LEASE_REVOKE_FIELDS,
   LEASE_REVOKE_PREFIX_FIELDS,
   POLICY_FIELDS,
+  TOKEN_ACCESSOR_FIELDS,
   TOKEN_CREATE_FIELDS,
+  TOKEN_LOOKUP_FIELDS,
   TOKEN_RENEW_FIELDS,
+  TOKEN_RENEW_OTHER_FIELDS,
   TOKEN_REVOKE_FIELDS,
   UNSEAL_FIELDS,
 } from './sys-fields.js';
@@ -284,6 +288,33 @@ export const ROUTES: readonly Route[] = [
     '/auth/token/revoke',
     { ...AUTH, fields: TOKEN_REVOKE_FIELDS, reply: 'none' },
     (s, { body }) => s.tokens.revoke(body.token as string),
+  ),
+  post(
+    '/auth/token/create-orphan',
+    { ...AUTH, fields: TOKEN_CREATE_FIELDS, reply: 'auth' },
+    (s, { body }, ctx) => createToken(s, ctx, body, true),
+  ),
+  post('/auth/token/lookup', { ...AUTH, fields: TOKEN_LOOKUP_FIELDS }, (s, { body }, ctx) =>
+    s.tokens.lookup(self(ctx), body.token as string | undefined),
+  ),
+  post('/auth/token/lookup-accessor', { ...AUTH, fields: TOKEN_ACCESSOR_FIELDS }, (s, { body }) =>
+    s.tokens.lookupAccessor(body.accessor as string),
+  ),
+  post(
+    '/auth/token/renew',
+    { ...AUTH, fields: TOKEN_RENEW_OTHER_FIELDS, reply: 'auth' },
+    (s, { body }) =>
+      s.tokens.renew(body.token as string, body.increment as number | string | undefined),
+  ),
+  post(
+    '/auth/token/revoke-accessor',
+    { ...AUTH, fields: TOKEN_ACCESSOR_FIELDS, reply: 'none' },
+    (s, { body }) => s.tokens.revokeAccessor(body.accessor as string),
+  ),
+  post(
+    '/auth/token/revoke-orphan',
+    { ...AUTH, fields: TOKEN_REVOKE_FIELDS, reply: 'none' },
+    (s, { body }, ctx) => revokeOrphanToken(s, ctx, body.token as string),
   ),
   // --- ACL policies (legacy sys/policy, and sys/policies/acl) --------------------------
   get('/sys/policy', { ...AUTH, reply: 'legacy' }, (s) => listPolicies(s)),

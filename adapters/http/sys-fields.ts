@@ -67,9 +67,22 @@ export const TOKEN_CREATE_FIELDS = defineSchema({
 });
 /** `POST /auth/token/renew-self`. @internal */
 export const TOKEN_RENEW_FIELDS = defineSchema({ increment: INCREMENT });
-/** `POST /auth/token/revoke`. @internal */
+/** `POST /auth/token/revoke`, `revoke-orphan`. @internal */
 export const TOKEN_REVOKE_FIELDS = defineSchema({
-  token: { type: 'string', description: 'The token to revoke, with its children.' },
+  token: { type: 'string', description: 'The token to revoke.' },
+});
+/** `POST /auth/token/lookup`. @internal */
+export const TOKEN_LOOKUP_FIELDS = defineSchema({
+  token: { type: 'string', description: 'The token to look up (default: the caller’s).' },
+});
+/** `POST /auth/token/renew`. @internal */
+export const TOKEN_RENEW_OTHER_FIELDS = defineSchema({
+  token: { type: 'string', description: 'The token to renew.' },
+  increment: INCREMENT,
+});
+/** `POST /auth/token/lookup-accessor`, `revoke-accessor`. @internal */
+export const TOKEN_ACCESSOR_FIELDS = defineSchema({
+  accessor: { type: 'string', description: 'The accessor of the token.' },
 });
 
 /** `POST /sys/policy/:name`, `POST /sys/policies/acl/:name`. @internal */

@@ -46,7 +46,8 @@ const DISPLAY_UNSAFE = /[^a-zA-Z0-9-]/g;
  * Resolve a create request against its parent, in the order of Vault's
  * `handleCreateCommon`. `sudo`: the caller has `sudo` on the create path (a
  * root token always has): it may create orphans and hand out policies it does
- * not hold (`root` aside).
+ * not hold (`root` aside). `orphanPath`: the request came through
+ * `auth/token/create-orphan`, which makes an orphan whatever the caller's sudo.
  * @throws TransitError `invalid_request` for a parent with limited uses, policies,
  * orphans or periods the parent may not grant, and bad fields.
  * @internal
@@ -57,6 +58,7 @@ export function planToken(
   req: TokenCreateRequest,
   limits: { defaultTtl: number; maxTtl: number },
   sudo = false,
+  orphanPath = false,
 ): TokenPlan {
   // Root included: a limited root token would escape its limit through an unlimited child.
   if (parentEntry.num_uses > 0) {
@@ -91,10 +93,12 @@ export function planToken(
   if (policies.includes('root') && !parentEntry.policies.includes('root')) {
     throw invalidRequest('root tokens may not be created without parent token being root');
   }
-  const orphan = optBool(req.no_parent, 'no_parent') ?? false;
-  if (orphan && !isSudo) {
+  const noParent = optBool(req.no_parent, 'no_parent') ?? false;
+  if (noParent && !isSudo) {
     throw invalidRequest('root or sudo privileges required to create orphan token');
   }
+  // `auth/token/create-orphan` makes orphans without sudo: its ACL decides (Vault).
+  const orphan = noParent || orphanPath;
   const isRoot = policies.includes('root');
   if (isRoot) policies = ['root'];
   else {

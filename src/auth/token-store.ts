@@ -1,8 +1,9 @@
 /**
  * Service tokens, as Vault's token store (`auth/token/*`).
  *
- * Routes served through it: `auth/token/create`, `auth/token/lookup-self`,
- * `auth/token/renew-self`, `auth/token/revoke-self`, `auth/token/revoke`.
+ * Routes served through it: `auth/token/create` (and `create-orphan`),
+ * `lookup-self`, `lookup`, `lookup-accessor`, `renew-self`, `renew`,
+ * `revoke-self`, `revoke`, `revoke-accessor`, `revoke-orphan`.
  *
  * Security shape:
  * - a token is never stored: entries are keyed by SHA-256(salt ‖ token), a
@@ -57,11 +58,15 @@ import {
   type TokenLookup,
   type TokenStoreOptions,
 } from './token-entry.js';
+import { type RevokeContext, revokeOrphan, revokeTree } from './token-revoke.js';
 
 /** Vault's lease path of a token: leases are `auth/token/create/<id>`. */
 const TOKEN_LEASE_PATH = 'auth/token/create';
 /** {@link TokenStore}'s answer is not known without a promise. */
 const LATER = Symbol('later');
+
+/** An accessor as this store makes them (24 base62 characters; older stores' too). */
+const ACCESSOR = /^[A-Za-z0-9]{1,64}$/;
 
 /** A value that can be a token at all (anything else is refused without a lookup). */
 const presentable = (token: unknown): token is string =>
@@ -109,6 +114,8 @@ export class TokenStore {
   readonly #leases: LeaseManager | undefined;
   /** Token entries, cached while storage's change feed is live. */
   readonly #entries: TokenEntries;
+  /** What revocation needs (./token-revoke.ts). */
+  readonly #revoking: RevokeContext;
   constructor(options: TokenStoreOptions) {
     if (!options || typeof options.storage?.get !== 'function') {
       throw invalidRequest('TokenStore needs a storage adapter');
@@ -128,6 +135,7 @@ export class TokenStore {
     this.#salt.catch(() => undefined);
     this.#leases = options.leases;
     this.#entries = new TokenEntries(this.#storage, this.#clock);
+    this.#revoking = { storage: this.#storage, entries: this.#entries, leases: this.#leases };
     // Revoking (or expiring) a token's lease revokes the token. Idempotent: a token
     // already gone is a no-op.
     // Leases issued with a token are indexed by its salted hash (all a revocation knows of
@@ -333,6 +341,7 @@ export class TokenStore {
    * Create a child token of `parent` (`POST auth/token/create`). `sudo`: the
    * caller has `sudo` on `auth/token/create` (a root token always has), which
    * lets it create orphans and hand out policies it does not hold (`root` aside).
+   * `orphan`: `auth/token/create-orphan`, an orphan without sudo (its ACL decides).
    * @throws TransitError `invalid_request` (Vault's 400s) when the policies are not a
    * subset of the parent's, for an orphan or a period without root or sudo, a parent
    * with limited uses, bad TTLs, uses or fields; `permission_denied` for a parent gone.
@@ -340,7 +349,7 @@ export class TokenStore {
   async create(
     parent: TokenContext,
     req: TokenCreateRequest = {},
-    options: { sudo?: boolean } = {},
+    options: { sudo?: boolean; orphan?: boolean } = {},
   ): Promise<TokenAuth> {
     const parentEntry = (await this.#entries.read(parent.hash))?.entry;
     if (!parentEntry) throw denied('permission denied');
@@ -350,6 +359,7 @@ export class TokenStore {
       req,
       { defaultTtl: this.#defaultTtl, maxTtl: this.#maxTtl },
       options.sudo === true,
+      options.orphan === true,
     );
     const { renewable } = plan;
     const now = this.#clock.now();
@@ -402,20 +412,105 @@ export class TokenStore {
   }
 
   /**
+   * The lookup data of a token by value (`POST auth/token/lookup`), counting no
+   * use of it. An empty `token` looks up `self`, as Vault.
+   * @throws TransitError `permission_denied` `bad token` for an unknown or expired one (Vault's 403).
+   */
+  async lookup(self: TokenContext, token?: string): Promise<TokenLookup> {
+    if (token === undefined || token === '') return this.lookupSelf(self);
+    const entry = presentable(token) ? await this.#live(await this.#hash(token)) : undefined;
+    if (!entry) throw denied('bad token');
+    return lookupOf(token, entry, this.#clock.now());
+  }
+
+  /**
+   * The lookup data of the token with `accessor` (`POST auth/token/lookup-accessor`),
+   * without its id (`id` is empty, as Vault).
+   * @throws TransitError `invalid_request` `invalid accessor` for a malformed or unknown one.
+   */
+  async lookupAccessor(accessor: string): Promise<TokenLookup> {
+    const entry = await this.#live(await this.#byAccessor(accessor));
+    if (!entry) throw invalidRequest('invalid accessor');
+    return lookupOf('', entry, this.#clock.now());
+  }
+
+  /**
+   * Revoke the token with `accessor` and its children (`POST auth/token/revoke-accessor`):
+   * what an operator does with the accessor an audit log shows.
+   * @throws TransitError `invalid_request` `invalid accessor` for a malformed or unknown one.
+   */
+  async revokeAccessor(accessor: string): Promise<void> {
+    const hash = await this.#byAccessor(accessor);
+    if (!(await this.#entries.read(hash, true))?.own) throw invalidRequest('invalid accessor');
+    await this.#revokeTree(hash);
+  }
+
+  /**
+   * Revoke a token and its leases, leaving its children as orphans
+   * (`POST auth/token/revoke-orphan`; Vault requires root or `sudo`, which the
+   * caller passes). An unknown token is not an error.
+   * @throws TransitError `invalid_request` without root or sudo, or without `token`.
+   */
+  async revokeOrphan(token: string, options: { sudo?: boolean } = {}): Promise<void> {
+    if (options.sudo !== true) {
+      throw invalidRequest('root or sudo privileges required to revoke and orphan');
+    }
+    if (typeof token !== 'string' || token === '') throw invalidRequest('missing token');
+    if (token.length > MAX_TOKEN_LENGTH) return;
+    await revokeOrphan(this.#revoking, await this.#hash(token));
+  }
+
+  /** The hash an accessor names. @throws TransitError `invalid_request` `invalid accessor`. */
+  async #byAccessor(accessor: unknown): Promise<string> {
+    // An accessor names a storage key: only what this store makes (base62) is looked up.
+    if (typeof accessor !== 'string' || !ACCESSOR.test(accessor)) {
+      throw invalidRequest('invalid accessor');
+    }
+    const hash = await this.#storage.get(K.accessor(accessor));
+    if (!hash) throw invalidRequest('invalid accessor');
+    return fromUtf8(hash);
+  }
+
+  /** The entry of `hash` if it is a live token (its own, unexpired), without counting a use. */
+  async #live(hash: string): Promise<StoredToken | undefined> {
+    const found = await this.#entries.read(hash);
+    if (!found?.own) return undefined;
+    const { entry } = found;
+    return entry.expire_ms === 0 || entry.expire_ms > this.#clock.now() ? entry : undefined;
+  }
+
+  /**
    * Extend an authenticated token's TTL (`POST auth/token/renew-self`); the new
    * TTL is `increment` (or the creation TTL), capped by the max TTL from creation.
    * @throws TransitError `invalid_request` when it is not renewable or past its max TTL.
    */
   async renewSelf(ctx: TokenContext, increment?: number | string): Promise<TokenAuth> {
+    return this.#renew(ctx.token, ctx.hash, increment);
+  }
+
+  /**
+   * Renew a token by value (`POST auth/token/renew`), as {@link renewSelf}; it
+   * counts no use of that token.
+   * @throws TransitError `invalid_request` for a missing or unknown token, or as renew-self.
+   */
+  async renew(token: string, increment?: number | string): Promise<TokenAuth> {
+    if (typeof token !== 'string' || token === '') throw invalidRequest('missing token');
+    if (!presentable(token)) throw invalidRequest('token not found');
+    return this.#renew(token, await this.#hash(token), increment);
+  }
+
+  async #renew(token: string, hash: string, increment?: number | string): Promise<TokenAuth> {
+    const ctx = { token, hash };
     const inc = parseDurationSeconds(increment, 'increment');
     for (let i = 0; i < CAS_RETRIES; i++) {
       // Read storage: the compare-and-set below needs the stored bytes.
       const found = await this.#entries.read(ctx.hash, true);
       // Gone since it authenticated this request (its last use, or revoked
       // meanwhile): Vault's renew finds no token to renew.
-      if (!found) throw invalidRequest('token not found');
+      if (!found?.own) throw invalidRequest('token not found');
       const { raw, entry } = found;
       const now = this.#clock.now();
+      if (entry.expire_ms !== 0 && entry.expire_ms <= now) throw invalidRequest('token not found');
       if (entry.expire_ms === 0) return authOf(ctx.token, entry, now);
       if (!entry.renewable) throw invalidRequest('lease is not renewable');
       const maxTtl = Math.min(
@@ -475,48 +570,8 @@ export class TokenStore {
     await this.#revokeTree(await this.#hash(token));
   }
 
-  /**
-   * Delete a token and its descendants, then their leases: each token's own
-   * lease, and the leases issued with it (queued, as Vault's `RevokeByToken`).
-   * `fromLease` is the lease whose revoker called this (not revoked again from
-   * inside its own revocation). The leases issued with a token are looked up
-   * even when the token was already gone, so a revocation retried after a
-   * failure finishes them.
-   */
-  async #revokeTree(hash: string, fromLease?: string): Promise<void> {
-    const stack = [hash];
-    const leases: string[] = [];
-    const visited: string[] = [];
-    while (stack.length > 0) {
-      const h = stack.pop() as string;
-      visited.push(h);
-      for (const child of await this.#storage.list(K.children(h))) stack.push(child);
-      const found = await this.#entries.read(h, true);
-      if (found) {
-        await this.#storage.delete(K.accessor(found.entry.accessor));
-        if (found.entry.parent !== '') await this.#storage.delete(K.child(found.entry.parent, h));
-        try {
-          await this.#storage.delete(K.id(h));
-        } finally {
-          this.#entries.forget(h);
-        }
-        const lease = found.entry.lease_id;
-        if (lease !== undefined && lease !== fromLease) leases.push(lease);
-      }
-      for (const child of await this.#storage.list(K.children(h))) {
-        await this.#storage.delete(K.child(h, child));
-      }
-    }
-    // The tokens are gone first, so these revokers find nothing left to do.
-    for (const id of leases) await this.#leases?.revoke(id).catch(() => undefined);
-    // Their leases are queued next (stored before this returns). Every token is tried;
-    // the first failure is reported (a retry, or tidy, finishes the rest).
-    let failure: unknown;
-    for (const h of visited) {
-      await this.#leases?.revokeByTokenKey(h).catch((e: unknown) => {
-        failure ??= e;
-      });
-    }
-    if (failure !== undefined) throw failure;
+  /** Revoke a token and its descendants, then their leases (./token-revoke.ts). */
+  #revokeTree(hash: string, fromLease?: string): Promise<void> {
+    return revokeTree(this.#revoking, hash, fromLease);
   }
 }

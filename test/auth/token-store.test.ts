@@ -363,15 +363,105 @@ describe('lookup, renew, revoke', () => {
     clock.advance(500_000);
     expect((await tokens.renewSelf(tctx, 300)).lease_duration).toBe(300);
     expect((await tokens.renewSelf(tctx)).lease_duration).toBe(600);
-    clock.advance(2000_000);
+    clock.advance(500_000);
     const capped = await tokens.renewSelf(tctx, '1h');
-    expect(capped.lease_duration).toBe(3600 - 2500);
+    expect(capped.lease_duration).toBe(3600 - 1000);
     expect(warningsOf(capped)[0]).toMatch(/capped/);
-    clock.advance(1100_000);
+    // Past its max TTL the token has expired: nothing is left to renew.
+    clock.advance(2700_000);
     expect(await code(tokens.renewSelf(tctx))).toBe('invalid_request');
     const fixed = await tokens.create(ctx, { policies: ['a'], renewable: false });
     const fctx = (await tokens.authenticate(fixed.client_token)) as TokenContext;
     expect(await code(tokens.renewSelf(fctx))).toBe('invalid_request');
+  });
+
+  it('lookup and renew by value count no use of that token; unknown or expired is bad token', async () => {
+    const { tokens, ctx, clock } = await setup();
+    const t = await tokens.create(ctx, { policies: ['a'], ttl: 600, num_uses: 1 });
+    const seen = await tokens.lookup(ctx, t.client_token);
+    expect(seen).toMatchObject({ id: t.client_token, accessor: t.accessor, num_uses: 1 });
+    expect((await tokens.renew(t.client_token, 300)).lease_duration).toBe(300);
+    // Its one use is still there.
+    expect(await tokens.authenticate(t.client_token)).toBeDefined();
+    // Without a token, lookup is lookup-self.
+    expect((await tokens.lookup(ctx)).policies).toEqual(['root']);
+    await expect(tokens.lookup(ctx, 'hvs.nope')).rejects.toMatchObject({
+      code: 'permission_denied',
+      message: 'bad token',
+    });
+    const short = await tokens.create(ctx, { policies: ['a'], ttl: 60 });
+    clock.advance(61_000);
+    await expect(tokens.lookup(ctx, short.client_token)).rejects.toMatchObject({
+      message: 'bad token',
+    });
+    await expect(tokens.renew(short.client_token)).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: 'token not found',
+    });
+    expect(await code(tokens.renew(''))).toBe('invalid_request');
+  });
+
+  it('lookup-accessor hides the id; revoke-accessor revokes the tree; accessors never address other keys', async () => {
+    const { tokens, ctx, storage } = await setup();
+    const a = await tokens.create(ctx, { policies: ['a'] });
+    const actx = (await tokens.authenticate(a.client_token)) as TokenContext;
+    const b = await tokens.create(actx, { policies: ['a'] });
+    const seen = await tokens.lookupAccessor(a.accessor);
+    expect(seen).toMatchObject({ id: '', accessor: a.accessor, policies: ['a', 'default'] });
+    await tokens.revokeAccessor(a.accessor);
+    expect(await tokens.authenticate(a.client_token)).toBeUndefined();
+    expect(await tokens.authenticate(b.client_token)).toBeUndefined();
+    for (const bad of [a.accessor, 'nope', '', '../id/x', 'a/b', 'x'.repeat(65)]) {
+      await expect(tokens.lookupAccessor(bad)).rejects.toMatchObject({
+        code: 'invalid_request',
+        message: 'invalid accessor',
+      });
+      await expect(tokens.revokeAccessor(bad)).rejects.toMatchObject({
+        message: 'invalid accessor',
+      });
+    }
+    // The salt's key is not an accessor's: nothing outside auth/token/accessor/ is read.
+    expect(await storage.get('auth/token/salt')).toBeDefined();
+    await expect(tokens.lookupAccessor('salt')).rejects.toMatchObject({
+      message: 'invalid accessor',
+    });
+  });
+
+  it('revoke-orphan needs sudo, revokes the token and leaves its children as orphans', async () => {
+    const { tokens, ctx } = await setup();
+    const a = await tokens.create(ctx, { policies: ['a'] });
+    const actx = (await tokens.authenticate(a.client_token)) as TokenContext;
+    const b = await tokens.create(actx, { policies: ['a'] });
+    const bctx = (await tokens.authenticate(b.client_token)) as TokenContext;
+    const c = await tokens.create(bctx, { policies: ['a'] });
+    await expect(tokens.revokeOrphan(a.client_token)).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: 'root or sudo privileges required to revoke and orphan',
+    });
+    await tokens.revokeOrphan(a.client_token, { sudo: true });
+    expect(await tokens.authenticate(a.client_token)).toBeUndefined();
+    const bNow = (await tokens.authenticate(b.client_token)) as TokenContext;
+    expect((await tokens.lookupSelf(bNow)).orphan).toBe(true);
+    // The grandchild is still b's child: revoking b takes it.
+    await tokens.revoke(b.client_token);
+    expect(await tokens.authenticate(c.client_token)).toBeUndefined();
+    await tokens.revokeOrphan('hvs.unknown', { sudo: true });
+  });
+
+  it('create-orphan makes an orphan without sudo; no_parent on it still needs sudo (Vault)', async () => {
+    const { tokens, ctx } = await setup();
+    const a = await tokens.create(ctx, { policies: ['a'] });
+    const actx = (await tokens.authenticate(a.client_token)) as TokenContext;
+    const o = await tokens.create(actx, { policies: ['a'] }, { orphan: true });
+    expect(o.orphan).toBe(true);
+    await tokens.revoke(a.client_token);
+    expect(await tokens.authenticate(o.client_token)).toBeDefined();
+    const x = await tokens.create(ctx, { policies: ['a'] });
+    const xctx = (await tokens.authenticate(x.client_token)) as TokenContext;
+    await expect(tokens.create(xctx, { no_parent: true }, { orphan: true })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: 'root or sudo privileges required to create orphan token',
+    });
   });
 
   it('revoke removes a token, its children and its index entries; unknown tokens are fine', async () => {

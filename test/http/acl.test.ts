@@ -233,6 +233,47 @@ describe('child tokens', () => {
     expect(root.status).toBe(400);
   });
 
+  it('revoke-orphan needs sudo on its path; lookup-accessor and revoke-accessor follow the ACL', async () => {
+    const w = await call(server, 'POST', '/v1/sys/policy/token-admin', {
+      body: {
+        policy: [
+          'path "auth/token/revoke-orphan" { capabilities = ["update"] }',
+          'path "auth/token/lookup-accessor" { capabilities = ["update"] }',
+        ].join('\n'),
+      },
+    });
+    expect(w.status).toBe(204);
+    const admin = (
+      await call(server, 'POST', '/v1/auth/token/create', { body: { policies: ['token-admin'] } })
+    ).json.auth.client_token as string;
+    const victim = (
+      await call(server, 'POST', '/v1/auth/token/create', { body: { policies: ['app'] } })
+    ).json.auth;
+    const r = await call(as(admin), 'POST', '/v1/auth/token/revoke-orphan', {
+      body: { token: victim.client_token },
+    });
+    expect(r.status).toBe(400);
+    expect(r.json.errors).toEqual(['root or sudo privileges required to revoke and orphan']);
+    const seen = await call(as(admin), 'POST', '/v1/auth/token/lookup-accessor', {
+      body: { accessor: victim.accessor },
+    });
+    expect(seen.status).toBe(200);
+    expect(seen.json.data.id).toBe('');
+    // No grant on revoke-accessor: the ACL refuses before the store is asked.
+    const refused = await call(as(admin), 'POST', '/v1/auth/token/revoke-accessor', {
+      body: { accessor: victim.accessor },
+    });
+    expect(refused.status).toBe(403);
+    const bad = await call(server, 'POST', '/v1/auth/token/lookup-accessor', {
+      body: { accessor: 'no-such' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json.errors).toEqual(['invalid accessor']);
+    const gone = await call(server, 'POST', '/v1/auth/token/lookup', { body: { token: 'hvs.x' } });
+    expect(gone.status).toBe(403);
+    expect(gone.json.errors).toEqual(['bad token']);
+  });
+
   it('a limited-use token works exactly num_uses times', async () => {
     const r = await call(server, 'POST', '/v1/auth/token/create', {
       body: { policies: ['app'], num_uses: 2 },

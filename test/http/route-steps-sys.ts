@@ -103,8 +103,53 @@ export const sysSteps = (state: Record<string, string>): Step[] => [
     status: 200,
     check: (r) => {
       state.child = r.json.auth.client_token;
+      state.childAccessor = r.json.auth.accessor;
       expect(r.json.auth.lease_duration).toBe(3600);
     },
+  },
+  {
+    method: 'POST',
+    url: '/v1/auth/token/lookup',
+    body: () => ({ token: state.child }),
+    status: 200,
+    check: (r) => expect(r.json.data.accessor).toBe(state.childAccessor),
+  },
+  {
+    method: 'POST',
+    url: '/v1/auth/token/lookup-accessor',
+    body: () => ({ accessor: state.childAccessor }),
+    status: 200,
+    check: (r) => expect(r.json.data).toMatchObject({ id: '', policies: ['default'] }),
+  },
+  {
+    method: 'POST',
+    url: '/v1/auth/token/renew',
+    body: () => ({ token: state.child, increment: '30m' }),
+    status: 200,
+    check: (r) => expect(r.json.auth.lease_duration).toBe(1800),
+  },
+  {
+    method: 'POST',
+    url: '/v1/auth/token/create-orphan',
+    body: { ttl: '1h' },
+    status: 200,
+    check: (r) => {
+      expect(r.json.auth.orphan).toBe(true);
+      state.orphanAccessor = r.json.auth.accessor;
+      state.orphan = r.json.auth.client_token;
+    },
+  },
+  {
+    method: 'POST',
+    url: '/v1/auth/token/revoke-accessor',
+    body: () => ({ accessor: state.orphanAccessor }),
+    status: 204,
+  },
+  {
+    method: 'POST',
+    url: '/v1/auth/token/revoke-orphan',
+    body: () => ({ token: state.orphan }),
+    status: 204,
   },
   {
     method: 'GET',
