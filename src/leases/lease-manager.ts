@@ -11,7 +11,7 @@ import { invalidRequest } from '../errors.js';
 import { resolveMetrics } from '../metrics/noop.js';
 import { Leadership } from '../node/leadership.js';
 import { asRequest } from '../request.js';
-import type { StorageAdapter } from '../storage/adapter.js';
+import { isStorageAdapter } from '../storage/adapter.js';
 import { revokeByTokenKey, sha256TokenKey, tokenKeyOf } from './by-token.js';
 import { countLeases, listIrrevocable } from './irrevocable.js';
 import { issueLease, renewLease } from './issue-renew.js';
@@ -70,17 +70,6 @@ function syncOf(options: unknown): boolean {
   return sync !== false;
 }
 
-function isStorage(s: unknown): s is StorageAdapter {
-  const a = s as Partial<StorageAdapter> | null;
-  return (
-    typeof a === 'object' &&
-    a !== null &&
-    ['get', 'put', 'delete', 'list', 'compareAndSet'].every(
-      (m) => typeof (a as Record<string, unknown>)[m] === 'function',
-    )
-  );
-}
-
 /**
  * Leases on pluggable storage: issue, look up, list, renew, revoke (now, queued,
  * by prefix, forced), tidy, irrevocable counts — and expiry by one scheduler on
@@ -119,7 +108,7 @@ export class LeaseManager {
 
   constructor(options: LeaseManagerOptions) {
     const o = asRequest(options, 'options') as Partial<LeaseManagerOptions>;
-    if (!isStorage(o.storage)) throw invalidRequest("'storage' must be a StorageAdapter");
+    if (!isStorageAdapter(o.storage)) throw invalidRequest("'storage' must be a StorageAdapter");
     const clock: Clock = o.clock ?? systemClock;
     if (typeof clock?.now !== 'function') throw invalidRequest("'clock' must have now()");
     const random = o.random ?? platformRandom;

@@ -97,3 +97,13 @@ export function hasLock(s: StorageAdapter): s is StorageAdapter & StorageLock {
 export function hasWatch(s: StorageAdapter): s is StorageAdapter & StorageWatch {
   return typeof (s as Partial<StorageWatch>).watch === 'function';
 }
+
+/** The methods every {@link StorageAdapter} has. */
+const REQUIRED = ['get', 'put', 'delete', 'list', 'compareAndSet'] as const;
+
+/** Whether `s` has the required core of a {@link StorageAdapter}. @internal */
+export function isStorageAdapter(s: unknown): s is StorageAdapter {
+  if (typeof s !== 'object' || s === null) return false;
+  const a = s as Record<string, unknown>;
+  return REQUIRED.every((m) => typeof a[m] === 'function');
+}

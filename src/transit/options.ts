@@ -15,7 +15,7 @@ import { PolicyStore } from '../keys/policy-store.js';
 import { resolveMetrics } from '../metrics/noop.js';
 import type { Metrics } from '../metrics/types.js';
 import { Leadership } from '../node/leadership.js';
-import type { StorageAdapter } from '../storage/adapter.js';
+import { isStorageAdapter, type StorageAdapter } from '../storage/adapter.js';
 import { MemoryStorage } from '../storage/memory.js';
 import type { AutoRotateResult } from './auto-rotate.js';
 import { DEFAULT_MAX_BATCH } from './batch.js';
@@ -93,12 +93,34 @@ export function resolveBackend(c: TransitOptions['crypto']): CryptoBackend {
 
 const PREFIX = /^[A-Za-z0-9_-]{1,32}$/;
 
+/** Every option of {@link TransitOptions}. */
+const OPTIONS: ReadonlySet<string> = new Set([
+  'storage',
+  'crypto',
+  'clock',
+  'prefix',
+  'cacheSize',
+  'maxBatchSize',
+  'maxKeyVersions',
+  'autoRotate',
+  'leadership',
+  'metrics',
+] satisfies ReadonlyArray<keyof TransitOptions>);
+
 /**
  * Validate the options and build the engine context (no I/O).
  * @throws TransitError `invalid_request` for a bad option.
  * @internal
  */
 export function engineFromOptions(options: TransitOptions): Engine {
+  for (const k of Object.keys(options)) {
+    // A misspelt option would otherwise be a default in silence: `storge` a MemoryStorage.
+    if (!OPTIONS.has(k)) throw invalidRequest(`unknown Transit option '${k}'`);
+  }
+  if ('storage' in options && !isStorageAdapter(options.storage)) {
+    // `storage: config.storage` that came out undefined must not mean "memory".
+    throw invalidRequest("'storage' must be a StorageAdapter (omit it for memory storage)");
+  }
   const backend = resolveBackend(options.crypto);
   const storage = options.storage ?? new MemoryStorage();
   const prefix = options.prefix ?? 'vault';
