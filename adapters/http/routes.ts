@@ -26,16 +26,19 @@ import type {
   SignCsrRequest,
 } from 'transitkit';
 import { RESTORE_FIELDS } from '../../src/transit/backup.js';
-import { BYOK_EXPORT_FIELDS } from '../../src/transit/byok.js';
-import { SET_CERTIFICATE_FIELDS, SIGN_CSR_FIELDS } from '../../src/transit/certificates.js';
+import { SET_CERTIFICATE_FIELDS, SIGN_CSR_FIELDS } from '../../src/transit/certificate-fields.js';
 import { CACHE_CONFIG_FIELDS, KEYS_CONFIG_FIELDS } from '../../src/transit/config.js';
 import { DATAKEY_FIELDS } from '../../src/transit/datakey.js';
 import { DECRYPT_FIELDS, ENCRYPT_FIELDS, REWRAP_FIELDS } from '../../src/transit/encrypt.js';
 import { EXPORT_KEY_FIELDS } from '../../src/transit/export.js';
 import { HASH_FIELDS, RANDOM_FIELDS } from '../../src/transit/hash-random.js';
 import { HMAC_FIELDS } from '../../src/transit/hmac.js';
-import { IMPORT_KEY_FIELDS, IMPORT_KEY_VERSION_FIELDS } from '../../src/transit/import.js';
 import { CREATE_KEY_FIELDS, LIST_KEYS_FIELDS, READ_KEY_FIELDS } from '../../src/transit/keys.js';
+import {
+  BYOK_EXPORT_FIELDS,
+  IMPORT_KEY_FIELDS,
+  IMPORT_KEY_VERSION_FIELDS,
+} from '../../src/transit/mobility-fields.js';
 import { KEY_CONFIG_FIELDS, TRIM_FIELDS } from '../../src/transit/rotate-config.js';
 import { SIGN_FIELDS, VERIFY_FIELDS } from '../../src/transit/sign.js';
 import {

@@ -14,6 +14,7 @@ import { bytesToNumberBE, numberToBytesBE } from '@noble/curves/utils.js';
 import type {
   EcCurve,
   EcPublicKey,
+  Ed25519PrivateKey,
   OaepHash,
   RsaModulusBits,
   SignatureHash,
@@ -194,4 +195,17 @@ export function ecPointBytes(key: EcPublicKey): Uint8Array {
   out.set(toBytes(key.x, len), 1);
   out.set(toBytes(key.y, len), 1 + len);
   return out;
+}
+
+/** Length of an Ed25519 seed. */
+const SEED_LENGTH = 32;
+
+/** @throws TypeError/RangeError unless `key.seed` is 32 bytes. @internal */
+export function checkSeed(key: Ed25519PrivateKey): Uint8Array {
+  if (typeof key !== 'object' || key === null) throw new TypeError('"key" expected { seed }');
+  assertBytes(key.seed, 'seed');
+  if (key.seed.length !== SEED_LENGTH) {
+    throw new RangeError(`"seed" expected 32 bytes, got length=${key.seed.length}`);
+  }
+  return key.seed;
 }

@@ -20,21 +20,15 @@ import { asymmetricFamilyOf } from '../keys/asymmetric/family.js';
 import { requireMaterial } from '../keys/asymmetric/material.js';
 import { checkKeyName } from '../keys/names.js';
 import { assertNotSoftDeleted, typeInfo } from '../keys/policy.js';
-import { schemaFor } from '../schema.js';
 import type { Engine } from './engine.js';
 import { versionsOf } from './export.js';
-import * as F from './fields.js';
 import { exportMaterial } from './import-material.js';
-import type { ByokExportOptions, ByokExportResult } from './mobility-types.js';
+import { BYOK_EXPORT_FIELDS } from './mobility-fields.js';
 
-/**
- * Fields of `GET /transit/byok-export/:destination/:source(/:version)`
- * (`version` is a path parameter).
- * @public
- */
-export const BYOK_EXPORT_FIELDS = schemaFor<Omit<ByokExportOptions, 'version'>>()({
-  hash: { ...F.IMPORT_HASH_FUNCTION, description: 'The RSA-OAEP hash; default SHA256.' },
-});
+// The endpoint's schema lives apart (no PKI for the route table) and is exported here too.
+export { BYOK_EXPORT_FIELDS };
+
+import type { ByokExportOptions, ByokExportResult } from './mobility-types.js';
 
 /** @internal */
 export async function byokExport(

@@ -22,7 +22,11 @@ import { checkKeyName } from '../keys/names.js';
 import { assertNotSoftDeleted, type KeyPolicy, oldestVersion, typeInfo } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
 import { optString } from '../request.js';
-import { schemaFor } from '../schema.js';
+import { SET_CERTIFICATE_FIELDS, SIGN_CSR_FIELDS } from './certificate-fields.js';
+
+// The endpoint's schema lives apart (no PKI for the route table) and is exported here too.
+export { SET_CERTIFICATE_FIELDS, SIGN_CSR_FIELDS };
+
 import { type Engine, requireKey } from './engine.js';
 import type {
   SetCertificateRequest,
@@ -30,24 +34,6 @@ import type {
   SignCsrRequest,
   SignCsrResult,
 } from './types.js';
-
-/** Fields of `POST /transit/keys/:name/csr`. @public */
-export const SIGN_CSR_FIELDS = schemaFor<SignCsrRequest>()({
-  version: {
-    type: 'string',
-    description: 'Key version to sign with: a number or latest (default).',
-  },
-  csr: { type: 'string', description: 'PEM CSR template; its subject and attributes are kept.' },
-});
-
-/** Fields of `POST /transit/keys/:name/set-certificate`. @public */
-export const SET_CERTIFICATE_FIELDS = schemaFor<SetCertificateRequest>()({
-  version: {
-    type: 'string',
-    description: 'Key version of the chain: a number or latest (default).',
-  },
-  certificate_chain: { type: 'string', description: 'PEM certificates, end entity first.' },
-});
 
 /** The requested version: a number, `latest`, or omitted (latest). Vault's "no such key version" otherwise. */
 function versionOf(p: KeyPolicy, value: unknown, prefix: string): number {

@@ -34,9 +34,7 @@ import {
   typeInfo,
 } from '../keys/policy.js';
 import { optBool, optInt, optString } from '../request.js';
-import { type FieldSpecs, schemaFor } from '../schema.js';
 import type { Engine } from './engine.js';
-import * as F from './fields.js';
 import {
   type ImportedMaterial,
   isPublicOnly,
@@ -45,46 +43,13 @@ import {
   publicMaterial,
 } from './import-material.js';
 import { buildPolicy } from './keys.js';
+import { IMPORT_KEY_FIELDS, IMPORT_KEY_VERSION_FIELDS } from './mobility-fields.js';
+
+// The endpoint's schema lives apart (no PKI for the route table) and is exported here too.
+export { IMPORT_KEY_FIELDS, IMPORT_KEY_VERSION_FIELDS };
+
 import type { ImportKeyRequest, ImportKeyVersionRequest } from './mobility-types.js';
 import { unwrapImport } from './wrapping-key.js';
-
-const MATERIAL_FIELDS = {
-  ciphertext: F.IMPORT_CIPHERTEXT,
-  hash_function: F.IMPORT_HASH_FUNCTION,
-  public_key: F.IMPORT_PUBLIC_KEY,
-} as const satisfies FieldSpecs;
-
-/**
- * Fields of `POST /transit/keys/:name/import`; `convergent_encryption` is
- * accepted only to be refused with Vault's message.
- * @public
- */
-export const IMPORT_KEY_FIELDS = schemaFor<
-  ImportKeyRequest & { convergent_encryption?: boolean }
->()({
-  ...MATERIAL_FIELDS,
-  type: F.KEY_TYPE,
-  parameter_set: F.PARAMETER_SET,
-  allow_rotation: { type: 'bool', description: 'Allow rotating the imported key.' },
-  derived: F.DERIVED,
-  context: F.CONTEXT,
-  exportable: F.EXPORTABLE,
-  allow_plaintext_backup: F.ALLOW_PLAINTEXT_BACKUP,
-  auto_rotate_period: F.AUTO_ROTATE_PERIOD,
-  convergent_encryption: {
-    ...F.CONVERGENT_ENCRYPTION,
-    description: 'Not supported on imported keys (refused when set).',
-  },
-});
-
-/** Fields of `POST /transit/keys/:name/import_version`. @public */
-export const IMPORT_KEY_VERSION_FIELDS = schemaFor<ImportKeyVersionRequest>()({
-  ...MATERIAL_FIELDS,
-  version: {
-    type: 'int',
-    description: 'The public-only version to complete with its private key.',
-  },
-});
 
 const EXISTS =
   'the import path cannot be used with an existing key; use import_version to add a version to an existing imported key';

@@ -14,19 +14,7 @@
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
 import type { Ed25519PrivateKey } from '../asymmetric-backend.js';
-import { assertBytes } from '../asymmetric-checks.js';
-
-const SEED_LENGTH = 32;
-
-/** @throws TypeError/RangeError unless `key.seed` is 32 bytes. @internal */
-export function checkSeed(key: Ed25519PrivateKey): Uint8Array {
-  if (typeof key !== 'object' || key === null) throw new TypeError('"key" expected { seed }');
-  assertBytes(key.seed, 'seed');
-  if (key.seed.length !== SEED_LENGTH) {
-    throw new RangeError(`"seed" expected 32 bytes, got length=${key.seed.length}`);
-  }
-  return key.seed;
-}
+import { assertBytes, checkSeed } from '../asymmetric-checks.js';
 
 /** A new seed from the CSPRNG. @internal */
 export async function nobleGenerateEd25519(): Promise<Ed25519PrivateKey> {

@@ -25,7 +25,6 @@ import {
   toBytes,
   toMinimalBytes,
 } from '../asymmetric-checks.js';
-import { encodePkcs8PrivateKey } from '../pki/keys.js';
 
 /** JWK `crv` of each curve. @internal */
 export const JWK_CURVE: Readonly<Record<EcCurve, string>> = {
@@ -107,14 +106,24 @@ export function rsaPublicKeyObject(key: RsaPublicKey): KeyObject {
   );
 }
 
-/** @internal */
-export function ed25519PrivateKeyObject(key: Ed25519PrivateKey): KeyObject {
-  return cached(privateCache, key, () =>
-    createPrivateKey({
-      key: Buffer.from(encodePkcs8PrivateKey({ type: 'ed25519', key })),
-      format: 'der',
-      type: 'pkcs8',
-    }),
+/**
+ * The KeyObject of an Ed25519 seed: at once when cached, else once the PKCS#8
+ * encoder is loaded. It is loaded on first use, not with the backend, so that
+ * importing the package on Node does not load the ASN.1 and PKI libraries (and
+ * their start-up cost) for an application that never signs.
+ * @internal
+ */
+export function ed25519PrivateKeyObject(key: Ed25519PrivateKey): KeyObject | Promise<KeyObject> {
+  const hit = privateCache.get(key);
+  if (hit !== undefined) return hit;
+  return import('../pki/keys.js').then(({ encodePkcs8PrivateKey }) =>
+    cached(privateCache, key, () =>
+      createPrivateKey({
+        key: Buffer.from(encodePkcs8PrivateKey({ type: 'ed25519', key })),
+        format: 'der',
+        type: 'pkcs8',
+      }),
+    ),
   );
 }
 

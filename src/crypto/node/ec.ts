@@ -22,9 +22,7 @@ import type {
   SignatureHash,
   SignedData,
 } from '../asymmetric-backend.js';
-import { assertBytes, checkCurve, resolveData } from '../asymmetric-checks.js';
-import { nobleEcdsaSignDigest, nobleEcdsaVerifyDigest } from '../noble/ec.js';
-import { checkSeed } from '../noble/ed25519.js';
+import { assertBytes, checkCurve, checkSeed, resolveData } from '../asymmetric-checks.js';
 import {
   ecFromKeyObject,
   ecPrivateKeyObject,
@@ -35,6 +33,13 @@ import {
   ed25519PublicKeyObject,
   JWK_CURVE,
 } from './asym-keys.js';
+
+/**
+ * ECDSA over a caller's digest (`../noble/ec.ts`), loaded on the first such
+ * call: OpenSSL signs only messages, and importing the package on Node should
+ * not load the curve library for every application.
+ */
+const nobleEc = (): Promise<typeof import('../noble/ec.js')> => import('../noble/ec.js');
 
 /** node's `dsaEncoding` for each format. */
 const DSA_ENCODING = { der: 'der', p1363: 'ieee-p1363' } as const;
@@ -71,7 +76,9 @@ export async function nodeEcdsaSign(
   const d = resolveData(hash, data, true, false);
   checkCurve(key.curve);
   checkFormat(format);
-  if (d.kind === 'digest' || hash === 'none') return nobleEcdsaSignDigest(key, d.bytes, format);
+  if (d.kind === 'digest' || hash === 'none') {
+    return (await nobleEc()).nobleEcdsaSignDigest(key, d.bytes, format);
+  }
   return new Uint8Array(
     sign(hash, d.bytes, { key: ecPrivateKeyObject(key), dsaEncoding: DSA_ENCODING[format] }),
   );
@@ -89,8 +96,9 @@ export async function nodeEcdsaVerify(
   checkCurve(key.curve);
   checkFormat(format);
   assertBytes(signature, 'signature');
-  if (d.kind === 'digest' || hash === 'none')
-    return nobleEcdsaVerifyDigest(key, d.bytes, signature, format);
+  if (d.kind === 'digest' || hash === 'none') {
+    return (await nobleEc()).nobleEcdsaVerifyDigest(key, d.bytes, signature, format);
+  }
   try {
     return verify(
       hash,
@@ -111,7 +119,7 @@ export async function nodeGenerateEd25519(): Promise<Ed25519PrivateKey> {
 /** @internal */
 export async function nodeEd25519PublicKey(key: Ed25519PrivateKey): Promise<Uint8Array> {
   checkSeed(key);
-  return ed25519PublicBytes(ed25519PrivateKeyObject(key));
+  return ed25519PublicBytes(await ed25519PrivateKeyObject(key));
 }
 
 /** @internal */
@@ -121,7 +129,7 @@ export async function nodeEd25519Sign(
 ): Promise<Uint8Array> {
   checkSeed(key);
   assertBytes(message, 'message');
-  return new Uint8Array(sign(null, message, ed25519PrivateKeyObject(key)));
+  return new Uint8Array(sign(null, message, await ed25519PrivateKeyObject(key)));
 }
 
 /** @internal */

@@ -48,8 +48,14 @@ import {
   verifySaltFits,
 } from '../asymmetric-checks.js';
 import type { HashName } from '../backend.js';
-import { emsaPkcs1Encode, emsaPkcs1Verify, emsaPssEncode, emsaPssVerify } from '../rsa-padding.js';
 import { rsaFromKeyObject, rsaPrivateKeyObject, rsaPublicKeyObject } from './asym-keys.js';
+
+/**
+ * The EMSA encodings of a caller's digest (`../rsa-padding.ts`), loaded on the
+ * first such call: PKCS#1 v1.5 brings the ASN.1 library (DigestInfo), which
+ * importing the package on Node should not load for every application.
+ */
+const padding = (): Promise<typeof import('../rsa-padding.js')> => import('../rsa-padding.js');
 
 const {
   RSA_NO_PADDING,
@@ -111,6 +117,7 @@ export async function nodeRsaSignPss(
       saltLength,
     });
   }
+  const { emsaPssEncode } = await padding();
   return signBlock(
     key,
     emsaPssEncode(hash, d.bytes, bitLength(key.n), u8(randomBytes(saltLength))),
@@ -143,7 +150,9 @@ export async function nodeRsaVerifyPss(
     }
   }
   const block = openBlock(key, signature);
-  return block !== undefined && emsaPssVerify(hash, d.bytes, bitLength(key.n), block, saltLength);
+  if (block === undefined) return false;
+  const { emsaPssVerify } = await padding();
+  return emsaPssVerify(hash, d.bytes, bitLength(key.n), block, saltLength);
 }
 
 /** @internal */
@@ -156,6 +165,7 @@ export async function nodeRsaSignPkcs1(
   if (d.kind === 'message' && hash !== 'none') {
     return signAsync(hash, d.bytes, { key: rsaPrivateKeyObject(key), padding: RSA_PKCS1_PADDING });
   }
+  const { emsaPkcs1Encode } = await padding();
   return signBlock(key, emsaPkcs1Encode(hash, d.bytes, modulusBytes(key.n)));
 }
 
@@ -183,7 +193,9 @@ export async function nodeRsaVerifyPkcs1(
     }
   }
   const block = openBlock(key, signature);
-  return block !== undefined && emsaPkcs1Verify(hash, d.bytes, k, block);
+  if (block === undefined) return false;
+  const { emsaPkcs1Verify } = await padding();
+  return emsaPkcs1Verify(hash, d.bytes, k, block);
 }
 
 /** @internal */
