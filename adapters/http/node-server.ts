@@ -25,6 +25,7 @@ import {
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { Server as TlsServer } from 'node:tls';
+import { invalidRequest } from '../../src/errors.js';
 import { lingerClose } from './linger.js';
 import { ListMethodRewriter } from './list-method.js';
 import { switchOnList } from './list-switch.js';
@@ -114,8 +115,12 @@ const LIST_ACCEPTED = Symbol('transitkit.acceptListMethod');
  * acceptListMethod(server);
  * ```
  * @public
+ * @throws TransitError `invalid_request` for anything but a node:http or node:https server.
  */
 export function acceptListMethod(server: Server | HttpsServer): void {
+  if (typeof (server as Partial<Server> | null)?.prependListener !== 'function') {
+    throw invalidRequest('acceptListMethod needs a node:http or node:https server');
+  }
   const marked = server as (Server | HttpsServer) & { [LIST_ACCEPTED]?: true };
   if (marked[LIST_ACCEPTED]) return;
   marked[LIST_ACCEPTED] = true;
@@ -174,13 +179,21 @@ export interface TransitkitServer {
  * const { url } = await server.listen(8200, '127.0.0.1');
  * process.on('SIGTERM', () => server.close().then(() => process.exit(0)));
  * ```
+ * @throws TransitError `invalid_request` when `handler` is neither a handler nor a listener.
  * @public
  */
 export function createServer(
   handler: { node: RequestListener } | RequestListener,
   options: NodeServerOptions = {},
 ): TransitkitServer {
-  const node: RequestListener = typeof handler === 'function' ? handler : handler.node;
+  const node = typeof handler === 'function' ? handler : handler?.node;
+  if (typeof node !== 'function') {
+    // A TransitNode or a services object in its place listened, then threw on the
+    // first request, outside any handler: the process went down.
+    throw invalidRequest(
+      'createServer needs a handler: createHandler(services) or its .node listener',
+    );
+  }
   const active = new Set<ServerResponse>();
   let draining = false;
   let idle: (() => void) | undefined;
