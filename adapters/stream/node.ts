@@ -20,6 +20,7 @@
  */
 import { Duplex, Transform } from 'node:stream';
 import type { TransformStream as NodeWebTransformStream } from 'node:stream/web';
+import { invalidRequest } from '../../src/errors.js';
 import { coderOf } from '../../src/stream/transforms.js';
 
 /** Buffered bytes per side before backpressure, as the web streams' queues. */
@@ -36,7 +37,8 @@ const HIGH_WATER = 64 * 1024;
  *
  * @param stream - a fresh stream (neither side locked or used yet)
  * @returns a Duplex that takes bytes and gives the stream's output
- * @throws TypeError when either side of `stream` is already locked (in use).
+ * @throws TransitError `invalid_request` when `stream` is not a TransformStream, or either
+ * side is already locked (in use).
  *
  * @example
  * ```ts
@@ -53,8 +55,12 @@ const HIGH_WATER = 64 * 1024;
  * @public
  */
 export function toNodeStream(stream: TransformStream<Uint8Array, Uint8Array>): Duplex {
+  const s = stream as Partial<TransformStream<Uint8Array, Uint8Array>> | null | undefined;
+  if (!(s?.readable instanceof ReadableStream) || !(s.writable instanceof WritableStream)) {
+    throw invalidRequest('toNodeStream needs a TransformStream (readable and writable sides)');
+  }
   if (stream.readable.locked || stream.writable.locked) {
-    throw new TypeError('toNodeStream: the stream is already in use (a side is locked)');
+    throw invalidRequest('toNodeStream: the stream is already in use (a side is locked)');
   }
   const coder = coderOf(stream);
   if (coder === undefined) return Duplex.fromWeb(stream as unknown as NodeWebTransformStream);

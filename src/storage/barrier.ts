@@ -42,6 +42,7 @@ import { internal, invalidRequest, sealed } from '../errors.js';
 import {
   hasLock,
   hasWatch,
+  isStorageAdapter,
   type ListOptions,
   type LockHandle,
   type StorageAdapter,
@@ -103,8 +104,13 @@ export class Barrier implements StorageAdapter {
   /**
    * @param inner - the adapter that stores the ciphertext
    * @param crypto - the backend (AES-256-GCM, CSPRNG, constant-time compare)
+   * @throws TransitError `invalid_request` when either is missing or of another kind.
    */
   constructor(inner: StorageAdapter, crypto: BarrierCrypto) {
+    if (!isStorageAdapter(inner)) throw invalidRequest("Barrier: 'inner' must be a StorageAdapter");
+    if (typeof crypto?.aeadSeal !== 'function' || typeof crypto.randomBytes !== 'function') {
+      throw invalidRequest("Barrier: 'crypto' must be a crypto backend");
+    }
     this.#inner = inner;
     this.#crypto = crypto;
     if (hasLock(inner)) this.lock = (name, ttlMs) => inner.lock(name, ttlMs);

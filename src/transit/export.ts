@@ -121,7 +121,8 @@ export async function exportKey(
   options: ExportKeyOptions = {},
 ): Promise<ExportKeyResult> {
   if (typeof exportType !== 'string' || !TYPES.has(exportType)) {
-    throw invalidRequest(`invalid export type: ${String(exportType)}`);
+    const shown = typeof exportType === 'string' ? exportType : `(${typeof exportType})`;
+    throw invalidRequest(`invalid export type: ${shown}`);
   }
   const type = exportType as ExportKeyType;
   const format = optString(EXPORT_KEY_FIELDS.request(options, 'options').format, 'format') ?? '';

@@ -265,3 +265,19 @@ function minimalAdapter() {
     compareAndSet: m.compareAndSet.bind(m),
   };
 }
+
+describe('Barrier constructor', () => {
+  it('refuses a missing or wrong storage or backend with invalid_request', () => {
+    const backend = BACKENDS[0]?.[1];
+    for (const [inner, crypto, message] of [
+      [undefined, backend, "Barrier: 'inner' must be a StorageAdapter"],
+      [{}, backend, "Barrier: 'inner' must be a StorageAdapter"],
+      [new MemoryStorage(), undefined, "Barrier: 'crypto' must be a crypto backend"],
+      [new MemoryStorage(), {}, "Barrier: 'crypto' must be a crypto backend"],
+    ] as const) {
+      expect(() => new Barrier(inner as never, crypto as never)).toThrow(
+        expect.objectContaining({ code: 'invalid_request', message }),
+      );
+    }
+  });
+});

@@ -195,7 +195,17 @@ describe('toNodeStream', () => {
     const web = transit.encryptStream('k');
     const node = toNodeStream(web);
     expect(web.readable.locked && web.writable.locked).toBe(true);
-    expect(() => toNodeStream(web)).toThrow(TypeError);
+    expect(() => toNodeStream(web)).toThrow(
+      expect.objectContaining({
+        code: 'invalid_request',
+        message: expect.stringMatching(/in use/),
+      }),
+    );
+    for (const bad of [5, null, undefined, {}, { readable: 1, writable: 2 }]) {
+      expect(() => toNodeStream(bad as never)).toThrow(
+        'toNodeStream needs a TransformStream (readable and writable sides)',
+      );
+    }
     const used = transit.encryptStream('k');
     used.readable.getReader();
     expect(() => toNodeStream(used)).toThrow(/already in use/);

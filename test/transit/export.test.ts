@@ -318,6 +318,12 @@ describe('versions, exportability, refusals', () => {
       'invalid_request',
       'invalid export type: private-key',
     );
+    // Not a string, nor one that converts to one: still a clear refusal, never a TypeError.
+    await expectError(
+      t.exportKey(Object.create(null) as never, 'v'),
+      'invalid_request',
+      'invalid export type: (object)',
+    );
     await expectError(
       t.exportKey('public-key', 'v', undefined, { format: 'jwk' }),
       'invalid_request',
