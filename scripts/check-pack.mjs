@@ -2,9 +2,12 @@
 /**
  * What `npm pack` would publish (issue 22: a lean tarball), from `npm pack --dry-run --json`:
  *
- * - only `package.json`, `README.md`, `LICENSE`, `CHANGELOG.md` and the built `dist/**`
- *   JavaScript (`.js`, `.cjs`) and declarations (`.d.ts`, `.d.cts`): no source maps, no
- *   sources, tests, scripts or temp files;
+ * - only `package.json`, `README.md`, `LICENSE`, `CHANGELOG.md`, `SECURITY.md`, the
+ *   documentation the README links to (`docs/*.md`, `examples/*.{ts,json}`) and the built
+ *   `dist/**` JavaScript (`.js`, `.cjs`) and declarations (`.d.ts`, `.d.cts`): no source
+ *   maps, no sources, tests, scripts or temp files;
+ * - every relative link of the README names a file (or a folder with files) in the
+ *   tarball, so the README a user reads on npm or in node_modules has no dead link;
  * - the CLI as ESM only: no CommonJS build and no declarations under `dist/cli/`;
  * - every file package.json names (`main`, `module`, `types`, `bin`, `exports`, `imports`);
  * - `LICENSE` is the MPL-2.0 text, byte for byte (mozilla.org's `index.txt`, SHA-256 below).
@@ -23,7 +26,9 @@ import { fileURLToPath } from 'node:url';
 export const MPL_2_0_SHA256 = 'fab3dd6bdab226f1c08630b1dd917e11fcb4ec5e1e020e2c16f83a0a13863e85';
 
 /** Top-level files the tarball carries besides dist/. */
-const TOP_LEVEL = new Set(['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']);
+const TOP_LEVEL = new Set(['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md']);
+/** The documentation the README links to. */
+const DOCS = /^(?:docs\/[^/]+\.md|examples\/[^/]+\.(?:ts|json))$/;
 const ALWAYS = ['package.json', 'README.md', 'LICENSE'];
 const BUILT = /^dist\/.+(?:\.js|\.cjs|\.d\.ts|\.d\.cts)$/;
 const CLI = /^dist\/cli\//;
@@ -45,7 +50,7 @@ export function packProblems(files, pkg) {
   const problems = [];
   const have = new Set(files);
   for (const file of files) {
-    if (TOP_LEVEL.has(file)) continue;
+    if (TOP_LEVEL.has(file) || DOCS.test(file)) continue;
     if (file.endsWith('.map')) {
       problems.push(`${file}: source maps are not shipped`);
     } else if (!BUILT.test(file)) {
@@ -71,6 +76,25 @@ export function packProblems(files, pkg) {
   return problems;
 }
 
+/**
+ * The README's relative links (`](target)`, anchors dropped) that name nothing in the
+ * tarball: neither a file nor a folder holding one.
+ * @param {string[]} files paths inside the package
+ * @param {string} readme the README's text
+ * @returns {string[]}
+ */
+export function readmeLinkProblems(files, readme) {
+  const problems = [];
+  for (const [, raw] of readme.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^(?:[a-z]+:|#)/i.test(raw)) continue;
+    const target = raw.split('#')[0].replace(/^\.\//, '').replace(/\/$/, '');
+    if (target === '' || files.includes(target)) continue;
+    if (files.some((f) => f.startsWith(`${target}/`))) continue;
+    problems.push(`README links to ${target}, which is not in the tarball`);
+  }
+  return [...new Set(problems)];
+}
+
 /** `npm pack --dry-run --json` of the package at `root`. */
 function dryRun(root) {
   const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
@@ -89,7 +113,10 @@ function main() {
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
   const result = dryRun(root);
   const files = result.files.map((f) => f.path);
-  const problems = packProblems(files, pkg);
+  const problems = [
+    ...packProblems(files, pkg),
+    ...readmeLinkProblems(files, readFileSync(path.join(root, 'README.md'), 'utf8')),
+  ];
   const license = readFileSync(path.join(root, 'LICENSE'));
   const digest = createHash('sha256').update(license).digest('hex');
   if (digest !== MPL_2_0_SHA256) {
@@ -118,7 +145,7 @@ function main() {
     process.exit(1);
   }
   console.log(
-    'check-pack: only built JS and declarations, README, LICENSE (MPL-2.0), CHANGELOG; no maps, no CLI CJS or .d.ts.',
+    'check-pack: only built JS and declarations, README (every link in the tarball), LICENSE (MPL-2.0), CHANGELOG, SECURITY, docs and examples; no maps, no CLI CJS or .d.ts.',
   );
 }
 

@@ -4,9 +4,9 @@
  * after `npm run build`. Also: the repository's LICENSE is the MPL-2.0 text it checks for.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MPL_2_0_SHA256, packProblems } from '../../scripts/check-pack.mjs';
+import { MPL_2_0_SHA256, packProblems, readmeLinkProblems } from '../../scripts/check-pack.mjs';
 
 const root = new URL('../../', import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
@@ -48,6 +48,30 @@ describe('tarball rules (check-pack)', () => {
     ]);
   });
 
+  it('ships the documentation the README links to, and nothing else beside dist', () => {
+    expect(
+      packProblems([...BASE, 'SECURITY.md', 'docs/api.md', 'examples/in-process.ts'], pkg),
+    ).toEqual([]);
+    expect(packProblems([...BASE, 'docs/notes.txt', 'examples/sub/x.ts'], pkg)).toEqual([
+      'docs/notes.txt: not a built file (only dist/**/*.{js,cjs,d.ts,d.cts} ship)',
+      'examples/sub/x.ts: not a built file (only dist/**/*.{js,cjs,d.ts,d.cts} ship)',
+    ]);
+  });
+
+  it('every relative link of the README names a file in the tarball', () => {
+    const readme = '[a](docs/api.md) [b](examples) [c](https://x.y) [d](#top) [e](docs/gone.md#x)';
+    expect(readmeLinkProblems(['docs/api.md', 'examples/in-process.ts'], readme)).toEqual([
+      'README links to docs/gone.md, which is not in the tarball',
+    ]);
+    // The real README against what package.json ships (files listed by the repository).
+    const real = readFileSync(new URL('README.md', root), 'utf8');
+    const shipped = ['SECURITY.md', 'CHANGELOG.md', 'LICENSE'];
+    for (const dir of ['docs', 'examples']) {
+      for (const f of readdirSync(new URL(`${dir}/`, root))) shipped.push(`${dir}/${f}`);
+    }
+    expect(readmeLinkProblems(shipped, real)).toEqual([]);
+  });
+
   it('refuses a CommonJS build or declarations of the CLI', () => {
     expect(
       packProblems(
@@ -71,7 +95,7 @@ describe('tarball rules (check-pack)', () => {
 
   it('the bin is the ESM CLI, and package.json ships LICENSE and CHANGELOG with dist', () => {
     expect(pkg.bin).toEqual({ transitkit: './dist/cli/main.js' });
-    expect(pkg.files).toEqual(['dist', 'CHANGELOG.md']);
+    expect(pkg.files).toEqual(['dist', 'CHANGELOG.md', 'SECURITY.md', 'docs', 'examples']);
     expect(pkg.license).toBe('MPL-2.0');
   });
 

@@ -68,7 +68,8 @@ describe('the repository stands alone', () => {
     const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
       files: string[];
     };
-    // The built code and the changelog; scripts/check-pack.mjs checks the real tarball.
-    expect(pkg.files).toEqual(['dist', 'CHANGELOG.md']);
+    // The built code, the changelog and the documents the README links to (no test/ or
+    // vectors among them); scripts/check-pack.mjs checks the real tarball.
+    expect(pkg.files).toEqual(['dist', 'CHANGELOG.md', 'SECURITY.md', 'docs', 'examples']);
   });
 });
