@@ -489,7 +489,7 @@ export class TokenStore {
   }
 
   /**
-   * Renew a token by value (`POST auth/token/renew`), as {@link renewSelf}; it
+   * Renew a token by value (`POST auth/token/renew`), as {@link TokenStore.renewSelf}; it
    * counts no use of that token.
    * @throws TransitError `invalid_request` for a missing or unknown token, or as renew-self.
    */

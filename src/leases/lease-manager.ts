@@ -244,7 +244,7 @@ export class LeaseManager {
 
   /**
    * Revoke every lease under `prefix` (`revoke-prefix`, sudo over HTTP); an exact
-   * lease id without a trailing `/` revokes that lease. `sync` as in {@link revoke}.
+   * lease id without a trailing `/` revokes that lease. `sync` as in {@link LeaseManager.revoke}.
    * @throws TransitError `invalid_request` for an empty prefix, and when revokers failed (Vault's 400).
    */
   async revokePrefix(prefix: string, options: RevokeOptions = {}): Promise<void> {
@@ -324,7 +324,7 @@ export class LeaseManager {
   /**
    * One expiry pass: on the leader, revoke every lease due by now, in slices with
    * the event loop running between them. Resolves `{ leader: false }` elsewhere.
-   * @throws when storage fails (the timer of {@link start} reports it to `onError`).
+   * @throws when storage fails (the timer of {@link LeaseManager.start} reports it to `onError`).
    */
   async tick(): Promise<TickResult> {
     return this.#scheduler.tick();
