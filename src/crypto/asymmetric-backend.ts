@@ -33,6 +33,8 @@
  *
  * @module
  */
+
+import { brandClass } from '../util/brand.js';
 import type { HashName } from './backend.js';
 
 /** NIST curves supported for ECDSA (Vault `ecdsa-p256/p384/p521`). @public */
@@ -133,6 +135,11 @@ export type OaepHash = 'sha1' | 'sha224' | 'sha256' | 'sha384' | 'sha512';
  * @public
  */
 export class RsaDecryptionError extends Error {
+  static {
+    // Recognised from the other build (ESM/CJS) or copy of the package too.
+    brandClass(RsaDecryptionError, 'RsaDecryptionError');
+  }
+
   constructor() {
     super('failed to RSA decrypt the ciphertext');
     this.name = 'RsaDecryptionError';

@@ -13,6 +13,8 @@
  *
  * @module
  */
+
+import { brandClass } from '../util/brand.js';
 import type { AsymmetricBackend } from './asymmetric-backend.js';
 
 /**
@@ -165,6 +167,11 @@ export interface CryptoBackend extends AsymmetricBackend {
  * @public
  */
 export class AeadAuthError extends Error {
+  static {
+    // Recognised from the other build (ESM/CJS) or copy of the package too.
+    brandClass(AeadAuthError, 'AeadAuthError');
+  }
+
   constructor() {
     super('message authentication failed');
     this.name = 'AeadAuthError';

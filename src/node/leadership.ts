@@ -25,6 +25,7 @@ import { systemClock } from '../clock.js';
 import type { LockHandle, StorageAdapter, StorageLock } from '../storage/adapter.js';
 import { hasLock } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
+import { brandClass } from '../util/brand.js';
 
 /** Options of {@link Leadership}. @public */
 export interface LeadershipOptions {
@@ -52,6 +53,11 @@ export interface LeadershipOptions {
  * @public
  */
 export class Leadership {
+  static {
+    // Recognised from the other build (ESM/CJS) or copy of the package too.
+    brandClass(Leadership, 'Leadership');
+  }
+
   readonly #storage: StorageAdapter;
   readonly #clock: Clock;
   readonly #ttlMs: number;
