@@ -34,7 +34,7 @@ describe('instanceof across copies of the package', () => {
     type Lead = typeof import('../../src/node/leadership.js');
     const [a, b] = await twoCopies<Lead>('../../src/node/leadership.js');
     const storage = new MemoryStorage();
-    const foreign = new b.Leadership({ storage });
+    const foreign = new b.Leadership({ storage, ttlMs: 10_000, refreshMs: 2_500 });
     expect(foreign).toBeInstanceOf(a.Leadership);
     vi.resetModules();
     const { Transit } = await import('../../src/transit/transit.js');
@@ -42,7 +42,7 @@ describe('instanceof across copies of the package', () => {
     await t.createKey('k');
     await t.close();
     class Sub extends a.Leadership {}
-    expect(new a.Leadership({ storage })).not.toBeInstanceOf(Sub);
+    expect(new a.Leadership({ storage, ttlMs: 10_000, refreshMs: 2_500 })).not.toBeInstanceOf(Sub);
     expect({}).not.toBeInstanceOf(a.Leadership);
   });
 });
