@@ -76,7 +76,12 @@ export async function revokeTree(
       const lease = found.entry.lease_id;
       if (lease !== undefined && lease !== fromLease) leases.push(lease);
     }
+    // Listed again now the entry is gone: a child stored meanwhile (its creator found the
+    // parent before it went) is revoked too; one stored later sees the parent gone and
+    // revokes itself (token-store.ts `create`).
+    const first = new Set(stack);
     for (const child of await ctx.storage.list(K.children(h))) {
+      if (!first.has(child) && !visited.includes(child)) stack.push(child);
       await ctx.storage.delete(K.child(h, child));
     }
   }
@@ -90,16 +95,22 @@ export async function revokeTree(
  * @internal
  */
 export async function revokeOrphan(ctx: RevokeContext, hash: string): Promise<void> {
-  for (const child of await ctx.storage.list(K.children(hash))) {
-    await orphanChild(ctx, child);
-    await ctx.storage.delete(K.child(hash, child));
-  }
+  const orphanChildren = async (): Promise<void> => {
+    for (const child of await ctx.storage.list(K.children(hash))) {
+      await orphanChild(ctx, child);
+      await ctx.storage.delete(K.child(hash, child));
+    }
+  };
+  await orphanChildren();
   const found = await ctx.entries.read(hash, true);
   const own: string[] = [];
   if (found) {
     await dropEntry(ctx, hash, found.entry);
     if (found.entry.lease_id !== undefined) own.push(found.entry.lease_id);
   }
+  // Again now the token is gone: a child stored meanwhile is orphaned too (one stored
+  // later sees its parent gone and revokes itself, token-store.ts `create`).
+  await orphanChildren();
   await revokeLeases(ctx, own, [hash]);
 }
 

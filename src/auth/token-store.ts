@@ -326,15 +326,15 @@ export class TokenStore {
   }
 
   /**
-   * Whether `token` exists and has not expired, without counting a use (the
-   * lease manager's `tokenExists` for tidy).
+   * Whether `token` exists and has not expired, read from storage, without
+   * counting a use (the lease manager's `tokenExists`: tidy, and the check after
+   * a lease of the token is stored).
    */
   async exists(token: string): Promise<boolean> {
     if (!presentable(token)) return false;
-    const hash = await this.#hash(token);
-    const found = await this.#entries.read(hash);
-    if (!found?.own) return false;
-    return found.entry.expire_ms === 0 || found.entry.expire_ms > this.#clock.now();
+    // From storage, not the cache: the lease manager's check after storing a lease of this
+    // token must see a revocation made a moment ago by another instance (leases/by-token.ts).
+    return (await this.#liveEntry(await this.#hash(token), true)) !== undefined;
   }
 
   /**
@@ -351,7 +351,8 @@ export class TokenStore {
     req: TokenCreateRequest = {},
     options: { sudo?: boolean; orphan?: boolean } = {},
   ): Promise<TokenAuth> {
-    const parentEntry = (await this.#entries.read(parent.hash))?.entry;
+    // A fresh read: another instance may have revoked the parent a moment ago.
+    const parentEntry = await this.#liveEntry(parent.hash, true);
     if (!parentEntry) throw denied('permission denied');
     const plan = planToken(
       parent,
@@ -395,6 +396,13 @@ export class TokenStore {
       ...(lease ? { lease_id: lease.lease_id } : {}),
     };
     await this.#store(entry);
+    if (!plan.orphan && !(await this.#liveEntry(parent.hash, true))) {
+      // The parent was revoked while this child was being stored: its revocation may have
+      // listed the parent's children before the child's link existed, so the child goes
+      // here (./token-revoke.ts: a revocation lists children again after the parent is gone).
+      await this.#revokeTree(entry.hash);
+      throw denied('permission denied');
+    }
     return withWarnings(authOf(token, entry, now), plan.warnings);
   }
 
@@ -448,21 +456,28 @@ export class TokenStore {
   /**
    * Revoke a token and its leases, leaving its children as orphans
    * (`POST auth/token/revoke-orphan`; Vault requires root or `sudo`, which the
-   * caller passes). An unknown token is not an error.
-   * @throws TransitError `invalid_request` without root or sudo, or without `token`.
+   * caller passes).
+   * @throws TransitError `invalid_request` without root or sudo, without `token`
+   * (`missing token ID`), or for an unknown one (`token to revoke not found`, Vault's).
    */
   async revokeOrphan(token: string, options: { sudo?: boolean } = {}): Promise<void> {
     if (options.sudo !== true) {
       throw invalidRequest('root or sudo privileges required to revoke and orphan');
     }
-    if (typeof token !== 'string' || token === '') throw invalidRequest('missing token');
-    if (token.length > MAX_TOKEN_LENGTH) return;
-    await revokeOrphan(this.#revoking, await this.#hash(token));
+    if (typeof token !== 'string' || token === '') throw invalidRequest('missing token ID');
+    const hash = presentable(token) ? await this.#hash(token) : undefined;
+    if (hash === undefined || !(await this.#liveEntry(hash, true))) {
+      throw invalidRequest('token to revoke not found');
+    }
+    await revokeOrphan(this.#revoking, hash);
   }
 
   /** The hash an accessor names. @throws TransitError `invalid_request` `invalid accessor`. */
   async #byAccessor(accessor: unknown): Promise<string> {
     // An accessor names a storage key: only what this store makes (base62) is looked up.
+    if (accessor === undefined || accessor === null || accessor === '') {
+      throw invalidRequest('missing accessor');
+    }
     if (typeof accessor !== 'string' || !ACCESSOR.test(accessor)) {
       throw invalidRequest('invalid accessor');
     }
@@ -472,8 +487,13 @@ export class TokenStore {
   }
 
   /** The entry of `hash` if it is a live token (its own, unexpired), without counting a use. */
-  async #live(hash: string): Promise<StoredToken | undefined> {
-    const found = await this.#entries.read(hash);
+  #live(hash: string): Promise<StoredToken | undefined> {
+    return this.#liveEntry(hash, false);
+  }
+
+  /** {@link #live}, read from storage when `fresh` (not from the cache). */
+  async #liveEntry(hash: string, fresh: boolean): Promise<StoredToken | undefined> {
+    const found = await this.#entries.read(hash, fresh);
     if (!found?.own) return undefined;
     const { entry } = found;
     return entry.expire_ms === 0 || entry.expire_ms > this.#clock.now() ? entry : undefined;
@@ -494,7 +514,7 @@ export class TokenStore {
    * @throws TransitError `invalid_request` for a missing or unknown token, or as renew-self.
    */
   async renew(token: string, increment?: number | string): Promise<TokenAuth> {
-    if (typeof token !== 'string' || token === '') throw invalidRequest('missing token');
+    if (typeof token !== 'string' || token === '') throw invalidRequest('missing token ID');
     if (!presentable(token)) throw invalidRequest('token not found');
     return this.#renew(token, await this.#hash(token), increment);
   }
@@ -565,7 +585,7 @@ export class TokenStore {
    * @throws TransitError `invalid_request` when `token` is missing.
    */
   async revoke(token: string): Promise<void> {
-    if (typeof token !== 'string' || token === '') throw invalidRequest('missing token');
+    if (typeof token !== 'string' || token === '') throw invalidRequest('missing token ID');
     if (token.length > MAX_TOKEN_LENGTH) return;
     await this.#revokeTree(await this.#hash(token));
   }

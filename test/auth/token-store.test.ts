@@ -411,7 +411,7 @@ describe('lookup, renew, revoke', () => {
     await tokens.revokeAccessor(a.accessor);
     expect(await tokens.authenticate(a.client_token)).toBeUndefined();
     expect(await tokens.authenticate(b.client_token)).toBeUndefined();
-    for (const bad of [a.accessor, 'nope', '', '../id/x', 'a/b', 'x'.repeat(65)]) {
+    for (const bad of [a.accessor, 'nope', '../id/x', 'a/b', 'x'.repeat(65)]) {
       await expect(tokens.lookupAccessor(bad)).rejects.toMatchObject({
         code: 'invalid_request',
         message: 'invalid accessor',
@@ -445,7 +445,15 @@ describe('lookup, renew, revoke', () => {
     // The grandchild is still b's child: revoking b takes it.
     await tokens.revoke(b.client_token);
     expect(await tokens.authenticate(c.client_token)).toBeUndefined();
-    await tokens.revokeOrphan('hvs.unknown', { sudo: true });
+    await expect(tokens.revokeOrphan('hvs.unknown', { sudo: true })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: 'token to revoke not found',
+    });
+    await expect(tokens.revokeOrphan('', { sudo: true })).rejects.toMatchObject({
+      message: 'missing token ID',
+    });
+    await expect(tokens.lookupAccessor('')).rejects.toMatchObject({ message: 'missing accessor' });
+    await expect(tokens.revokeAccessor('')).rejects.toMatchObject({ message: 'missing accessor' });
   });
 
   it('create-orphan makes an orphan without sudo; no_parent on it still needs sudo (Vault)', async () => {

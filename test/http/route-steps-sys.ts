@@ -135,14 +135,22 @@ export const sysSteps = (state: Record<string, string>): Step[] => [
     status: 200,
     check: (r) => {
       expect(r.json.auth.orphan).toBe(true);
-      state.orphanAccessor = r.json.auth.accessor;
       state.orphan = r.json.auth.client_token;
     },
   },
   {
     method: 'POST',
+    url: '/v1/auth/token/create',
+    body: { ttl: '1h' },
+    status: 200,
+    check: (r) => {
+      state.victimAccessor = r.json.auth.accessor;
+    },
+  },
+  {
+    method: 'POST',
     url: '/v1/auth/token/revoke-accessor',
-    body: () => ({ accessor: state.orphanAccessor }),
+    body: () => ({ accessor: state.victimAccessor }),
     status: 204,
   },
   {
