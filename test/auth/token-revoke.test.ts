@@ -72,32 +72,35 @@ async function parentAndStore(storage: StorageAdapter) {
   return { tokens, parent, pctx };
 }
 
+/**
+ * A parent token, and a child of it that will be created just before the parent's
+ * entry is deleted (`child()` gives its token once the revocation ran).
+ */
+async function childRacingRevocation() {
+  const inner = new MemoryStorage();
+  const h = beforeTokenDelete(inner);
+  const { tokens, parent, pctx } = await parentAndStore(h.storage);
+  let token = '';
+  h.race(async () => {
+    token = (await tokens.create(pctx, { policies: ['app'], ttl: '1h' })).client_token;
+  });
+  return { inner, tokens, parent, child: () => token };
+}
+
 describe('a child created while its parent is revoked', () => {
   it('revoke-tree: the child goes with the parent', async () => {
-    const inner = new MemoryStorage();
-    const h = beforeTokenDelete(inner);
-    const { tokens, parent, pctx } = await parentAndStore(h.storage);
-    let child = '';
-    h.race(async () => {
-      child = (await tokens.create(pctx, { policies: ['app'], ttl: '1h' })).client_token;
-    });
+    const { inner, tokens, parent, child } = await childRacingRevocation();
     await tokens.revoke(parent.client_token);
-    expect(child).not.toBe('');
+    expect(child()).not.toBe('');
     expect(await tokens.exists(parent.client_token)).toBe(false);
-    expect(await tokens.exists(child)).toBe(false);
+    expect(await tokens.exists(child())).toBe(false);
     expect(await inner.list('auth/token/parent/')).toEqual([]);
   });
 
   it('revoke-orphan: the child becomes an orphan, no link to the revoked parent is left', async () => {
-    const inner = new MemoryStorage();
-    const h = beforeTokenDelete(inner);
-    const { tokens, parent, pctx } = await parentAndStore(h.storage);
-    let child = '';
-    h.race(async () => {
-      child = (await tokens.create(pctx, { policies: ['app'], ttl: '1h' })).client_token;
-    });
+    const { inner, tokens, parent, child } = await childRacingRevocation();
     await tokens.revokeOrphan(parent.client_token, { sudo: true });
-    const cctx = (await tokens.authenticate(child)) as TokenContext;
+    const cctx = (await tokens.authenticate(child())) as TokenContext;
     expect((await tokens.lookupSelf(cctx)).orphan).toBe(true);
     expect(await inner.list('auth/token/parent/')).toEqual([]);
     expect((await tokens.renewSelf(cctx)).lease_duration).toBe(3600);

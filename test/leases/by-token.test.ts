@@ -8,24 +8,14 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { isTransitError } from '../../src/errors.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
 import type { RevokableLease } from '../../src/leases/types.js';
 import { TransitNode } from '../../src/node/transit-node.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { HOUR, setup } from './helpers.js';
+import { failure, HOUR, setup } from './helpers.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(isTransitError(err), String(err)).toBe(true);
-  return err as { code: string; message: string };
-}
 
 describe('revokeByToken', () => {
   it("queues every lease issued with the token (stored before it returns), no other's", async () => {

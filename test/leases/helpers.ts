@@ -5,6 +5,8 @@
  * @module
  */
 
+import { expect } from 'vitest';
+import { isTransitError } from '../../src/errors.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
 import type { LeaseManagerOptions, RevokableLease } from '../../src/leases/types.js';
 import type { ListOptions, StorageAdapter } from '../../src/storage/adapter.js';
@@ -61,4 +63,14 @@ export class CrashableStorage implements StorageAdapter {
     this.#check();
     return this.inner.compareAndSet(key, expected, next);
   }
+}
+
+/** The TransitError `p` rejects with (failing the test when it resolves or throws another). */
+export async function failure(p: Promise<unknown>): Promise<{ code: string; message: string }> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(isTransitError(err), String(err)).toBe(true);
+  return err as { code: string; message: string };
 }

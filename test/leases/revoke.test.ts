@@ -9,19 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileStorage } from '../../adapters/file/index.js';
-import { invalidRequest, isTransitError } from '../../src/errors.js';
+import { invalidRequest } from '../../src/errors.js';
 import type { RevokableLease } from '../../src/leases/types.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { CrashableStorage, HOUR, SECOND, setup } from './helpers.js';
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(isTransitError(err), String(err)).toBe(true);
-  return err as { code: string; message: string };
-}
+import { CrashableStorage, failure, HOUR, SECOND, setup } from './helpers.js';
 
 function deferred() {
   let resolve!: () => void;
