@@ -324,7 +324,9 @@ describe('constant-time comparisons of MACs, tags and tokens', () => {
     expect(read('auth/token-entries.ts')).toMatch(/const own = [^;]*sameHash\(entry\.hash, hash\)/);
     expect(store).toMatch(/if \(!found\.own\) return undefined;/);
     // exists(), lookup() and create() read through #liveEntry, which refuses it.
-    expect(store).toMatch(/async #liveEntry\([^)]*\)[^{]*\{\s*const found = [^;]*;\s*if \(!found\?\.own\) return undefined;/);
+    expect(store).toMatch(
+      /async #liveEntry\([^)]*\)[^{]*\{\s*const found = [^;]*;\s*if \(!found\?\.own\) return undefined;/,
+    );
     expect(store).toMatch(/async exists\([\s\S]*?#liveEntry\(/);
     expect(store).toMatch(/if \(!found\?\.own\) throw invalidRequest\('token not found'\);/);
     const body = /export function sameHash[\s\S]*?\n}/.exec(read('auth/token-entry.ts'))?.[0] ?? '';
