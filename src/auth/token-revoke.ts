@@ -65,11 +65,16 @@ export async function revokeTree(
 ): Promise<void> {
   const stack = [hash];
   const leases: string[] = [];
-  const visited: string[] = [];
+  /** Every token met (each revoked once): the stack only ever gets a hash not seen before. */
+  const seen = new Set(stack);
+  const push = (child: string): void => {
+    if (seen.has(child)) return;
+    seen.add(child);
+    stack.push(child);
+  };
   while (stack.length > 0) {
     const h = stack.pop() as string;
-    visited.push(h);
-    for (const child of await ctx.storage.list(K.children(h))) stack.push(child);
+    for (const child of await ctx.storage.list(K.children(h))) push(child);
     const found = await ctx.entries.read(h, true);
     if (found) {
       await dropEntry(ctx, h, found.entry);
@@ -79,13 +84,12 @@ export async function revokeTree(
     // Listed again now the entry is gone: a child stored meanwhile (its creator found the
     // parent before it went) is revoked too; one stored later sees the parent gone and
     // revokes itself (token-store.ts `create`).
-    const first = new Set(stack);
     for (const child of await ctx.storage.list(K.children(h))) {
-      if (!first.has(child) && !visited.includes(child)) stack.push(child);
+      push(child);
       await ctx.storage.delete(K.child(h, child));
     }
   }
-  await revokeLeases(ctx, leases, visited);
+  await revokeLeases(ctx, leases, [...seen]);
 }
 
 /**

@@ -136,14 +136,14 @@ export class TokenStore {
     this.#leases = options.leases;
     this.#entries = new TokenEntries(this.#storage, this.#clock);
     this.#revoking = { storage: this.#storage, entries: this.#entries, leases: this.#leases };
-    // Revoking (or expiring) a token's lease revokes the token. Idempotent: a token
-    // already gone is a no-op.
     // Leases issued with a token are indexed by its salted hash (all a revocation knows of
     // a child token), so revoking a token revokes them.
     this.#leases?.bindTokens({
       exists: (token) => this.exists(token),
       key: (token) => this.#hash(token),
     });
+    // Revoking (or expiring) a token's lease revokes the token. Idempotent: a token
+    // already gone is a no-op.
     this.#leases?.registerRevoker(`${TOKEN_LEASE_PATH}/`, async (lease) => {
       const accessor = (lease.data as { accessor?: unknown } | undefined)?.accessor;
       if (typeof accessor !== 'string') return;
@@ -426,7 +426,9 @@ export class TokenStore {
    */
   async lookup(self: TokenContext, token?: string): Promise<TokenLookup> {
     if (token === undefined || token === '') return this.lookupSelf(self);
-    const entry = presentable(token) ? await this.#live(await this.#hash(token)) : undefined;
+    const entry = presentable(token)
+      ? await this.#liveEntry(await this.#hash(token), false)
+      : undefined;
     if (!entry) throw denied('bad token');
     return lookupOf(token, entry, this.#clock.now());
   }
@@ -437,7 +439,7 @@ export class TokenStore {
    * @throws TransitError `invalid_request` `invalid accessor` for a malformed or unknown one.
    */
   async lookupAccessor(accessor: string): Promise<TokenLookup> {
-    const entry = await this.#live(await this.#byAccessor(accessor));
+    const entry = await this.#liveEntry(await this.#byAccessor(accessor), false);
     if (!entry) throw invalidRequest('invalid accessor');
     return lookupOf('', entry, this.#clock.now());
   }
@@ -486,12 +488,10 @@ export class TokenStore {
     return fromUtf8(hash);
   }
 
-  /** The entry of `hash` if it is a live token (its own, unexpired), without counting a use. */
-  #live(hash: string): Promise<StoredToken | undefined> {
-    return this.#liveEntry(hash, false);
-  }
-
-  /** {@link #live}, read from storage when `fresh` (not from the cache). */
+  /**
+   * The entry of `hash` if it is a live token (its own, unexpired), without counting a
+   * use; read from storage when `fresh` (not from the cache).
+   */
   async #liveEntry(hash: string, fresh: boolean): Promise<StoredToken | undefined> {
     const found = await this.#entries.read(hash, fresh);
     if (!found?.own) return undefined;
@@ -520,18 +520,17 @@ export class TokenStore {
   }
 
   async #renew(token: string, hash: string, increment?: number | string): Promise<TokenAuth> {
-    const ctx = { token, hash };
     const inc = parseDurationSeconds(increment, 'increment');
     for (let i = 0; i < CAS_RETRIES; i++) {
       // Read storage: the compare-and-set below needs the stored bytes.
-      const found = await this.#entries.read(ctx.hash, true);
+      const found = await this.#entries.read(hash, true);
       // Gone since it authenticated this request (its last use, or revoked
       // meanwhile): Vault's renew finds no token to renew.
       if (!found?.own) throw invalidRequest('token not found');
       const { raw, entry } = found;
       const now = this.#clock.now();
       if (entry.expire_ms !== 0 && entry.expire_ms <= now) throw invalidRequest('token not found');
-      if (entry.expire_ms === 0) return authOf(ctx.token, entry, now);
+      if (entry.expire_ms === 0) return authOf(token, entry, now);
       if (!entry.renewable) throw invalidRequest('lease is not renewable');
       const maxTtl = Math.min(
         this.#maxTtl,
@@ -561,13 +560,13 @@ export class TokenStore {
       }
       const next = { ...entry, expire_ms: expire };
       const renewed = await this.#storage.compareAndSet(
-        K.id(ctx.hash),
+        K.id(hash),
         raw,
         utf8(JSON.stringify(next)),
       );
-      this.#entries.forget(ctx.hash);
+      this.#entries.forget(hash);
       if (renewed) {
-        return withWarnings(authOf(ctx.token, next, now), warnings);
+        return withWarnings(authOf(token, next, now), warnings);
       }
       await this.#pause(i);
     }
