@@ -18,9 +18,10 @@
  * direction of the timed rows: raw ÷ transit, and rotate many ÷ few.
  *
  * Needs valgrind; about three minutes.
- * `npm run bench:calls [-- --warm=N --count=N --keep]` (`--keep`: the dumps
- * stay, one per case in order, for `callgrind_annotate`, with V8's map of
- * its JIT code).
+ * `npm run bench:calls [-- --warm=N --count=N --keep --only=decrypt,hmac]`
+ * (`--keep`: the dumps stay, one per case in order, for `callgrind_annotate`,
+ * with V8's map of its JIT code; `--only`: the groups named so, the others
+ * still set up but not run).
  * @module
  */
 import { fork } from 'node:child_process';
@@ -30,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Transit } from 'transitkit';
-import { callgrindCommand, counted, perCall } from './callgrind.js';
+import { callgrindCommand, counted, perCall, V8_FIXED_SEEDS } from './callgrind.js';
 import { printTable, type Row } from './harness.js';
 import { ALGS, raw } from './transit.bench.js';
 
@@ -168,6 +169,12 @@ async function main(): Promise<void> {
   const warm = arg('warm', 10_000);
   const count = arg('count', 3_000);
   const keep = process.argv.includes('--keep');
+  // `--only=decrypt,hmac`: the groups whose names start with one of these (and nothing else).
+  const only = process.argv
+    .find((x) => x.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',');
+  const cases = only ? CASES.filter((c) => only.some((o) => c.group.startsWith(o))) : CASES;
   const dir = mkdtempSync(join(tmpdir(), 'tk-callgrind-'));
   const proc = fork(fileURLToPath(import.meta.url), [CHILD_FLAG], {
     execPath: 'valgrind',
@@ -176,6 +183,7 @@ async function main(): Promise<void> {
       process.execPath,
       '--single-threaded',
       '--expose-gc',
+      ...V8_FIXED_SEEDS,
       // With --keep, V8 writes /tmp/perf-<pid>.map: names for the JIT's addresses in the dumps.
       // (which also makes it log; the log goes beside the dumps, not into the working directory).
       ...(keep ? ['--perf-basic-prof', `--logfile=${join(dir, 'v8.log')}`] : []),
@@ -200,7 +208,7 @@ async function main(): Promise<void> {
   await answered();
   const measured = new Map<string, { own: number; gc: number }>();
   try {
-    for (const c of CASES) {
+    for (const c of cases) {
       const rotate = c.group === 'rotate';
       const [w, n] = rotate ? [300, 400] : [warm, count];
       await ask({ prepare: c.name, n: w });
@@ -215,7 +223,7 @@ async function main(): Promise<void> {
   } finally {
     proc.send('stop');
   }
-  const rows: Row[] = CASES.flatMap((c) => {
+  const rows: Row[] = cases.flatMap((c) => {
     const { own, gc } = measured.get(c.name) as { own: number; gc: number };
     const base = c.vs === undefined ? undefined : measured.get(c.vs)?.own;
     const group = `${c.group}, instructions`;

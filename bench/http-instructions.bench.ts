@@ -34,7 +34,7 @@ import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { callgrindCommand, counted, perCall } from './callgrind.js';
+import { callgrindCommand, counted, perCall, V8_FIXED_SEEDS } from './callgrind.js';
 import { printTable, type Row } from './harness.js';
 import { SERVER_FLAG, SERVER_NAMES } from './http.bench.js';
 import { type LoadTarget, load, startServers } from './http-client.js';
@@ -86,6 +86,7 @@ async function main(): Promise<void> {
         // With --keep, V8 writes /tmp/perf-<pid>.map: names for the JIT's addresses in the dumps.
         nodeArgs: [
           '--single-threaded',
+          ...V8_FIXED_SEEDS,
           ...(keep ? ['--perf-basic-prof', `--logfile=${join(dir, 'v8.log')}`] : []),
         ],
       },
