@@ -28,8 +28,9 @@ import { type Clock, systemClock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
 import { internal, invalidRequest, isTransitError, notFound } from '../errors.js';
 import { asRequest } from '../request.js';
-import { hasWatch, type StorageAdapter } from '../storage/adapter.js';
+import { hasWatch, isStorageAdapter, type StorageAdapter } from '../storage/adapter.js';
 import { resolveBackend } from '../transit/options.js';
+import { optionKeys, refuseUnknownOptions } from '../util/options.js';
 import { checkEnable, normalizePath } from './enable.js';
 import {
   type AuditRequestInput,
@@ -83,6 +84,17 @@ export interface AuditBrokerOptions {
 /** How often an entry tries again to open a device that failed to open. */
 const REOPEN_EVERY_MS = 5_000;
 
+/** Every option of {@link AuditBrokerOptions}. */
+const OPTIONS = optionKeys<AuditBrokerOptions>({
+  storage: true,
+  crypto: true,
+  clock: true,
+  devices: true,
+  sink: true,
+  onFailure: true,
+  logger: true,
+});
+
 /**
  * The audit devices of one store and the fan-out of entries to them.
  *
@@ -121,9 +133,8 @@ export class AuditBroker {
 
   private constructor(o: AuditBrokerOptions) {
     const opts = asRequest(o, 'options') as unknown as AuditBrokerOptions;
-    if (typeof opts.storage?.compareAndSet !== 'function') {
-      throw invalidRequest("'storage' must be a StorageAdapter");
-    }
+    refuseUnknownOptions(opts, OPTIONS, 'AuditBroker');
+    if (!isStorageAdapter(opts.storage)) throw invalidRequest("'storage' must be a StorageAdapter");
     if (opts.sink !== undefined && typeof opts.sink !== 'function') {
       throw invalidRequest("'sink' must be a function");
     }

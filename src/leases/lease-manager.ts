@@ -12,6 +12,7 @@ import { resolveMetrics } from '../metrics/noop.js';
 import { Leadership } from '../node/leadership.js';
 import { asRequest } from '../request.js';
 import { isStorageAdapter } from '../storage/adapter.js';
+import { optionKeys, refuseUnknownOptions } from '../util/options.js';
 import { revokeByTokenKey, sha256TokenKey, tokenKeyOf } from './by-token.js';
 import { countLeases, listIrrevocable } from './irrevocable.js';
 import { issueLease, renewLease } from './issue-renew.js';
@@ -48,6 +49,28 @@ const DEFAULT_MAX_TTL = 32 * DAY;
 const DEFAULT_LEADER_TTL_MS = 10_000;
 /** TTLs are kept below ~100 years so every time fits the 13-digit index keys. */
 const TTL_LIMIT = 100 * 365 * DAY;
+
+/** Every option of {@link LeaseManagerOptions}. */
+const OPTIONS = optionKeys<LeaseManagerOptions>({
+  storage: true,
+  clock: true,
+  random: true,
+  maxTtlSeconds: true,
+  defaultTtlSeconds: true,
+  revokeTimeoutMs: true,
+  maxRevokeAttempts: true,
+  retryBaseMs: true,
+  sliceSize: true,
+  concurrency: true,
+  leaderTtlMs: true,
+  leaderRefreshMs: true,
+  leadership: true,
+  tokenExists: true,
+  tokenKey: true,
+  onError: true,
+  metrics: true,
+  leaseCountIntervalMs: true,
+});
 
 function positiveInt(
   value: unknown,
@@ -108,6 +131,7 @@ export class LeaseManager {
 
   constructor(options: LeaseManagerOptions) {
     const o = asRequest(options, 'options') as Partial<LeaseManagerOptions>;
+    refuseUnknownOptions(o, OPTIONS, 'LeaseManager');
     if (!isStorageAdapter(o.storage)) throw invalidRequest("'storage' must be a StorageAdapter");
     const clock: Clock = o.clock ?? systemClock;
     if (typeof clock?.now !== 'function') throw invalidRequest("'clock' must have now()");

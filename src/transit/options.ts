@@ -17,6 +17,7 @@ import type { Metrics } from '../metrics/types.js';
 import { Leadership } from '../node/leadership.js';
 import { isStorageAdapter, type StorageAdapter } from '../storage/adapter.js';
 import { MemoryStorage } from '../storage/memory.js';
+import { optionKeys, refuseUnknownOptions } from '../util/options.js';
 import type { AutoRotateResult } from './auto-rotate.js';
 import { DEFAULT_MAX_BATCH } from './batch.js';
 import type { Engine } from './engine.js';
@@ -94,18 +95,18 @@ export function resolveBackend(c: TransitOptions['crypto']): CryptoBackend {
 const PREFIX = /^[A-Za-z0-9_-]{1,32}$/;
 
 /** Every option of {@link TransitOptions}. */
-const OPTIONS: ReadonlySet<string> = new Set([
-  'storage',
-  'crypto',
-  'clock',
-  'prefix',
-  'cacheSize',
-  'maxBatchSize',
-  'maxKeyVersions',
-  'autoRotate',
-  'leadership',
-  'metrics',
-] satisfies ReadonlyArray<keyof TransitOptions>);
+const OPTIONS = optionKeys<TransitOptions>({
+  storage: true,
+  crypto: true,
+  clock: true,
+  prefix: true,
+  cacheSize: true,
+  maxBatchSize: true,
+  maxKeyVersions: true,
+  autoRotate: true,
+  leadership: true,
+  metrics: true,
+});
 
 /**
  * Validate the options and build the engine context (no I/O).
@@ -113,10 +114,8 @@ const OPTIONS: ReadonlySet<string> = new Set([
  * @internal
  */
 export function engineFromOptions(options: TransitOptions): Engine {
-  for (const k of Object.keys(options)) {
-    // A misspelt option would otherwise be a default in silence: `storge` a MemoryStorage.
-    if (!OPTIONS.has(k)) throw invalidRequest(`unknown Transit option '${k}'`);
-  }
+  // A misspelt option would otherwise be a default in silence: `storge` a MemoryStorage.
+  refuseUnknownOptions(options, OPTIONS, 'Transit');
   if ('storage' in options && !isStorageAdapter(options.storage)) {
     // `storage: config.storage` that came out undefined must not mean "memory".
     throw invalidRequest("'storage' must be a StorageAdapter (omit it for memory storage)");

@@ -25,8 +25,8 @@ afterEach(async () => {
   for (const b of brokers.splice(0)) await b.close();
 });
 
-async function open(o: Partial<AuditBrokerOptions> & { rec?: Recorder } = {}) {
-  const rec = o.rec ?? recorder();
+async function open({ rec: given, ...o }: Partial<AuditBrokerOptions> & { rec?: Recorder } = {}) {
+  const rec = given ?? recorder();
   const b = await AuditBroker.open({
     storage: o.storage ?? new MemoryStorage(),
     devices: { mem: rec.factory },

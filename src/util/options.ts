@@ -1,0 +1,32 @@
+/**
+ * The check every constructor makes of its options object: each key is one
+ * it knows. A misspelt option (`storge`, `rootkey`) would otherwise mean its
+ * default, in silence.
+ * @module
+ */
+import { invalidRequest } from '../errors.js';
+
+/**
+ * The known keys of an options type as a set. Built from a record with every
+ * key of `T` (`satisfies Record<keyof T, true>`), so the compiler checks the
+ * list is complete and has nothing else.
+ * @internal
+ */
+export const optionKeys = <T extends object>(record: Record<keyof T, true>): ReadonlySet<string> =>
+  new Set(Object.keys(record));
+
+/**
+ * Refuse a key of `options` that `known` does not hold.
+ * @param what - the class the options are for, as the message names it.
+ * @throws TransitError `invalid_request` naming the first unknown key.
+ * @internal
+ */
+export function refuseUnknownOptions(
+  options: object,
+  known: ReadonlySet<string>,
+  what: string,
+): void {
+  for (const k of Object.keys(options)) {
+    if (!known.has(k)) throw invalidRequest(`unknown ${what} option '${k}'`);
+  }
+}
