@@ -57,10 +57,25 @@ export function referenceOf(item: Record<string, unknown>): string {
   return r;
 }
 
-/** The message for an item failure; unknown errors become a generic internal message. @internal */
-export function itemError(e: unknown): { code: ErrorCode; message: string } {
-  if (e instanceof TransitError) return { code: e.code, message: e.message };
-  return { code: 'internal', message: 'internal error' };
+/**
+ * How a message about an item's own field starts (Vault's `'[%d].associated_data'
+ * …`): written for item 0, which is also what a request without a batch gets.
+ * @internal
+ */
+export const ITEM_FIELD = "'[0].";
+
+/**
+ * The message for the failure of item `index`; unknown errors become a generic
+ * internal message. A message about the item's own field names the item.
+ * @internal
+ */
+export function itemError(e: unknown, index = 0): { code: ErrorCode; message: string } {
+  if (!(e instanceof TransitError)) return { code: 'internal', message: 'internal error' };
+  const m = e.message;
+  return {
+    code: e.code,
+    message: index > 0 && m.startsWith(ITEM_FIELD) ? `'[${index}].${m.slice(5)}` : m,
+  };
 }
 
 /**
@@ -87,7 +102,7 @@ export async function runBatch<R extends { reference: string }>(
       // No tick for an item done synchronously (a cached symmetric key's seal or open).
       out.push({ ...(result instanceof Promise ? await result : result), reference } as R);
     } catch (e) {
-      const { code, message } = itemError(e);
+      const { code, message } = itemError(e, i);
       codes.push(code);
       out.push({ ...onError(message), reference } as R);
     }

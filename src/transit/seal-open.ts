@@ -33,13 +33,20 @@ import {
 } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
 import { optInt } from '../request.js';
+import { ITEM_FIELD } from './batch.js';
 import type { Engine } from './engine.js';
 import type { CiphertextResult } from './types.js';
 
-/** Vault's text for `associated_data` on a non-AEAD key (a user error here). */
+/**
+ * Vault's text for `associated_data` on a non-AEAD key (a user error here),
+ * naming the item: `[0]` without a batch, as Vault, and the batch runner
+ * puts each item's own index ({@link ITEM_FIELD}).
+ */
 function refuseAssociatedData(info: KeyTypeInfo, aad: Uint8Array): void {
   if (aad.length > 0 && !info.supportsAssociatedData) {
-    throw invalidRequest(`'associated_data' provided for non-AEAD cipher suite ${info.name}`);
+    throw invalidRequest(
+      `${ITEM_FIELD}associated_data' provided for non-AEAD cipher suite ${info.name}`,
+    );
   }
 }
 

@@ -81,7 +81,7 @@ describe('policy store layout', () => {
     expect((await cold().decrypt('rsa', { ciphertext: old.ciphertext })).plaintext).toBe(FOX);
     await expect(
       cold().decrypt('rsa', { ciphertext: sealed, associated_data: FOX }),
-    ).rejects.toThrow("'associated_data' provided for non-AEAD cipher suite");
+    ).rejects.toThrow("'[0].associated_data' provided for non-AEAD cipher suite");
     await Promise.all(engines.map((engine) => engine.close()));
   });
 

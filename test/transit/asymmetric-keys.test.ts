@@ -331,16 +331,17 @@ describe('RSA-OAEP encryption', () => {
 
   it('associated_data, nonce and context on RSA', async () => {
     const t = pair.node;
+    // Vault names the item, `[0]` for a request without a batch (path_encrypt.go, path_decrypt.go).
     await expectError(
       t.encrypt('rsa-2048', { plaintext: b64('x'), associated_data: b64('aad') }),
       'invalid_request',
-      "'associated_data' provided for non-AEAD cipher suite rsa-2048",
+      "'[0].associated_data' provided for non-AEAD cipher suite rsa-2048",
     );
     const { ciphertext } = await t.encrypt('rsa-2048', { plaintext: b64('x') });
     await expectError(
       t.decrypt('rsa-2048', { ciphertext, associated_data: b64('aad') }),
       'invalid_request',
-      "'associated_data' provided for non-AEAD cipher suite rsa-2048",
+      "'[0].associated_data' provided for non-AEAD cipher suite rsa-2048",
     );
     await expectError(
       t.encrypt('rsa-2048', { plaintext: b64('x'), nonce: Buffer.alloc(12).toString('base64') }),
@@ -351,11 +352,26 @@ describe('RSA-OAEP encryption', () => {
     const c = await t.encrypt('rsa-2048', { plaintext: b64('x'), context: b64('ctx') });
     expect((await t.decrypt('rsa-2048', { ciphertext: c.ciphertext })).plaintext).toBe(b64('x'));
     const items = await t.encrypt('rsa-2048', {
-      batch_input: [{ plaintext: b64('x') }, { plaintext: b64('y'), associated_data: b64('a') }],
+      batch_input: [
+        { plaintext: b64('x') },
+        { plaintext: b64('y'), associated_data: b64('a') },
+        { plaintext: b64('z') },
+        { plaintext: b64('w'), associated_data: b64('a') },
+      ],
     });
-    expect(items.batch_results[1]?.error).toBe(
-      "'associated_data' provided for non-AEAD cipher suite rsa-2048",
-    );
+    expect(items.batch_results.map((r) => r.error)).toEqual([
+      undefined,
+      "'[1].associated_data' provided for non-AEAD cipher suite rsa-2048",
+      undefined,
+      "'[3].associated_data' provided for non-AEAD cipher suite rsa-2048",
+    ]);
+    const opened = await t.decrypt('rsa-2048', {
+      batch_input: [{ ciphertext, associated_data: b64('a') }, { ciphertext }],
+    });
+    expect(opened.batch_results.map((r) => r.error)).toEqual([
+      "'[0].associated_data' provided for non-AEAD cipher suite rsa-2048",
+      undefined,
+    ]);
   });
 
   it('signing-only types refuse encryption; symmetric types refuse signing', async () => {
