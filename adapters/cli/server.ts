@@ -36,7 +36,15 @@
  *   stored in the barrier and opened on every instance; each request's entry
  *   is written before it runs. SIGTERM drains in-flight requests, then closes
  *   the node, which flushes and closes the devices (no entry of an answered
- *   request is lost); SIGHUP reopens audit files after a log rotation.
+ *   request is lost); SIGHUP reopens audit files after a log rotation
+ *   ({@link RunningServer.reopenAudit}; main.ts owns the signal handlers).
+ * - Start-up can be stopped (startup-stop.ts `StartOptions.signal`, aborted by main.ts on
+ *   SIGTERM or SIGINT): every step that waits (config, storage connection,
+ *   initialisation and unsealing, binding the ports) races the signal, so a
+ *   storage that never answers does not hold the stop. What was opened is then
+ *   closed (listeners, the node with its audit devices, storage), the node and
+ *   storage within `STOP_DEADLINE_MS`; nothing more is printed, and
+ *   `StartupStopped` is thrown.
  * - Prints one line with `http://HOST:PORT` once listening. Never prints or
  *   logs the root key.
  * @module
@@ -56,6 +64,13 @@ import {
   type ServerArgs,
   UsageError,
 } from './args.js';
+import {
+  abortable,
+  STOP_DEADLINE_MS,
+  type StartOptions,
+  StartupStopped,
+  settlesBy,
+} from './startup-stop.js';
 
 /** The JSON config file. */
 interface ConfigFile {
@@ -189,18 +204,24 @@ export interface RunningServer {
   url: string;
   /** Drain in-flight requests, then release the engine and storage. */
   close(): Promise<void>;
+  /** Reopen the audit files (SIGHUP, after a log rotation), as Vault; nothing while sealed. */
+  reopenAudit(): void;
 }
 
 /**
  * Start the server; `print` receives the start-up lines (stdout).
- * @throws UsageError for bad flags or config; other errors for storage failures.
+ * @throws UsageError for bad flags or config; {@link StartupStopped} when
+ * `options.signal` stopped start-up; other errors for storage failures.
  */
 export async function startServer(
   args: ServerArgs,
   print: (line: string) => void,
   version: string,
+  options: StartOptions = {},
 ): Promise<RunningServer> {
-  const config = await loadConfig(args.config);
+  const { signal } = options;
+  const step = <T>(p: Promise<T>, late?: (value: T) => void) => abortable(signal, p, late);
+  const config = await step(loadConfig(args.config));
   const storageSpec = args.storage ?? config.storage ?? (args.dev ? 'memory' : undefined);
   if (storageSpec === undefined) {
     throw new UsageError('--storage (or "storage" in --config) is required without --dev');
@@ -224,7 +245,7 @@ export async function startServer(
   const metrics = new PrometheusMetrics({ processMetrics: true });
   const rootKey =
     args.rootKeyFile !== undefined
-      ? await readRootKey(args.rootKeyFile)
+      ? await step(readRootKey(args.rootKeyFile), (key) => key.fill(0))
       : args.dev && !devShamir
         ? globalThis.crypto.getRandomValues(new Uint8Array(32))
         : undefined;
@@ -235,68 +256,90 @@ export async function startServer(
   const autoRotateIntervalMs =
     args.autoRotateIntervalMs ??
     configDuration('auto-rotate-interval', config.auto_rotate_interval);
-  const { storage, label, type } = await openStorage(storageSpec);
-  const node = new TransitNode({
-    storage,
-    metrics,
-    ...(rootKey ? { rootKey } : {}),
-    initialRootToken: args.dev ? args.devRootToken : args.initialRootToken,
-    transit: {
-      autoRotate: {
-        ...(autoRotateIntervalMs === undefined ? {} : { intervalMs: autoRotateIntervalMs }),
-        onResult({ rotated, errors }) {
-          for (const name of rotated) console.log(`transitkit: auto-rotated key ${name}`);
-          for (const { name, error } of errors) {
-            console.error(`transitkit: auto-rotation of ${name} failed: ${error}`);
-          }
-        },
-      },
-    },
-    leases: {
-      leaderTtlMs,
-      leaderRefreshMs,
-      onError: (e) =>
-        console.error('transitkit: lease expiry:', e instanceof Error ? e.message : e),
-    },
-    // Audit devices (sys/audit): file and socket; entries are written before
-    // each reply, and closing the node (SIGTERM) flushes and closes them.
-    audit: {
-      devices: nodeAuditDevices(),
-      logger: { error: (message, error) => console.error(message, error ?? '') },
-    },
-    async onUnseal({ policies }) {
-      for (const [name, policy] of Object.entries(config.policies ?? {})) {
-        await policies.write(name, typeof policy === 'string' ? policy : JSON.stringify(policy));
-      }
-    },
-    version,
-    storageType: type,
-  });
-  rootKey?.fill(0);
+  // The root token start-up is given (a generated one is printed once).
+  const givenRoot = args.dev ? args.devRootToken : args.initialRootToken;
+  const persistent = storageKind(storageSpec) !== 'inmem';
+  // What start-up has opened, closed again when it fails or is stopped.
+  let storage: StorageAdapter | undefined;
+  let node: TransitNode | undefined;
   let server: TransitkitServer | undefined;
   let scrape: TransitkitServer | undefined;
-  let scrapeUrl: string | undefined;
+  // A one-time secret of a persistent store this start-up initialised, not printed yet.
+  let unshown: string | undefined;
   try {
-    const started = await node.start();
+    const opened = await step(openStorage(storageSpec), (late) => {
+      // Connected after the stop: nothing will use it.
+      void late.storage.close?.().catch(() => undefined);
+    });
+    storage = opened.storage;
+    const transitNode = new TransitNode({
+      storage: opened.storage,
+      metrics,
+      ...(rootKey ? { rootKey } : {}),
+      initialRootToken: givenRoot,
+      transit: {
+        autoRotate: {
+          ...(autoRotateIntervalMs === undefined ? {} : { intervalMs: autoRotateIntervalMs }),
+          onResult({ rotated, errors }) {
+            for (const name of rotated) console.log(`transitkit: auto-rotated key ${name}`);
+            for (const { name, error } of errors) {
+              console.error(`transitkit: auto-rotation of ${name} failed: ${error}`);
+            }
+          },
+        },
+      },
+      leases: {
+        leaderTtlMs,
+        leaderRefreshMs,
+        onError: (e) =>
+          console.error('transitkit: lease expiry:', e instanceof Error ? e.message : e),
+      },
+      // Audit devices (sys/audit): file and socket; entries are written before
+      // each reply, and closing the node (SIGTERM) flushes and closes them.
+      audit: {
+        devices: nodeAuditDevices(),
+        logger: { error: (message, error) => console.error(message, error ?? '') },
+      },
+      async onUnseal({ policies }) {
+        for (const [name, policy] of Object.entries(config.policies ?? {})) {
+          await policies.write(name, typeof policy === 'string' ? policy : JSON.stringify(policy));
+        }
+      },
+      version,
+      storageType: opened.type,
+    });
+    node = transitNode;
+    rootKey?.fill(0);
+    // A stop while the node writes a new store lets it finish (the node runs one
+    // operation at a time, and close() waits its turn): no half-initialised store.
+    const started = await step(transitNode.start(), (late) => {
+      if (late.root_token !== undefined && persistent && givenRoot === undefined)
+        unshown = 'initial root token';
+    });
     let root = started.root_token;
+    if (root !== undefined && persistent && givenRoot === undefined) unshown = 'initial root token';
     let unsealKey: string | undefined;
-    if (devShamir && !(await node.initStatus()).initialized) {
-      const init = await node.init({ secret_shares: 1, secret_threshold: 1 });
+    if (devShamir && !(await step(transitNode.initStatus())).initialized) {
+      const secrets = args.devRootToken === undefined ? 'unseal key and root token' : 'unseal key';
+      const init = await step(transitNode.init({ secret_shares: 1, secret_threshold: 1 }), () => {
+        unshown = secrets;
+      });
+      unshown = secrets;
       unsealKey = init.keys_base64[0] as string;
-      await node.unseal({ key: unsealKey });
+      await step(transitNode.unseal({ key: unsealKey }));
       if (args.devRootToken === undefined) root = init.root_token;
-      else await node.tokens.revoke(init.root_token); // replaced by the dev root token below
+      else await step(transitNode.tokens.revoke(init.root_token)); // replaced by the dev root token below
     }
     if (
       root === undefined &&
       args.dev &&
       args.devRootToken !== undefined &&
-      !(await node.sealStatus()).sealed
+      !(await step(transitNode.sealStatus())).sealed
     ) {
-      root = await node.tokens.createRoot({ id: args.devRootToken });
+      root = await step(transitNode.tokens.createRoot({ id: args.devRootToken }));
     }
     const mount = args.mount ?? config.mount ?? '/v1/transit';
-    const handler = createHandler(node, {
+    const handler = createHandler(transitNode, {
       mount,
       maxRequestBytes: args.maxRequestBytes ?? config.max_request_bytes,
       maxStreamBytes: args.maxStreamBytes ?? config.max_stream_bytes,
@@ -306,20 +349,23 @@ export async function startServer(
       unauthenticatedMetricsAccess: openMetrics,
     });
     server = createServer(handler);
-    const { url } = await server.listen(port, host);
+    const { url } = await step(server.listen(port, host));
+    let scrapeUrl: string | undefined;
     if (metricsAddr) {
       scrape = createServer(metricsListener(metrics), { listMethod: false });
-      scrapeUrl = (await scrape.listen(metricsAddr.port, metricsAddr.host)).url;
+      scrapeUrl = (await step(scrape.listen(metricsAddr.port, metricsAddr.host))).url;
     }
+    // The last step that waits: from here to the return nothing stops start-up,
+    // so the lines below (one-time secrets among them) are printed whole or not at all.
+    const status = await step(transitNode.sealStatus());
     print(`==> transitkit server started: ${url}`);
     print(
-      `    Storage: ${label}${args.dev && storageSpec === 'memory' ? ' (dev mode: lost on exit)' : ''}`,
+      `    Storage: ${opened.label}${args.dev && storageSpec === 'memory' ? ' (dev mode: lost on exit)' : ''}`,
     );
     if (scrapeUrl !== undefined) {
       print(`    Metrics: ${scrapeUrl}/metrics (no token: keep this port private)`);
     }
     print(`    Transit mount: ${mount}`);
-    const status = await node.sealStatus();
     if (!status.initialized) print('    Seal: not initialized (PUT /v1/sys/init)');
     else if (status.sealed)
       print(`    Seal: sealed (PUT /v1/sys/unseal, ${status.t} of ${status.n})`);
@@ -331,31 +377,30 @@ export async function startServer(
       print(`    ${args.dev ? 'Root Token' : 'Initial Root Token (shown once)'}: ${root}`);
     }
     const running = server;
-    // SIGHUP reopens the audit files (after a log rotation), as Vault.
-    const onHup = () => {
-      if (!node.sealed) void node.audit.reopen().catch(() => undefined);
-    };
-    process.on('SIGHUP', onHup);
+    const scraping = scrape;
+    const store = opened.storage;
     return {
       url,
       async close() {
-        // SIGHUP keeps its handler through the drain: without one, a SIGHUP
-        // (log rotation) would kill the process mid-drain.
-        try {
-          await running.close({ drainMs: 10_000 });
-          await scrape?.close({ drainMs: 1_000 });
-          await node.close();
-          await storage.close?.();
-        } finally {
-          process.off('SIGHUP', onHup);
-        }
+        await running.close({ drainMs: 10_000 });
+        await scraping?.close({ drainMs: 1_000 });
+        await transitNode.close();
+        await store.close?.();
+      },
+      reopenAudit() {
+        if (!transitNode.sealed) void transitNode.audit.reopen().catch(() => undefined);
       },
     };
   } catch (e) {
+    rootKey?.fill(0);
+    const deadline = Date.now() + STOP_DEADLINE_MS;
     await server?.close({ drainMs: 0 }).catch(() => undefined);
     await scrape?.close({ drainMs: 0 }).catch(() => undefined);
-    await node.close().catch(() => undefined);
-    await storage.close?.().catch(() => undefined);
+    // Sealing closes the audit devices; it waits for a step the node has under way.
+    const nodeClosed = node === undefined || (await settlesBy(node.close(), deadline));
+    const storageClosed =
+      storage?.close === undefined || (await settlesBy(storage.close(), deadline));
+    if (e instanceof StartupStopped) throw new StartupStopped(nodeClosed && storageClosed, unshown);
     throw e;
   }
 }
