@@ -3,12 +3,15 @@
  * endpoints, leases, tokens, the seal node) and by the HTTP adapter's weak
  * conversions: a request or options argument must be a plain object (or
  * omitted); optional text, integer and boolean fields; Go's
- * `strconv.ParseBool` table; and Vault's `TypeDurationSecond` parsing.
+ * `strconv.ParseBool` table; Go's encoding/json type check of the struct
+ * fields some Vault handlers decode bodies into; and Vault's
+ * `TypeDurationSecond` parsing.
  *
  * A wrong type is an `invalid_request`, never a TypeError or a silent
  * coercion. Durations (reference §13): a JSON number or an integer string is
  * seconds; `"<n>d"` is days; otherwise a Go duration string (`"1h30m"`,
- * `"1.5h"`, `"90m"`, `"3600s"`, `"250ms"`), truncated to whole seconds; `""`
+ * `"1.5h"`, `"90m"`, `"3600s"`, `"250ms"`), truncated to whole seconds
+ * (`durationValue` keeps the fraction, for millisecond timeouts); `""`
  * is 0; negative values are refused. The reasons are Go's texts (`time:
  * invalid duration "x"`, `time: unknown unit "x" in duration "1x"`,
  * `strconv.ParseInt: parsing "1.5": invalid syntax`, `cannot provide negative
@@ -65,6 +68,58 @@ export function goParseBool(text: string): boolean | undefined {
   if (GO_TRUE.has(text)) return true;
   if (GO_FALSE.has(text)) return false;
   return undefined;
+}
+
+/** The Go types of the struct fields Vault decodes request bodies into (`sys/init`, `sys/unseal`). @internal */
+export type GoFieldType = 'int' | 'bool' | 'string' | '[]string';
+
+/** How Go's encoding/json names a JSON value's kind in its errors. */
+const goKind = (value: unknown): string =>
+  Array.isArray(value)
+    ? 'array'
+    : value === null
+      ? 'null'
+      : typeof value === 'object'
+        ? 'object'
+        : typeof value === 'boolean'
+          ? 'bool'
+          : typeof value;
+
+const INT64 = 2 ** 63;
+
+/**
+ * Go's encoding/json storing one decoded JSON value into a struct field
+ * (`field`: `InitRequest.secret_shares`, as Go names it) of Go type `type`:
+ * `undefined` when it fits, else Go's error text (`json: cannot unmarshal
+ * string into Go struct field InitRequest.secret_shares of type int`; a
+ * number that is no int64 is `number 2.5`; a wrong list element names the
+ * element type). No weak conversion: `"3"` is no int, `"true"` no bool.
+ * `null` and absent fit (Go leaves the zero value).
+ * @internal
+ */
+export function goUnmarshalError(
+  value: unknown,
+  type: GoFieldType,
+  field: string,
+): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const error = (kind: string, into: string) =>
+    `json: cannot unmarshal ${kind} into Go struct field ${field} of type ${into}`;
+  switch (type) {
+    case 'int':
+      if (typeof value !== 'number') return error(goKind(value), type);
+      return Number.isInteger(value) && value >= -INT64 && value < INT64
+        ? undefined
+        : error(`number ${value}`, type);
+    case 'bool':
+    case 'string':
+      return goKind(value) === type ? undefined : error(goKind(value), type);
+    case '[]string': {
+      if (!Array.isArray(value)) return error(goKind(value), type);
+      const bad = value.find((x) => typeof x !== 'string' && x !== null);
+      return bad === undefined ? undefined : error(goKind(bad), 'string');
+    }
+  }
 }
 
 const UNIT_SECONDS: Readonly<Record<string, number>> = {
@@ -124,6 +179,30 @@ function goDuration(s: string): number | DurationRefusal {
 }
 
 /**
+ * Vault's `parseutil.ParseDurationSecond`, exact: seconds, with the fraction
+ * of a Go duration string kept (`"1.5s"` is 1.5, `"250ms"` 0.25), or why the
+ * value is refused. No sign or range check (see {@link durationSeconds}).
+ * @internal
+ */
+export function durationValue(value: unknown): number | DurationRefusal {
+  if (value === undefined || value === null || value === '') return 0;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) {
+      return { kind: 'type', why: 'could not parse duration from input' };
+    }
+    return value;
+  }
+  if (typeof value !== 'string')
+    return { kind: 'type', why: 'could not parse duration from input' };
+  const s = value.trim();
+  const days = s.endsWith('d') ? s.slice(0, -1) : undefined;
+  if (INTEGER.test(s)) return Number.parseInt(s, 10);
+  if (days === undefined) return goDuration(s);
+  if (INTEGER.test(days)) return Number.parseInt(days, 10) * 86_400;
+  return { kind: 'syntax', why: `strconv.ParseInt: parsing ${quote(days)}: invalid syntax` };
+}
+
+/**
  * Vault's `parseutil.ParseDurationSecond` plus the framework's sign check:
  * whole seconds, or why the value is refused.
  * @internal
@@ -132,25 +211,7 @@ export function durationSeconds(
   value: unknown,
   subSecond: 'zero' | 'one' = 'zero',
 ): number | DurationRefusal {
-  if (value === undefined || value === null || value === '') return 0;
-  let seconds: number | DurationRefusal;
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) {
-      return { kind: 'type', why: 'could not parse duration from input' };
-    }
-    seconds = value;
-  } else if (typeof value === 'string') {
-    const s = value.trim();
-    const days = s.endsWith('d') ? s.slice(0, -1) : undefined;
-    if (INTEGER.test(s)) seconds = Number.parseInt(s, 10);
-    else if (days === undefined) seconds = goDuration(s);
-    else if (INTEGER.test(days)) seconds = Number.parseInt(days, 10) * 86_400;
-    else {
-      return { kind: 'syntax', why: `strconv.ParseInt: parsing ${quote(days)}: invalid syntax` };
-    }
-  } else {
-    return { kind: 'type', why: 'could not parse duration from input' };
-  }
+  const seconds = durationValue(value);
   if (typeof seconds !== 'number') return seconds;
   const whole = Math.trunc(seconds + (seconds > 0 ? 1e-9 : 0));
   if (whole < 0) return { kind: 'negative', why: 'cannot provide negative value' };

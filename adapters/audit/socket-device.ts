@@ -4,7 +4,9 @@
  * datagram per entry) or `unix` (a socket path).
  *
  * The connection is made on the first write and again after any failure.
- * **`write_timeout`** (default `2s`, as Vault) bounds every write, connecting
+ * **`write_timeout`** (default `2s`, as Vault; read as Vault's
+ * `ParseDurationSecond`: seconds, or a Go duration such as `1.5s`, `1m30s`,
+ * `250ms`, kept to the millisecond) bounds every write, connecting
  * included: a listener that stops reading (or an address that does not
  * answer) fails the entries of that write once it elapses, and the connection
  * is dropped and made again for the next one. Entries that arrive meanwhile
@@ -145,7 +147,8 @@ class DatagramDevice implements AuditDevice {
 
 /**
  * The `socket` device type: options `address` (required), `socket_type`
- * (`tcp`, `udp`, `unix`), `write_timeout` (default `2s`), `buffer_entries`,
+ * (`tcp`, `udp`, `unix`), `write_timeout` (default `2s`; seconds or a Go
+ * duration such as `1.5s`), `buffer_entries`,
  * `buffer_bytes`.
  * @public
  */

@@ -26,7 +26,7 @@ export const AUDIT_ENABLE_FIELDS = defineSchema({
   options: {
     type: 'map',
     description:
-      'Device options (file_path, mode; address, socket_type, write_timeout) and log_raw, hmac_accessor, elide_list_responses, format, prefix.',
+      'Device options (file_path, mode; address, socket_type, write_timeout: seconds or a Go duration such as 1.5s) and log_raw, hmac_accessor, elide_list_responses, format, prefix.',
   },
   local: { type: 'bool', description: 'Vault’s replication flag (kept and listed).' },
 });

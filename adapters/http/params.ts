@@ -9,7 +9,9 @@
  *   captures override the raw data).
  * - Only declared fields reach the library; each is converted to its type or
  *   refused with 400 `Field validation failed: error converting input … for
- *   field "…": …`. A JSON `null` counts as absent.
+ *   field "…": …`. A JSON `null` counts as absent. A field of a Go struct
+ *   (`GoFieldSpec`: `sys/init`, `sys/unseal`) is not converted: a wrong
+ *   JSON type is refused with Go's encoding/json text, as Vault.
  * - Undeclared fields are dropped with Vault's warning `Endpoint ignored these
  *   unrecognized parameters: [a b]`, or refused (400) in strict mode.
  * - Values of text fields are never echoed in errors (they may be plaintext).
@@ -18,7 +20,7 @@
  * @module
  */
 import { invalidRequest } from '../../src/errors.js';
-import { GO_FALSE, GO_TRUE } from '../../src/request.js';
+import { GO_FALSE, GO_TRUE, goUnmarshalError } from '../../src/request.js';
 import type { EndpointSchema, FieldSpec, FieldType } from '../../src/schema.js';
 import {
   checkJsonLimits,
@@ -57,8 +59,38 @@ const isMap = (v: unknown): v is Record<string, unknown> =>
 
 type Convert = (value: unknown) => unknown;
 
-/** The converter of one field (Vault's weak decoding), chosen once per field. */
-function converterOf(field: string, type: FieldType): Convert {
+/**
+ * A field of one of the Go structs some Vault handlers decode a body into
+ * with encoding/json instead of the framework (`sys/init`'s `InitRequest`,
+ * `sys/unseal`'s `UnsealRequest`): no weak conversion. `go` names the struct
+ * field as Go's errors do (`InitRequest.secret_shares`); a value of the wrong
+ * JSON type is refused with Go's text, as Vault's `parseJSONRequest` words it
+ * (`failed to parse JSON input: json: cannot unmarshal string into Go struct
+ * field InitRequest.secret_shares of type int`).
+ * @internal
+ */
+export interface GoFieldSpec extends FieldSpec {
+  readonly type: 'int' | 'bool' | 'string' | 'strings';
+  readonly go: string;
+}
+
+const GO_TYPES = { int: 'int', bool: 'bool', string: 'string', strings: '[]string' } as const;
+
+/** The converter of a {@link GoFieldSpec}: the value as decoded, or Go's refusal. */
+function goConverter(spec: GoFieldSpec): Convert {
+  const type = GO_TYPES[spec.type];
+  return (v) => {
+    const error = goUnmarshalError(v, type, spec.go);
+    if (error !== undefined) throw invalidRequest(`failed to parse JSON input: ${error}`);
+    return v;
+  };
+}
+
+/** The converter of one field (Vault's weak decoding, or Go's for a GoFieldSpec), chosen once per field. */
+function converterOf(field: string, spec: FieldSpec): Convert {
+  if (typeof (spec as Partial<GoFieldSpec>).go === 'string')
+    return goConverter(spec as GoFieldSpec);
+  const type = spec.type;
   const no = (value: unknown, why: string) => refuse(field, value, type, why);
   switch (type) {
     case 'string':
@@ -110,7 +142,7 @@ function converterOf(field: string, type: FieldType): Convert {
 
 /** Convert one value to a field type (Vault's weak decoding). @internal */
 export const coerce = (field: string, type: FieldType, value: unknown): unknown =>
-  converterOf(field, type)(value);
+  converterOf(field, { type, description: '' })(value);
 
 /** The converted fields of a request and the names it ignored. @internal */
 export interface Parsed {
@@ -140,7 +172,7 @@ export type FieldParser = (
 export function compileFields(schema: EndpointSchema): FieldParser {
   const convert = new Map<string, Convert>();
   for (const name of schema.names) {
-    convert.set(name, converterOf(name, (schema.fields[name] as FieldSpec).type));
+    convert.set(name, converterOf(name, schema.fields[name] as FieldSpec));
   }
   return (pathParams, raw, mode) => {
     const body: Record<string, unknown> = {};

@@ -8,6 +8,7 @@
  * @module
  */
 import { defineSchema, type FieldSpec } from '../../src/schema.js';
+import type { GoFieldSpec } from './params.js';
 
 const LEASE_ID = { type: 'string', description: 'The lease id.' } as const satisfies FieldSpec;
 const SYNC = {
@@ -108,21 +109,53 @@ export const HEALTH_FIELDS = defineSchema({
   uninitcode: CODE('not initialized', 501),
 });
 
-/** `POST /sys/init`. @internal */
+/** A field of Vault's Go request struct `field` (`InitRequest.secret_shares`): strict JSON types. */
+const goField = <const T extends GoFieldSpec['type']>(
+  type: T,
+  go: string,
+  description: string,
+): { type: T; go: string; description: string } => ({ type, go, description });
+
+/**
+ * `POST /sys/init`: Vault decodes the body into its `InitRequest` struct with
+ * encoding/json, so a wrong JSON type (`"3"` for a count) is refused with
+ * Go's text, not converted (params.ts).
+ * @internal
+ */
 export const INIT_FIELDS = defineSchema({
-  secret_shares: { type: 'int', description: 'Number of unseal key shares.' },
-  secret_threshold: { type: 'int', description: 'Shares needed to unseal.' },
-  pgp_keys: { type: 'strings', description: 'Not supported (refused when set).' },
-  root_token_pgp_key: { type: 'string', description: 'Not supported (refused when set).' },
-  stored_shares: { type: 'int', description: 'Accepted for Vault compatibility.' },
-  recovery_shares: { type: 'int', description: 'Accepted for Vault compatibility.' },
-  recovery_threshold: { type: 'int', description: 'Accepted for Vault compatibility.' },
-  recovery_pgp_keys: { type: 'strings', description: 'Not supported (refused when set).' },
+  secret_shares: goField('int', 'InitRequest.secret_shares', 'Number of unseal key shares.'),
+  secret_threshold: goField('int', 'InitRequest.secret_threshold', 'Shares needed to unseal.'),
+  pgp_keys: goField('strings', 'InitRequest.pgp_keys', 'Not supported (refused when set).'),
+  root_token_pgp_key: goField(
+    'string',
+    'InitRequest.root_token_pgp_key',
+    'Not supported (refused when set).',
+  ),
+  stored_shares: goField('int', 'InitRequest.stored_shares', 'Accepted for Vault compatibility.'),
+  recovery_shares: goField(
+    'int',
+    'InitRequest.recovery_shares',
+    'Accepted for Vault compatibility.',
+  ),
+  recovery_threshold: goField(
+    'int',
+    'InitRequest.recovery_threshold',
+    'Accepted for Vault compatibility.',
+  ),
+  recovery_pgp_keys: goField(
+    'strings',
+    'InitRequest.recovery_pgp_keys',
+    'Not supported (refused when set).',
+  ),
 });
 
-/** `POST /sys/unseal`. @internal */
+/**
+ * `POST /sys/unseal`: Vault's `UnsealRequest` struct (untagged, so Go names
+ * its fields `Key`, `Reset`, `Migrate`); strict JSON types, as `INIT_FIELDS`.
+ * @internal
+ */
 export const UNSEAL_FIELDS = defineSchema({
-  key: { type: 'string', description: 'One unseal key share (base64 or hex).' },
-  reset: { type: 'bool', description: 'Discard the shares given so far.' },
-  migrate: { type: 'bool', description: 'Accepted for Vault compatibility.' },
+  key: goField('string', 'UnsealRequest.Key', 'One unseal key share (base64 or hex).'),
+  reset: goField('bool', 'UnsealRequest.Reset', 'Discard the shares given so far.'),
+  migrate: goField('bool', 'UnsealRequest.Migrate', 'Accepted for Vault compatibility.'),
 });

@@ -34,7 +34,8 @@ export interface AuditEnableRequest {
   description?: string;
   /**
    * Options: the device's own (`file_path`, `mode`; `address`, `socket_type`,
-   * `write_timeout`) and the common ones: `log_raw`, `hmac_accessor`
+   * `write_timeout`: seconds or a Go duration such as `1.5s`, as Vault) and
+   * the common ones: `log_raw`, `hmac_accessor`
    * (default true), `elide_list_responses`, `format` (`json`), `prefix`.
    */
   options?: Record<string, string | number | boolean>;

@@ -43,7 +43,7 @@ import type { CryptoBackend } from '../crypto/backend.js';
 import { encodeBase64, encodeHex } from '../encoding.js';
 import { invalidRequest, sealed } from '../errors.js';
 import { LeaseManager } from '../leases/lease-manager.js';
-import { asRequest } from '../request.js';
+import { asRequest, type GoFieldType, goUnmarshalError } from '../request.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { Barrier } from '../storage/barrier.js';
 import { resolveBackend } from '../transit/options.js';
@@ -78,6 +78,30 @@ import type {
 } from './types.js';
 
 const AUTO: SealConfig = { type: 'auto', secret_shares: 1, secret_threshold: 1 };
+
+/**
+ * Refuse a value Go's encoding/json would not store in a field of Go type
+ * `type` (Vault decodes the `sys/init` and `sys/unseal` bodies into structs).
+ * @throws TransitError `invalid_request` with Go's text.
+ */
+function goType(value: unknown, type: GoFieldType, field: string): void {
+  const error = goUnmarshalError(value, type, field);
+  if (error !== undefined) throw invalidRequest(error);
+}
+
+/**
+ * An unseal request with Vault's `UnsealRequest` types: `key` a string,
+ * `reset` a boolean (`"true"` is refused, never ignored); `null` is absent.
+ */
+function unsealRequest(request: unknown): UnsealRequest {
+  const r = asRequest(request, 'request');
+  goType(r.key, 'string', 'UnsealRequest.Key');
+  goType(r.reset, 'bool', 'UnsealRequest.Reset');
+  return {
+    key: (r.key ?? undefined) as string | undefined,
+    reset: (r.reset ?? undefined) as boolean | undefined,
+  };
+}
 
 /**
  * A sealable transit node: the engine, tokens, policies and leases behind a
@@ -202,6 +226,11 @@ export class TransitNode {
         throw invalidRequest('this node initialises itself from its root key (auto-unseal)');
       }
       const r = asRequest(request, 'request') as Partial<InitRequest>;
+      // Vault's InitRequest fields are Go ints: a string or boolean count is
+      // refused with encoding/json's text, not read loosely.
+      for (const f of ['secret_shares', 'secret_threshold'] as const) {
+        if (typeof r[f] !== 'number') goType(r[f], 'int', `InitRequest.${f}`);
+      }
       checkShareParams(r.secret_shares, r.secret_threshold);
       const n = r.secret_shares as number;
       const t = r.secret_threshold as number;
@@ -232,7 +261,7 @@ export class TransitNode {
   unseal(request: UnsealRequest): Promise<SealStatus> {
     return this.#serial(async () => {
       if (this.#auto) throw invalidRequest('this node unseals itself (auto-unseal)');
-      const r = asRequest(request, 'request') as UnsealRequest;
+      const r = unsealRequest(request);
       const doc = await readSealedKeyring(this.#storage);
       if (!doc) throw invalidRequest('Vault is not initialized');
       this.#initialized = true;

@@ -4,7 +4,8 @@
  *
  * - `parseVersioned` reads `<prefix>:v<N>:` without slices or a regular
  *   expression: a property test holds it equal to the former implementation,
- *   kept here as the oracle;
+ *   kept here as the oracle (its version read as Go's `strconv.Atoi`, as
+ *   Vault's: sign, leading zeros, int64);
  * - `versionedHead` / `formatVersioned` remember the last head: interleaved
  *   prefixes and versions each get their own;
  * - `checkKeyName` remembers the last valid name: what follows it is checked
@@ -31,10 +32,12 @@ function formerParse(value: unknown, prefix: string, what: string) {
   const sep = rest.indexOf(':');
   if (sep < 0) throw fail(`invalid ${what}: wrong number of fields`);
   const digits = rest.slice(0, sep);
-  if (!/^[0-9]{1,15}$/.test(digits)) {
+  // Go's strconv.Atoi: sign, ASCII digits, int64 (Vault reads the version with it).
+  const big = /^[+-]?[0-9]+$/.test(digits) ? BigInt(digits) : undefined;
+  if (big === undefined || big > 2n ** 63n - 1n || big < -(2n ** 63n)) {
     throw fail(`invalid ${what}: version number could not be decoded`);
   }
-  return { version: Number(digits), body: rest.slice(sep + 1) };
+  return { version: Number(big), body: rest.slice(sep + 1) };
 }
 
 const outcome = (f: () => unknown) => {
@@ -66,6 +69,15 @@ describe('parseVersioned', () => {
     'vault:v١:abc', // an Arabic-Indic digit
     `vault:v${'9'.repeat(15)}:a`,
     `vault:v${'9'.repeat(16)}:a`,
+    'vault:v+1:abc',
+    'vault:v-0:abc',
+    'vault:v--1:abc',
+    'vault:v-:abc',
+    `vault:v${'0'.repeat(40)}7:a`,
+    'vault:v9223372036854775807:a',
+    'vault:v9223372036854775808:a',
+    'vault:v-9223372036854775808:a',
+    'vault:v-9223372036854775809:a',
     'tk:v3:abc',
     'vault:v1:vault:v2:abc',
   ];
@@ -82,7 +94,7 @@ describe('parseVersioned', () => {
   });
 
   it('answers as the former implementation on any string (property)', () => {
-    const piece = fc.constantFrom('vault', ':', 'v', '1', '0', '9', 'x', '-', '', '١', 'V');
+    const piece = fc.constantFrom('vault', ':', 'v', '1', '0', '9', 'x', '-', '+', '', '١', 'V');
     fc.assert(
       fc.property(
         fc.oneof(
