@@ -55,6 +55,7 @@ import {
   self,
   writePolicy,
 } from './calls.js';
+import { leaderStatus } from './leader.js';
 import { METRICS_FIELDS, metricsBody } from './metrics.js';
 import { del, get, list, post, type Route } from './route.js';
 import {
@@ -350,12 +351,12 @@ const SUDO_NODE = { needsNode: true, needsAuth: true, sudo: true, reply: 'none' 
 
 /**
  * The seal routes of a {@link TransitNode} (Vault's `sys/init`, `sys/unseal`,
- * `sys/seal`, `sys/seal-status`, `sys/rotate`, `sys/key-status`), with
- * Vault's request and response shapes, so hvac's `sys.initialize`,
- * `sys.is_initialized`, `sys.submit_unseal_key`, `sys.read_seal_status` and
- * `sys.seal` work unchanged.
+ * `sys/seal`, `sys/seal-status`, `sys/leader`, `sys/rotate`, `sys/key-status`),
+ * with Vault's request and response shapes, so hvac's `sys.initialize`,
+ * `sys.is_initialized`, `sys.submit_unseal_key`, `sys.read_seal_status`,
+ * `sys.read_leader_status` and `sys.seal` work unchanged.
  *
- * `init`, `unseal` and `seal-status` take no token and answer while sealed,
+ * `init`, `unseal`, `seal-status` and `leader` take no token and answer while sealed,
  * with bare JSON bodies (no envelope), as Vault. `seal` and `rotate` need
  * `sudo` on their path (the root token has it). Served only when the handler
  * is given a node (else 404, as an unknown path).
@@ -368,6 +369,10 @@ export const SEAL_ROUTES: readonly Route[] = [
     s.node.unseal({ key: body.key as string | undefined, reset: body.reset as boolean }),
   ),
   get('/sys/seal-status', SEALED, (s) => s.node.sealStatus()),
+  // Vault's raw handler: no token, any query ignored, another method a bare 405 (leader.ts).
+  get('/sys/leader', { ...SEALED, ignoreUnknown: true, bareMethodError: true }, (s) =>
+    leaderStatus(s),
+  ),
   post('/sys/seal', SUDO_NODE, (s) => s.node.seal()),
   post('/sys/rotate', SUDO_NODE, (s) => s.node.rotateKeyring().then(() => undefined)),
   get('/sys/key-status', { needsNode: true, needsAuth: true, reply: 'legacy' }, (s) =>

@@ -67,6 +67,7 @@ export class Leadership {
   #handle: LockHandle | undefined;
   #lastRefresh = 0;
   #leader = false;
+  #since: number | undefined;
   #lockOp: Promise<boolean> | undefined;
   #upkeep: ReturnType<typeof setInterval> | undefined;
 
@@ -87,6 +88,23 @@ export class Leadership {
   /** Refresh interval of the upkeep, ms. */
   get refreshMs(): number {
     return this.#refreshMs;
+  }
+
+  /**
+   * Whether the lock is shared: the storage can lock, so another instance on
+   * it may lead instead of this one (Vault's `ha_enabled`). `false`: this
+   * instance always leads alone.
+   */
+  get shared(): boolean {
+    return hasLock(this.#storage);
+  }
+
+  /**
+   * When this instance last became the leader (ms, its clock), while
+   * {@link Leadership.isLeader}; else `undefined`.
+   */
+  get leaderSince(): number | undefined {
+    return this.isLeader() ? this.#since : undefined;
   }
 
   /**
@@ -198,6 +216,7 @@ export class Leadership {
     const was = this.#leader;
     this.#leader = leader;
     if (was === leader) return;
+    this.#since = leader ? this.#clock.now() : undefined;
     for (const listener of this.#listeners) listener(leader);
   }
 }

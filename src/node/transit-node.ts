@@ -44,7 +44,7 @@ import { encodeBase64, encodeHex } from '../encoding.js';
 import { invalidRequest, sealed } from '../errors.js';
 import { LeaseManager } from '../leases/lease-manager.js';
 import { asRequest, type GoFieldType, goUnmarshalError } from '../request.js';
-import type { StorageAdapter } from '../storage/adapter.js';
+import { hasLock, type StorageAdapter } from '../storage/adapter.js';
 import { Barrier } from '../storage/barrier.js';
 import { resolveBackend } from '../transit/options.js';
 import { Transit } from '../transit/transit.js';
@@ -177,6 +177,17 @@ export class TransitNode {
   /** True while sealed (also before initialisation). */
   get sealed(): boolean {
     return this.#live === undefined;
+  }
+
+  /**
+   * Whether this node shares its leader lock with other instances (Vault's
+   * `ha_enabled`, `sys/leader`): its leadership's storage can lock (see
+   * leadership.ts). Known while sealed too: the `leases.leadership` option's,
+   * else the storage's.
+   */
+  get haEnabled(): boolean {
+    const leadership = this.#live?.leases.leadership ?? this.#options.leases?.leadership;
+    return leadership ? leadership.shared : hasLock(this.#storage);
   }
 
   /**

@@ -2,6 +2,7 @@
  * hvac (Debian's `python3-hvac`, a real Vault client) drives the seal life
  * cycle of the real CLI server on file storage without a root key:
  * `sys.is_initialized`, `sys.initialize`, `sys.read_seal_status`,
+ * `sys.read_leader_status` (HA: the file lock; 503 while sealed),
  * `sys.is_sealed`, `sys.submit_unseal_key` (progress and reset),
  * `sys.submit_unseal_keys`, transit use with the root token, `sys.seal`; then
  * the server restarts sealed and hvac unseals it again with the base64 shares,
@@ -41,12 +42,19 @@ t = c.secrets.transit
 t.create_key(name="sealed-py")
 ct = t.encrypt_data(name="sealed-py", plaintext=base64.b64encode(b"kept").decode())["data"]["ciphertext"]
 assert c.sys.read_health_status(method="GET")["sealed"] is False
+l = c.sys.read_leader_status()
+assert l["ha_enabled"] is True and l["is_self"] is True, l
 r = c.sys.seal()
 assert r.status_code == 204, r.status_code
 assert c.sys.is_sealed() is True
 try:
     t.encrypt_data(name="sealed-py", plaintext="")
     raise SystemExit("encrypt while sealed succeeded")
+except hvac.exceptions.VaultDown:
+    pass
+try:
+    c.sys.read_leader_status()
+    raise SystemExit("leader status while sealed (HA) succeeded")
 except hvac.exceptions.VaultDown:
     pass
 json.dump({"keys_base64": init["keys_base64"], "root": init["root_token"], "ct": ct}, open(out, "w"))

@@ -4,7 +4,8 @@
  * verifies, signs and verifies signatures, exports a public key, rotates, lists
  * (hvac sends the LIST method), backs up and restores, creates a policy and a
  * token, is refused by that policy (SHA-1 signing denied as the spec describes,
- * with hvac naming the algorithm in the body), and reads health.
+ * with hvac naming the algorithm in the body), and reads health and the leader
+ * status (`sys.read_leader_status`).
  *
  * Fails loudly when no python3 with hvac is found: CI installs it.
  */
@@ -132,6 +133,13 @@ assert h["initialized"] is True and h["sealed"] is False and h["standby"] is Fal
 assert c.sys.read_health_status().status_code == 200
 done.append("health")
 
+# sys/leader: the dev node's memory storage can lock, so HA, and this node holds the lock.
+l = c.sys.read_leader_status()
+assert l["ha_enabled"] is True and l["is_self"] is True, l
+assert l["active_time"] != "0001-01-01T00:00:00Z" and l["leader_address"] == "", l
+assert l["performance_standby"] is False and l["performance_standby_last_remote_wal"] == 0, l
+done.append("leader")
+
 print("OK " + " ".join(done))
 `;
 
@@ -166,7 +174,7 @@ describe.skipIf(SKIP_HVAC)('hvac (python3-hvac) against transitkit server --dev'
       );
     }
     expect(out.trim()).toBe(
-      'OK create/read encrypt/decrypt rotate/rewrap list hash/hmac/verify sign/verify/export datakey/random backup/restore/delete policy/token errors health',
+      'OK create/read encrypt/decrypt rotate/rewrap list hash/hmac/verify sign/verify/export datakey/random backup/restore/delete policy/token errors health leader',
     );
     expect(server.stderr()).toBe('');
   });
