@@ -136,7 +136,10 @@ interface Resolved {
   method: string;
   /** The request's ACL path (relative to `/v1`), before any completion from the body. */
   aclPath: string;
-  /** A read (GET or LIST): a `not_found` is then Vault's bare 404. */
+  /**
+   * A read (GET or LIST) of a row without `notFoundMessage`: a `not_found` is
+   * then Vault's bare 404.
+   */
   read: boolean;
   /** The body may complete the ACL path (the URL leaves a part of it out). */
   deferAcl: boolean;
@@ -208,6 +211,8 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
       r.headers.allow = allowHeader(found.kind === 'method' ? found.allowed : ['GET']);
       return { reply: r };
     }
+    // A row whose misses have a text (byok-export, backup) answers them as a write does.
+    if (route.notFoundMessage) seen.read = false;
     return { route, params: found.match.params, segs, query, verb, method };
   };
 

@@ -172,6 +172,13 @@ export interface Route {
    */
   bareMethodError: boolean;
   /**
+   * A `not_found` from this row keeps its message on a GET too (`{"errors":
+   * ["no such source key for export"]}`), where a read's miss is otherwise
+   * Vault's bare 404: the rows whose misses Vault answers with a text (as a
+   * 500; reference README: a 404 with Vault's message here).
+   */
+  notFoundMessage: boolean;
+  /**
    * Optional trailing path parameter → body fields that name it too; the ACL
    * path is completed from the body when the URL leaves it out.
    */
@@ -211,6 +218,7 @@ export interface RowOptions {
   greedy?: string;
   ignoreUnknown?: boolean;
   bareMethodError?: boolean;
+  notFoundMessage?: boolean;
   aclFromBody?: Readonly<Record<string, readonly string[]>>;
   fillBody?: Route['fillBody'];
   stream?: boolean;
@@ -252,6 +260,7 @@ function row<P extends string>(
     greedy: o.greedy,
     ignoreUnknown: o.ignoreUnknown ?? false,
     bareMethodError: o.bareMethodError ?? o.reply === 'health',
+    notFoundMessage: o.notFoundMessage ?? false,
     aclFromBody: o.aclFromBody ?? {},
     fillBody: o.fillBody,
     stream: o.stream ?? false,

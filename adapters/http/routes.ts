@@ -120,7 +120,8 @@ export const ROUTES: readonly Route[] = [
   ),
   get(
     '/transit/byok-export/:destination/:source(/:version)',
-    { fields: BYOK_EXPORT_FIELDS },
+    // Vault: 500 `no such destination key to export to` / `no such source key for export`.
+    { fields: BYOK_EXPORT_FIELDS, notFoundMessage: true },
     (s, { path, body }) =>
       s.transit.byokExport(path.destination, path.source, { ...body, version: path.version }),
   ),
@@ -130,7 +131,10 @@ export const ROUTES: readonly Route[] = [
     (s, { path, body }) =>
       s.transit.exportKey(path.key_type as ExportKeyType, path.name, path.version, body),
   ),
-  get('/transit/backup/:name', {}, (s, { path }) => s.transit.backupKey(path.name)),
+  // Vault: 500 `key "x" not found`.
+  get('/transit/backup/:name', { notFoundMessage: true }, (s, { path }) =>
+    s.transit.backupKey(path.name),
+  ),
   post(
     '/transit/restore(/:name)',
     {

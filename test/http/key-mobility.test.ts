@@ -111,7 +111,24 @@ describe('BYOK over HTTP', () => {
       ],
       ['POST', '/v1/transit/keys/h1/import', { ciphertext: blob }, 400, /missing 'type'/],
       ['POST', '/v1/transit/keys/h1/import_version', { ciphertext: blob }, 400, /no key found/],
-      ['GET', '/v1/transit/byok-export/nope/http-aes', undefined, 404, null],
+      // A miss names what is missing (Vault: the same texts, as a 500), unlike a key read's bare 404.
+      [
+        'GET',
+        '/v1/transit/byok-export/nope/http-aes',
+        undefined,
+        404,
+        /^no such destination key to export to$/,
+      ],
+      [
+        'GET',
+        '/v1/transit/byok-export/http-dest/nope',
+        undefined,
+        404,
+        /^no such source key for export$/,
+      ],
+      ['GET', '/v1/transit/backup/nope', undefined, 404, /^key "nope" not found$/],
+      ['GET', '/v1/transit/keys/nope', undefined, 404, null],
+      ['GET', '/v1/transit/export/encryption-key/nope', undefined, 404, null],
       ['GET', '/v1/transit/byok-export/http-ec/http-aes', undefined, 400, /must be a rsa key/],
       ['GET', '/v1/transit/byok-export/http-dest/http-ec', undefined, 400, /not exportable/],
     ];
