@@ -23,6 +23,8 @@ export const K = {
   children: (hash: string) => `auth/token/parent/${hash}/`,
   child: (parent: string, hash: string) => `auth/token/parent/${parent}/${hash}`,
 };
+/** Vault's lease path of a token: leases are `auth/token/create/<id>`. @internal */
+export const TOKEN_LEASE_PATH = 'auth/token/create';
 /**
  * A root token id a caller chose (`initialRootToken`, `createRoot({ id })`):
  * 1–512 printable ASCII characters.
@@ -41,6 +43,9 @@ export const B62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 export const DAY32 = 32 * 24 * 3600;
 /** @internal */
 export const MAX_TOKEN_LENGTH = 512;
+/** A value that can be a token at all (anything else is refused without a lookup). @internal */
+export const presentable = (token: unknown): token is string =>
+  typeof token === 'string' && token !== '' && token.length <= MAX_TOKEN_LENGTH;
 /** @internal */
 export const CAS_RETRIES = 32;
 

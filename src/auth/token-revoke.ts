@@ -8,14 +8,18 @@
  * issued with each token (queued, as Vault's `RevokeByToken`). The leases
  * issued with a token are looked up even when the token was already gone, so
  * a revocation retried after a failure finishes them.
+ *
+ * With a lease manager, revocation goes both ways ({@link bindLeases}):
+ * revoking a token revokes the leases issued with it, and revoking (or
+ * expiring) a token's lease revokes the token.
  * @module
  */
-import { utf8 } from '../encoding.js';
+import { fromUtf8, utf8 } from '../encoding.js';
 import { TransitError } from '../errors.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import type { TokenEntries } from './token-entries.js';
-import { CAS_RETRIES, K, type StoredToken } from './token-entry.js';
+import { CAS_RETRIES, K, type StoredToken, TOKEN_LEASE_PATH } from './token-entry.js';
 
 /** What revocation needs of a token store. @internal */
 export interface RevokeContext {
@@ -83,7 +87,7 @@ export async function revokeTree(
     }
     // Listed again now the entry is gone: a child stored meanwhile (its creator found the
     // parent before it went) is revoked too; one stored later sees the parent gone and
-    // revokes itself (token-store.ts `create`).
+    // revokes itself (token-issue.ts `issueChild`).
     for (const child of await ctx.storage.list(K.children(h))) {
       push(child);
       await ctx.storage.delete(K.child(h, child));
@@ -113,7 +117,7 @@ export async function revokeOrphan(ctx: RevokeContext, hash: string): Promise<vo
     if (found.entry.lease_id !== undefined) own.push(found.entry.lease_id);
   }
   // Again now the token is gone: a child stored meanwhile is orphaned too (one stored
-  // later sees its parent gone and revokes itself, token-store.ts `create`).
+  // later sees its parent gone and revokes itself, token-issue.ts `issueChild`).
   await orphanChildren();
   await revokeLeases(ctx, own, [hash]);
 }
@@ -129,4 +133,26 @@ async function orphanChild(ctx: RevokeContext, hash: string): Promise<void> {
     if (done) return;
   }
   throw new TransitError('conflict', 'a child token kept changing while its parent was revoked');
+}
+
+/**
+ * Bind the lease manager (if any) to the store's tokens: `tokens.key` is a
+ * token's salted hash, `tokens.exists` whether it is live (read from storage).
+ * @internal
+ */
+export function bindLeases(
+  ctx: RevokeContext,
+  tokens: Parameters<LeaseManager['bindTokens']>[0],
+): void {
+  // Leases issued with a token are indexed by its salted hash (all a revocation knows of
+  // a child token), so revoking a token revokes them.
+  ctx.leases?.bindTokens(tokens);
+  // Revoking (or expiring) a token's lease revokes the token. Idempotent: a token
+  // already gone is a no-op.
+  ctx.leases?.registerRevoker(`${TOKEN_LEASE_PATH}/`, async (lease) => {
+    const accessor = (lease.data as { accessor?: unknown } | undefined)?.accessor;
+    if (typeof accessor !== 'string') return;
+    const hash = await ctx.storage.get(K.accessor(accessor));
+    if (hash) await revokeTree(ctx, fromUtf8(hash), lease.lease_id);
+  });
 }

@@ -5,6 +5,11 @@
  * `lookup-self`, `lookup`, `lookup-accessor`, `renew-self`, `renew`,
  * `revoke-self`, `revoke`, `revoke-accessor`, `revoke-orphan`.
  *
+ * Here: the store's state, authentication (counting uses) and the checks that an
+ * entry read is a live token's own; issuing is ./token-issue.ts, lookups
+ * ./token-lookup.ts, renewal ./token-renew.ts, revocation ./token-revoke.ts,
+ * the salted hash ./token-salt.ts.
+ *
  * Security shape:
  * - a token is never stored: entries are keyed by SHA-256(salt ‖ token), a
  *   random 32-byte per-store salt kept in storage (Vault's salted token IDs;
@@ -29,28 +34,20 @@
 import { defaultBackend } from '#default-backend';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
-import type { CryptoBackend } from '../crypto/backend.js';
-import { digestText } from '../crypto/text.js';
-import { fromUtf8, utf8 } from '../encoding.js';
+import { utf8 } from '../encoding.js';
 import { invalidRequest, TransitError } from '../errors.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
 import { parseDurationSeconds } from '../request.js';
-import { withWarnings } from '../result-meta.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { contended } from '../util/contention.js';
 import { registerTokenNow, type TokenSource } from './answer-now.js';
-import { capAtParent, planToken } from './token-create.js';
 import { TokenEntries } from './token-entries.js';
 import {
-  authOf,
-  B62,
   CAS_RETRIES,
-  checkRootTokenId,
   DAY32,
-  denied,
   K,
-  lookupOf,
   MAX_TOKEN_LENGTH,
+  presentable,
   type StoredToken,
   type TokenAuth,
   type TokenContext,
@@ -58,19 +55,21 @@ import {
   type TokenLookup,
   type TokenStoreOptions,
 } from './token-entry.js';
-import { type RevokeContext, revokeOrphan, revokeTree } from './token-revoke.js';
+import { type IssueContext, issueChild, issueRoot } from './token-issue.js';
+import {
+  byAccessor,
+  type LookupContext,
+  lookupAccessor,
+  lookupSelf,
+  lookupToken,
+  spent,
+} from './token-lookup.js';
+import { type RenewContext, renewOnce } from './token-renew.js';
+import { bindLeases, revokeOrphan, revokeTree } from './token-revoke.js';
+import { type TokenCrypto, TokenSalt } from './token-salt.js';
 
-/** Vault's lease path of a token: leases are `auth/token/create/<id>`. */
-const TOKEN_LEASE_PATH = 'auth/token/create';
 /** {@link TokenStore}'s answer is not known without a promise. */
 const LATER = Symbol('later');
-
-/** An accessor as this store makes them (24 base62 characters; older stores' too). */
-const ACCESSOR = /^[A-Za-z0-9]{1,64}$/;
-
-/** A value that can be a token at all (anything else is refused without a lookup). */
-const presentable = (token: unknown): token is string =>
-  typeof token === 'string' && token !== '' && token.length <= MAX_TOKEN_LENGTH;
 
 /** The context of an authenticated token. */
 const contextOf = (token: string, hash: string, entry: StoredToken): TokenContext => ({
@@ -80,13 +79,6 @@ const contextOf = (token: string, hash: string, entry: StoredToken): TokenContex
   isRoot: entry.policies.includes('root'),
   hash,
 });
-
-/**
- * Contexts of a token's last use (the token is revoked by then), with the
- * entry as that use left it: `num_uses` -1, as Vault's entry pending
- * revocation. `lookup-self` answers from it, as Vault serves a last use.
- */
-const spent = new WeakMap<TokenContext, StoredToken>();
 
 /**
  * Service tokens: create, authenticate, look up, renew and revoke.
@@ -104,18 +96,16 @@ const spent = new WeakMap<TokenContext, StoredToken>();
 export class TokenStore {
   readonly #storage: StorageAdapter;
   readonly #clock: Clock;
-  readonly #backend: Pick<CryptoBackend, 'digest' | 'digestText' | 'randomBytes'>;
+  readonly #backend: TokenCrypto;
   readonly #defaultTtl: number;
   readonly #maxTtl: number;
-  /** The salt, loading or loaded; a failed load is dropped and retried by the next use. */
-  #salt: Promise<Uint8Array> | undefined;
-  /** The salt once loaded (it never changes): hashing then needs no promise. */
-  #saltBytes: Uint8Array | undefined;
+  /** The salt, and hex SHA-256(salt ‖ token): no promise once it is loaded (./token-salt.ts). */
+  readonly #salt: TokenSalt;
   readonly #leases: LeaseManager | undefined;
   /** Token entries, cached while storage's change feed is live. */
   readonly #entries: TokenEntries;
-  /** What revocation needs (./token-revoke.ts). */
-  readonly #revoking: RevokeContext;
+  /** What issuing, lookups, renewal and revocation need (./token-issue.ts and others). */
+  readonly #parts: IssueContext & LookupContext & RenewContext;
   constructor(options: TokenStoreOptions) {
     if (!options || typeof options.storage?.get !== 'function') {
       throw invalidRequest('TokenStore needs a storage adapter');
@@ -131,24 +121,25 @@ export class TokenStore {
     this.#backend = options.crypto ?? defaultBackend;
     this.#defaultTtl = parseDurationSeconds(options.defaultTtl ?? DAY32, 'defaultTtl') || DAY32;
     this.#maxTtl = parseDurationSeconds(options.maxTtl ?? DAY32, 'maxTtl') || DAY32;
-    this.#salt = this.#loadSalt();
-    this.#salt.catch(() => undefined);
+    // Starts loading the salt (a failed load is retried by the next use).
+    this.#salt = new TokenSalt(this.#storage, this.#backend);
     this.#leases = options.leases;
     this.#entries = new TokenEntries(this.#storage, this.#clock);
-    this.#revoking = { storage: this.#storage, entries: this.#entries, leases: this.#leases };
-    // Leases issued with a token are indexed by its salted hash (all a revocation knows of
-    // a child token), so revoking a token revokes them.
-    this.#leases?.bindTokens({
+    this.#parts = {
+      storage: this.#storage,
+      entries: this.#entries,
+      leases: this.#leases,
+      clock: this.#clock,
+      salt: this.#salt,
+      defaultTtl: this.#defaultTtl,
+      maxTtl: this.#maxTtl,
+      liveEntry: (hash, fresh) => this.#liveEntry(hash, fresh),
+    };
+    // With a lease manager: revoking a token revokes the leases issued with it, and
+    // revoking (or expiring) a token's lease revokes the token (./token-revoke.ts).
+    bindLeases(this.#parts, {
       exists: (token) => this.exists(token),
-      key: (token) => this.#hash(token),
-    });
-    // Revoking (or expiring) a token's lease revokes the token. Idempotent: a token
-    // already gone is a no-op.
-    this.#leases?.registerRevoker(`${TOKEN_LEASE_PATH}/`, async (lease) => {
-      const accessor = (lease.data as { accessor?: unknown } | undefined)?.accessor;
-      if (typeof accessor !== 'string') return;
-      const hash = await this.#storage.get(K.accessor(accessor));
-      if (hash) await this.#revokeTree(fromUtf8(hash), lease.lease_id);
+      key: (token) => this.#salt.hash(token),
     });
   }
 
@@ -160,88 +151,13 @@ export class TokenStore {
     await this.#entries.close();
   }
 
-  /** The salt; a failed load is forgotten, so the next use reads storage again. */
-  async #saltValue(): Promise<Uint8Array> {
-    const loading = this.#salt ?? this.#loadSalt();
-    this.#salt = loading;
-    try {
-      const salt = await loading;
-      this.#saltBytes = salt;
-      return salt;
-    } catch (e) {
-      if (this.#salt === loading) this.#salt = undefined;
-      throw e;
-    }
-  }
-
-  async #loadSalt(): Promise<Uint8Array> {
-    for (let i = 0; i < CAS_RETRIES; i++) {
-      const stored = await this.#storage.get(K.salt);
-      if (stored) return stored;
-      const fresh = this.#backend.randomBytes(32);
-      if (await this.#storage.compareAndSet(K.salt, undefined, fresh)) return fresh;
-    }
-    throw new TransitError('conflict', 'could not initialise the token salt');
-  }
-
-  /** Hex SHA-256(salt ‖ token); no promise once the salt is loaded. */
-  #hash(token: string): string | Promise<string> {
-    const salt = this.#saltBytes;
-    if (salt === undefined) return this.#saltValue().then(() => this.#hash(token));
-    return digestText(this.#backend, 'sha256', [salt, token], 'hex');
-  }
-
-  #random(n: number): string {
-    let out = '';
-    while (out.length < n) {
-      for (const b of this.#backend.randomBytes(n * 2)) {
-        if (b < 248 && out.length < n) out += B62[b % 62];
-      }
-    }
-    return out;
-  }
-
-  async #store(entry: StoredToken): Promise<void> {
-    const ok = await this.#storage.compareAndSet(
-      K.id(entry.hash),
-      undefined,
-      utf8(JSON.stringify(entry)),
-    );
-    this.#entries.forget(entry.hash);
-    if (!ok) throw new TransitError('conflict', 'token already exists');
-    await this.#storage.put(K.accessor(entry.accessor), utf8(entry.hash));
-    if (entry.parent !== '') await this.#storage.put(K.child(entry.parent, entry.hash), utf8(''));
-  }
-
   /**
    * Create a root token (policies `["root"]`, no expiry). With `id`, that value
    * becomes the token (dev mode's `--dev-root-token`); an existing one is kept.
    * @throws TransitError `invalid_request` for an unusable `id`.
    */
   async createRoot(options: { id?: string } = {}): Promise<string> {
-    const token = options.id ?? `hvs.${this.#random(32)}`;
-    checkRootTokenId(token);
-    const hash = await this.#hash(token);
-    if (await this.#entries.read(hash)) return token;
-    const now = this.#clock.now();
-    await this.#store({
-      v: 1,
-      hash,
-      accessor: this.#random(24),
-      policies: ['root'],
-      parent: '',
-      path: 'auth/token/root',
-      display_name: 'root',
-      meta: null,
-      creation_time: Math.floor(now / 1000),
-      creation_ttl: 0,
-      expire_ms: 0,
-      explicit_max_ttl: 0,
-      num_uses: 0,
-      renewable: false,
-    });
-    await this.#storage.put(K.root, utf8('1'));
-    return token;
+    return issueRoot(this.#parts, options.id);
   }
 
   /**
@@ -260,7 +176,7 @@ export class TokenStore {
   async authenticate(token: string): Promise<TokenContext | undefined> {
     if (!presentable(token)) return undefined;
     // No promise on the cached path: the salt is loaded and the entry cached.
-    const hashed = this.#hash(token);
+    const hashed = this.#salt.hash(token);
     const hash = typeof hashed === 'string' ? hashed : await hashed;
     for (let i = 0; i < CAS_RETRIES; i++) {
       const read = this.#entries.read(hash, i > 0);
@@ -303,7 +219,7 @@ export class TokenStore {
    */
   #now(token: string): TokenContext | undefined | typeof LATER {
     if (!presentable(token)) return undefined;
-    const hash = this.#hash(token);
+    const hash = this.#salt.hash(token);
     if (typeof hash !== 'string') return LATER;
     const found = this.#entries.cached(hash);
     if (!found) return LATER;
@@ -334,7 +250,7 @@ export class TokenStore {
     if (!presentable(token)) return false;
     // From storage, not the cache: the lease manager's check after storing a lease of this
     // token must see a revocation made a moment ago by another instance (leases/by-token.ts).
-    return (await this.#liveEntry(await this.#hash(token), true)) !== undefined;
+    return (await this.#liveEntry(await this.#salt.hash(token), true)) !== undefined;
   }
 
   /**
@@ -351,59 +267,7 @@ export class TokenStore {
     req: TokenCreateRequest = {},
     options: { sudo?: boolean; orphan?: boolean } = {},
   ): Promise<TokenAuth> {
-    // A fresh read: another instance may have revoked the parent a moment ago.
-    const parentEntry = await this.#liveEntry(parent.hash, true);
-    if (!parentEntry) throw denied('permission denied');
-    const plan = planToken(
-      parent,
-      parentEntry,
-      req,
-      { defaultTtl: this.#defaultTtl, maxTtl: this.#maxTtl },
-      options.sudo === true,
-      options.orphan === true,
-    );
-    const { renewable } = plan;
-    const now = this.#clock.now();
-    const ttl = this.#leases ? plan.ttl : capAtParent(plan, parentEntry, now);
-    const token = `hvs.${this.#random(32)}`;
-    const accessor = this.#random(24);
-    const lease =
-      this.#leases && ttl > 0
-        ? await this.#leases.issue({
-            path: TOKEN_LEASE_PATH,
-            ttl,
-            max_ttl: plan.cap,
-            renewable,
-            auth: true,
-            data: { accessor },
-          })
-        : undefined;
-    const entry: StoredToken = {
-      v: 1,
-      hash: await this.#hash(token),
-      accessor,
-      policies: plan.policies,
-      parent: plan.orphan ? '' : parent.hash,
-      path: TOKEN_LEASE_PATH,
-      display_name: plan.displayName,
-      meta: plan.meta,
-      creation_time: Math.floor(now / 1000),
-      creation_ttl: ttl,
-      expire_ms: ttl === 0 ? 0 : now + ttl * 1000,
-      explicit_max_ttl: plan.explicitMax,
-      num_uses: plan.numUses,
-      renewable,
-      ...(lease ? { lease_id: lease.lease_id } : {}),
-    };
-    await this.#store(entry);
-    if (!plan.orphan && !(await this.#liveEntry(parent.hash, true))) {
-      // The parent was revoked while this child was being stored: its revocation may have
-      // listed the parent's children before the child's link existed, so the child goes
-      // here (./token-revoke.ts: a revocation lists children again after the parent is gone).
-      await this.#revokeTree(entry.hash);
-      throw denied('permission denied');
-    }
-    return withWarnings(authOf(token, entry, now), plan.warnings);
+    return issueChild(this.#parts, parent, req, options);
   }
 
   /** After a lost compare-and-set of an entry: a random, growing pause (../util/contention.ts). */
@@ -413,10 +277,7 @@ export class TokenStore {
 
   /** The lookup data of an authenticated token (`GET auth/token/lookup-self`). */
   async lookupSelf(ctx: TokenContext): Promise<TokenLookup> {
-    // On a token's last use, the entry as that use left it (num_uses -1, as Vault).
-    const entry = spent.get(ctx) ?? (await this.#entries.read(ctx.hash))?.entry;
-    if (!entry) throw denied('permission denied');
-    return lookupOf(ctx.token, entry, this.#clock.now());
+    return lookupSelf(this.#parts, ctx);
   }
 
   /**
@@ -426,11 +287,7 @@ export class TokenStore {
    */
   async lookup(self: TokenContext, token?: string): Promise<TokenLookup> {
     if (token === undefined || token === '') return this.lookupSelf(self);
-    const entry = presentable(token)
-      ? await this.#liveEntry(await this.#hash(token), false)
-      : undefined;
-    if (!entry) throw denied('bad token');
-    return lookupOf(token, entry, this.#clock.now());
+    return lookupToken(this.#parts, token);
   }
 
   /**
@@ -439,9 +296,7 @@ export class TokenStore {
    * @throws TransitError `invalid_request` `invalid accessor` for a malformed or unknown one.
    */
   async lookupAccessor(accessor: string): Promise<TokenLookup> {
-    const entry = await this.#liveEntry(await this.#byAccessor(accessor), false);
-    if (!entry) throw invalidRequest('invalid accessor');
-    return lookupOf('', entry, this.#clock.now());
+    return lookupAccessor(this.#parts, accessor);
   }
 
   /**
@@ -450,7 +305,7 @@ export class TokenStore {
    * @throws TransitError `invalid_request` `invalid accessor` for a malformed or unknown one.
    */
   async revokeAccessor(accessor: string): Promise<void> {
-    const hash = await this.#byAccessor(accessor);
+    const hash = await byAccessor(this.#storage, accessor);
     if (!(await this.#entries.read(hash, true))?.own) throw invalidRequest('invalid accessor');
     await this.#revokeTree(hash);
   }
@@ -467,25 +322,11 @@ export class TokenStore {
       throw invalidRequest('root or sudo privileges required to revoke and orphan');
     }
     if (typeof token !== 'string' || token === '') throw invalidRequest('missing token ID');
-    const hash = presentable(token) ? await this.#hash(token) : undefined;
+    const hash = presentable(token) ? await this.#salt.hash(token) : undefined;
     if (hash === undefined || !(await this.#liveEntry(hash, true))) {
       throw invalidRequest('token to revoke not found');
     }
-    await revokeOrphan(this.#revoking, hash);
-  }
-
-  /** The hash an accessor names. @throws TransitError `invalid_request` `invalid accessor`. */
-  async #byAccessor(accessor: unknown): Promise<string> {
-    // An accessor names a storage key: only what this store makes (base62) is looked up.
-    if (accessor === undefined || accessor === null || accessor === '') {
-      throw invalidRequest('missing accessor');
-    }
-    if (typeof accessor !== 'string' || !ACCESSOR.test(accessor)) {
-      throw invalidRequest('invalid accessor');
-    }
-    const hash = await this.#storage.get(K.accessor(accessor));
-    if (!hash) throw invalidRequest('invalid accessor');
-    return fromUtf8(hash);
+    await revokeOrphan(this.#parts, hash);
   }
 
   /**
@@ -516,7 +357,7 @@ export class TokenStore {
   async renew(token: string, increment?: number | string): Promise<TokenAuth> {
     if (typeof token !== 'string' || token === '') throw invalidRequest('missing token ID');
     if (!presentable(token)) throw invalidRequest('token not found');
-    return this.#renew(token, await this.#hash(token), increment);
+    return this.#renew(token, await this.#salt.hash(token), increment);
   }
 
   async #renew(token: string, hash: string, increment?: number | string): Promise<TokenAuth> {
@@ -527,47 +368,8 @@ export class TokenStore {
       // Gone since it authenticated this request (its last use, or revoked
       // meanwhile): Vault's renew finds no token to renew.
       if (!found?.own) throw invalidRequest('token not found');
-      const { raw, entry } = found;
-      const now = this.#clock.now();
-      if (entry.expire_ms !== 0 && entry.expire_ms <= now) throw invalidRequest('token not found');
-      if (entry.expire_ms === 0) return authOf(token, entry, now);
-      if (!entry.renewable) throw invalidRequest('lease is not renewable');
-      const maxTtl = Math.min(
-        this.#maxTtl,
-        entry.explicit_max_ttl > 0 ? entry.explicit_max_ttl : Number.POSITIVE_INFINITY,
-      );
-      const maxEnd = (entry.creation_time + maxTtl) * 1000;
-      if (maxEnd <= now) throw invalidRequest('past the max TTL, cannot renew');
-      const want = inc > 0 ? inc : entry.creation_ttl;
-      let expire = Math.min(now + want * 1000, maxEnd);
-      if (!this.#leases && entry.parent !== '') {
-        // No lease manager expires a parent's tree: a child renews up to its parent's expiry.
-        const parent = (await this.#entries.read(entry.parent))?.entry;
-        if (!parent || (parent.expire_ms !== 0 && parent.expire_ms <= now)) {
-          throw denied('permission denied');
-        }
-        if (parent.expire_ms !== 0) expire = Math.min(expire, parent.expire_ms);
-      }
-      const warnings =
-        expire < now + want * 1000
-          ? [
-              `TTL of "${want}s" exceeded the effective max_ttl of "${Math.floor((maxEnd - now) / 1000)}s"; TTL value is capped accordingly`,
-            ]
-          : [];
-      if (this.#leases && entry.lease_id !== undefined) {
-        // The lease follows the token; a revoked or expired lease refuses renewal.
-        await this.#leases.renew(entry.lease_id, Math.ceil((expire - now) / 1000), { auth: true });
-      }
-      const next = { ...entry, expire_ms: expire };
-      const renewed = await this.#storage.compareAndSet(
-        K.id(hash),
-        raw,
-        utf8(JSON.stringify(next)),
-      );
-      this.#entries.forget(hash);
-      if (renewed) {
-        return withWarnings(authOf(token, next, now), warnings);
-      }
+      const renewed = await renewOnce(this.#parts, token, hash, found, inc);
+      if (renewed !== undefined) return renewed;
       await this.#pause(i);
     }
     throw new TransitError('conflict', 'too many concurrent renewals of one token; retry');
@@ -586,11 +388,11 @@ export class TokenStore {
   async revoke(token: string): Promise<void> {
     if (typeof token !== 'string' || token === '') throw invalidRequest('missing token ID');
     if (token.length > MAX_TOKEN_LENGTH) return;
-    await this.#revokeTree(await this.#hash(token));
+    await this.#revokeTree(await this.#salt.hash(token));
   }
 
   /** Revoke a token and its descendants, then their leases (./token-revoke.ts). */
-  #revokeTree(hash: string, fromLease?: string): Promise<void> {
-    return revokeTree(this.#revoking, hash, fromLease);
+  #revokeTree(hash: string): Promise<void> {
+    return revokeTree(this.#parts, hash);
   }
 }

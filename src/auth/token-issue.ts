@@ -1,0 +1,163 @@
+/**
+ * Issuing tokens, as Vault's token store: root tokens (dev mode's chosen id,
+ * the bootstrap step) and children of an authenticated token
+ * (`auth/token/create`, `create-orphan`). The rules are ./token-create.ts's
+ * (pure); this adds the randomness, the token's lease and storage.
+ *
+ * Storing: the entry is written with compare-and-set (a new token never
+ * overwrites one), then its accessor and its link under its parent. The
+ * parent is read from storage (not the cache) before the child is made and
+ * again after it is stored: a parent revoked meanwhile may have listed its
+ * children before this one's link existed, so the child revokes itself
+ * (./token-revoke.ts lists children again once the parent is gone).
+ * @module
+ */
+import type { Clock } from '../clock.js';
+import { utf8 } from '../encoding.js';
+import { TransitError } from '../errors.js';
+import { withWarnings } from '../result-meta.js';
+import { capAtParent, planToken } from './token-create.js';
+import {
+  authOf,
+  checkRootTokenId,
+  denied,
+  K,
+  type StoredToken,
+  TOKEN_LEASE_PATH,
+  type TokenAuth,
+  type TokenContext,
+  type TokenCreateRequest,
+} from './token-entry.js';
+import { type RevokeContext, revokeTree } from './token-revoke.js';
+import type { TokenSalt } from './token-salt.js';
+
+/**
+ * What issuing tokens needs of a token store: what revocation needs (a child
+ * whose parent went meanwhile revokes itself), and more.
+ * @internal
+ */
+export interface IssueContext extends RevokeContext {
+  readonly clock: Clock;
+  readonly salt: TokenSalt;
+  /** The store's default TTL, in seconds. */
+  readonly defaultTtl: number;
+  /** The store's max TTL, in seconds. */
+  readonly maxTtl: number;
+  /**
+   * The entry of `hash` if it is a live token (its own, unexpired), read from
+   * storage when `fresh`: the store's own check.
+   */
+  liveEntry(hash: string, fresh: boolean): Promise<StoredToken | undefined>;
+}
+
+/** Store a new entry (compare-and-set: never over another), then its accessor and parent link. */
+async function storeEntry(ctx: IssueContext, entry: StoredToken): Promise<void> {
+  const ok = await ctx.storage.compareAndSet(
+    K.id(entry.hash),
+    undefined,
+    utf8(JSON.stringify(entry)),
+  );
+  ctx.entries.forget(entry.hash);
+  if (!ok) throw new TransitError('conflict', 'token already exists');
+  await ctx.storage.put(K.accessor(entry.accessor), utf8(entry.hash));
+  if (entry.parent !== '') await ctx.storage.put(K.child(entry.parent, entry.hash), utf8(''));
+}
+
+/**
+ * Create a root token (policies `["root"]`, no expiry); `id` becomes the token
+ * when given, and an existing one is kept.
+ * @throws TransitError `invalid_request` for an unusable `id`.
+ * @internal
+ */
+export async function issueRoot(ctx: IssueContext, id: string | undefined): Promise<string> {
+  const token = id ?? `hvs.${ctx.salt.random(32)}`;
+  checkRootTokenId(token);
+  const hash = await ctx.salt.hash(token);
+  if (await ctx.entries.read(hash)) return token;
+  const now = ctx.clock.now();
+  await storeEntry(ctx, {
+    v: 1,
+    hash,
+    accessor: ctx.salt.random(24),
+    policies: ['root'],
+    parent: '',
+    path: 'auth/token/root',
+    display_name: 'root',
+    meta: null,
+    creation_time: Math.floor(now / 1000),
+    creation_ttl: 0,
+    expire_ms: 0,
+    explicit_max_ttl: 0,
+    num_uses: 0,
+    renewable: false,
+  });
+  await ctx.storage.put(K.root, utf8('1'));
+  return token;
+}
+
+/**
+ * Create a child token of `parent` (or an orphan), with its lease when the
+ * store has a lease manager.
+ * @throws TransitError as {@link planToken}; `permission_denied` for a parent gone.
+ * @internal
+ */
+export async function issueChild(
+  ctx: IssueContext,
+  parent: TokenContext,
+  req: TokenCreateRequest,
+  options: { sudo?: boolean; orphan?: boolean },
+): Promise<TokenAuth> {
+  // A fresh read: another instance may have revoked the parent a moment ago.
+  const parentEntry = await ctx.liveEntry(parent.hash, true);
+  if (!parentEntry) throw denied('permission denied');
+  const plan = planToken(
+    parent,
+    parentEntry,
+    req,
+    { defaultTtl: ctx.defaultTtl, maxTtl: ctx.maxTtl },
+    options.sudo === true,
+    options.orphan === true,
+  );
+  const { renewable } = plan;
+  const now = ctx.clock.now();
+  const ttl = ctx.leases ? plan.ttl : capAtParent(plan, parentEntry, now);
+  const token = `hvs.${ctx.salt.random(32)}`;
+  const accessor = ctx.salt.random(24);
+  const lease =
+    ctx.leases && ttl > 0
+      ? await ctx.leases.issue({
+          path: TOKEN_LEASE_PATH,
+          ttl,
+          max_ttl: plan.cap,
+          renewable,
+          auth: true,
+          data: { accessor },
+        })
+      : undefined;
+  const entry: StoredToken = {
+    v: 1,
+    hash: await ctx.salt.hash(token),
+    accessor,
+    policies: plan.policies,
+    parent: plan.orphan ? '' : parent.hash,
+    path: TOKEN_LEASE_PATH,
+    display_name: plan.displayName,
+    meta: plan.meta,
+    creation_time: Math.floor(now / 1000),
+    creation_ttl: ttl,
+    expire_ms: ttl === 0 ? 0 : now + ttl * 1000,
+    explicit_max_ttl: plan.explicitMax,
+    num_uses: plan.numUses,
+    renewable,
+    ...(lease ? { lease_id: lease.lease_id } : {}),
+  };
+  await storeEntry(ctx, entry);
+  if (!plan.orphan && !(await ctx.liveEntry(parent.hash, true))) {
+    // The parent was revoked while this child was being stored: its revocation may have
+    // listed the parent's children before the child's link existed, so the child goes
+    // here (./token-revoke.ts: a revocation lists children again after the parent is gone).
+    await revokeTree(ctx, entry.hash);
+    throw denied('permission denied');
+  }
+  return withWarnings(authOf(token, entry, now), plan.warnings);
+}

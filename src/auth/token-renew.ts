@@ -1,0 +1,85 @@
+/**
+ * Renewing a token (`auth/token/renew-self`, `renew`), as Vault's token
+ * store: the new TTL is the increment asked for (or the creation TTL), capped
+ * by the max TTL from creation (the store's, or the token's
+ * `explicit_max_ttl` when lower), with Vault's capping warning. Without a
+ * lease manager (which expires a parent's tree), a child renews no further
+ * than its parent's expiry, and not at all once its parent is gone; with one,
+ * the token's lease is renewed with it (a revoked or expired lease refuses).
+ *
+ * The store reads the entry from storage and refuses one that is not the
+ * token's own; {@link renewOnce} is one attempt on what it read, written with
+ * compare-and-set (the store reads again and retries when it lost).
+ * @module
+ */
+import type { Clock } from '../clock.js';
+import { utf8 } from '../encoding.js';
+import { invalidRequest } from '../errors.js';
+import type { LeaseManager } from '../leases/lease-manager.js';
+import { withWarnings } from '../result-meta.js';
+import type { StorageAdapter } from '../storage/adapter.js';
+import type { FoundToken, TokenEntries } from './token-entries.js';
+import { authOf, denied, K, type TokenAuth } from './token-entry.js';
+
+/** What renewing needs of a token store. @internal */
+export interface RenewContext {
+  readonly storage: StorageAdapter;
+  readonly entries: TokenEntries;
+  readonly clock: Clock;
+  readonly leases: LeaseManager | undefined;
+  /** The store's max TTL, in seconds. */
+  readonly maxTtl: number;
+}
+
+/**
+ * One attempt at renewing `token` by `inc` seconds (0: its creation TTL), on
+ * `found`, its entry as just read from storage (its own, checked by the
+ * caller): the `auth` block, or `undefined` when the compare-and-set lost.
+ * @throws TransitError `invalid_request` when it has expired, is not renewable
+ *   or is past its max TTL; `permission_denied` (without a lease manager) for a
+ *   parent gone or expired; as the lease manager's renew.
+ * @internal
+ */
+export async function renewOnce(
+  ctx: RenewContext,
+  token: string,
+  hash: string,
+  found: FoundToken,
+  inc: number,
+): Promise<TokenAuth | undefined> {
+  const { raw, entry } = found;
+  const now = ctx.clock.now();
+  if (entry.expire_ms !== 0 && entry.expire_ms <= now) throw invalidRequest('token not found');
+  if (entry.expire_ms === 0) return authOf(token, entry, now);
+  if (!entry.renewable) throw invalidRequest('lease is not renewable');
+  const maxTtl = Math.min(
+    ctx.maxTtl,
+    entry.explicit_max_ttl > 0 ? entry.explicit_max_ttl : Number.POSITIVE_INFINITY,
+  );
+  const maxEnd = (entry.creation_time + maxTtl) * 1000;
+  if (maxEnd <= now) throw invalidRequest('past the max TTL, cannot renew');
+  const want = inc > 0 ? inc : entry.creation_ttl;
+  let expire = Math.min(now + want * 1000, maxEnd);
+  if (!ctx.leases && entry.parent !== '') {
+    // No lease manager expires a parent's tree: a child renews up to its parent's expiry.
+    const parent = (await ctx.entries.read(entry.parent))?.entry;
+    if (!parent || (parent.expire_ms !== 0 && parent.expire_ms <= now)) {
+      throw denied('permission denied');
+    }
+    if (parent.expire_ms !== 0) expire = Math.min(expire, parent.expire_ms);
+  }
+  const warnings =
+    expire < now + want * 1000
+      ? [
+          `TTL of "${want}s" exceeded the effective max_ttl of "${Math.floor((maxEnd - now) / 1000)}s"; TTL value is capped accordingly`,
+        ]
+      : [];
+  if (ctx.leases && entry.lease_id !== undefined) {
+    // The lease follows the token; a revoked or expired lease refuses renewal.
+    await ctx.leases.renew(entry.lease_id, Math.ceil((expire - now) / 1000), { auth: true });
+  }
+  const next = { ...entry, expire_ms: expire };
+  const renewed = await ctx.storage.compareAndSet(K.id(hash), raw, utf8(JSON.stringify(next)));
+  ctx.entries.forget(hash);
+  return renewed ? withWarnings(authOf(token, next, now), warnings) : undefined;
+}
