@@ -84,8 +84,8 @@ export interface AuditBrokerOptions {
 /** How often an entry tries again to open a device that failed to open. */
 const REOPEN_EVERY_MS = 5_000;
 
-/** Every option of {@link AuditBrokerOptions}. */
-const OPTIONS = optionKeys<AuditBrokerOptions>({
+/** Every option of {@link AuditBrokerOptions}. @internal */
+export const AUDIT_BROKER_OPTIONS = optionKeys<AuditBrokerOptions>({
   storage: true,
   crypto: true,
   clock: true,
@@ -133,7 +133,7 @@ export class AuditBroker {
 
   private constructor(o: AuditBrokerOptions) {
     const opts = asRequest(o, 'options') as unknown as AuditBrokerOptions;
-    refuseUnknownOptions(opts, OPTIONS, 'AuditBroker');
+    refuseUnknownOptions(opts, AUDIT_BROKER_OPTIONS, 'AuditBroker');
     if (!isStorageAdapter(opts.storage)) throw invalidRequest("'storage' must be a StorageAdapter");
     if (opts.sink !== undefined && typeof opts.sink !== 'function') {
       throw invalidRequest("'sink' must be a function");

@@ -12,6 +12,7 @@ import { internal, invalidRequest, TransitError } from '../errors.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { constantTimeEqual } from '../util/constant-time.js';
+import { optionKeys } from '../util/options.js';
 import { policyName } from './acl-policies.js';
 
 /** Where token entries live in storage. @internal */
@@ -70,6 +71,16 @@ export interface TokenStoreOptions {
    */
   leases?: LeaseManager;
 }
+
+/** Every option of {@link TokenStoreOptions}. @internal */
+export const TOKEN_STORE_OPTIONS = optionKeys<TokenStoreOptions>({
+  storage: true,
+  clock: true,
+  crypto: true,
+  defaultTtl: true,
+  maxTtl: true,
+  leases: true,
+});
 
 /**
  * Options of {@link TokenStore.create} (the body of `auth/token/create`).

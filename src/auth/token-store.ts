@@ -37,9 +37,10 @@ import { systemClock } from '../clock.js';
 import { utf8 } from '../encoding.js';
 import { invalidRequest, TransitError } from '../errors.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
-import { parseDurationSeconds } from '../request.js';
-import type { StorageAdapter } from '../storage/adapter.js';
+import { asRequest, parseDurationSeconds } from '../request.js';
+import { isStorageAdapter, type StorageAdapter } from '../storage/adapter.js';
 import { contended } from '../util/contention.js';
+import { refuseUnknownOptions } from '../util/options.js';
 import { registerTokenNow, type TokenSource } from './answer-now.js';
 import { TokenEntries } from './token-entries.js';
 import {
@@ -49,6 +50,7 @@ import {
   MAX_TOKEN_LENGTH,
   presentable,
   type StoredToken,
+  TOKEN_STORE_OPTIONS,
   type TokenAuth,
   type TokenContext,
   type TokenCreateRequest,
@@ -107,9 +109,9 @@ export class TokenStore {
   /** What issuing, lookups, renewal and revocation need (./token-issue.ts and others). */
   readonly #parts: IssueContext & LookupContext & RenewContext;
   constructor(options: TokenStoreOptions) {
-    if (!options || typeof options.storage?.get !== 'function') {
-      throw invalidRequest('TokenStore needs a storage adapter');
-    }
+    const o = asRequest(options, 'options');
+    refuseUnknownOptions(o, TOKEN_STORE_OPTIONS, 'TokenStore');
+    if (!isStorageAdapter(o.storage)) throw invalidRequest('TokenStore needs a storage adapter');
     this.#storage = options.storage;
     // The HTTP adapter's promise-free path (answer-now.ts); registered here,
     // not when the module loads, so a bundle without the store stays without it.

@@ -50,8 +50,8 @@ const DEFAULT_LEADER_TTL_MS = 10_000;
 /** TTLs are kept below ~100 years so every time fits the 13-digit index keys. */
 const TTL_LIMIT = 100 * 365 * DAY;
 
-/** Every option of {@link LeaseManagerOptions}. */
-const OPTIONS = optionKeys<LeaseManagerOptions>({
+/** Every option of {@link LeaseManagerOptions}. @internal */
+export const LEASE_MANAGER_OPTIONS = optionKeys<LeaseManagerOptions>({
   storage: true,
   clock: true,
   random: true,
@@ -131,7 +131,7 @@ export class LeaseManager {
 
   constructor(options: LeaseManagerOptions) {
     const o = asRequest(options, 'options') as Partial<LeaseManagerOptions>;
-    refuseUnknownOptions(o, OPTIONS, 'LeaseManager');
+    refuseUnknownOptions(o, LEASE_MANAGER_OPTIONS, 'LeaseManager');
     if (!isStorageAdapter(o.storage)) throw invalidRequest("'storage' must be a StorageAdapter");
     const clock: Clock = o.clock ?? systemClock;
     if (typeof clock?.now !== 'function') throw invalidRequest("'clock' must have now()");

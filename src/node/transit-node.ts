@@ -43,7 +43,6 @@ import type { CryptoBackend } from '../crypto/backend.js';
 import { encodeBase64, encodeHex } from '../encoding.js';
 import { invalidRequest, sealed } from '../errors.js';
 import { LeaseManager } from '../leases/lease-manager.js';
-import { asRequest, type GoFieldType, goUnmarshalError } from '../request.js';
 import { hasLock, type StorageAdapter } from '../storage/adapter.js';
 import { Barrier } from '../storage/barrier.js';
 import { resolveBackend } from '../transit/options.js';
@@ -62,6 +61,7 @@ import {
   type SealedKeyring,
   watchKeyring,
 } from './keyring.js';
+import { initRequest, nodeOptions, unsealRequest } from './node-input.js';
 import { nodeMetrics } from './node-metrics.js';
 import { UnsealProgress } from './progress.js';
 import { sealedRef } from './sealed-ref.js';
@@ -78,30 +78,6 @@ import type {
 } from './types.js';
 
 const AUTO: SealConfig = { type: 'auto', secret_shares: 1, secret_threshold: 1 };
-
-/**
- * Refuse a value Go's encoding/json would not store in a field of Go type
- * `type` (Vault decodes the `sys/init` and `sys/unseal` bodies into structs).
- * @throws TransitError `invalid_request` with Go's text.
- */
-function goType(value: unknown, type: GoFieldType, field: string): void {
-  const error = goUnmarshalError(value, type, field);
-  if (error !== undefined) throw invalidRequest(error);
-}
-
-/**
- * An unseal request with Vault's `UnsealRequest` types: `key` a string,
- * `reset` a boolean (`"true"` is refused, never ignored); `null` is absent.
- */
-function unsealRequest(request: unknown): UnsealRequest {
-  const r = asRequest(request, 'request');
-  goType(r.key, 'string', 'UnsealRequest.Key');
-  goType(r.reset, 'bool', 'UnsealRequest.Reset');
-  return {
-    key: (r.key ?? undefined) as string | undefined,
-    reset: (r.reset ?? undefined) as boolean | undefined,
-  };
-}
 
 /**
  * A sealable transit node: the engine, tokens, policies and leases behind a
@@ -150,18 +126,12 @@ export class TransitNode {
   /** The audit devices of the current unsealed period. */
   readonly audit: AuditBroker = sealedRef(AuditBroker.prototype, () => this.#live?.audit);
 
-  /** @throws TransitError `invalid_request` for a missing storage or a bad root key. */
+  /**
+   * @throws TransitError `invalid_request` for an unknown option (nested ones
+   * included), a storage that is not a whole adapter, or a bad root key.
+   */
   constructor(options: TransitNodeOptions) {
-    const o = asRequest(options, 'options') as unknown as TransitNodeOptions;
-    if (typeof o.storage?.compareAndSet !== 'function') {
-      throw invalidRequest("'storage' must be a StorageAdapter");
-    }
-    if (
-      o.rootKey !== undefined &&
-      (!(o.rootKey instanceof Uint8Array) || o.rootKey.length !== ROOT_KEY_BYTES)
-    ) {
-      throw invalidRequest(`'rootKey' must be ${ROOT_KEY_BYTES} bytes`);
-    }
+    const o = nodeOptions(options);
     const measured = nodeMetrics(o.metrics, o.storage, o.storageType);
     this.#options = { ...o, metrics: measured.metrics };
     this.#auto = o.rootKey !== undefined;
@@ -236,12 +206,7 @@ export class TransitNode {
       if (this.#auto) {
         throw invalidRequest('this node initialises itself from its root key (auto-unseal)');
       }
-      const r = asRequest(request, 'request') as Partial<InitRequest>;
-      // Vault's InitRequest fields are Go ints: a string or boolean count is
-      // refused with encoding/json's text, not read loosely.
-      for (const f of ['secret_shares', 'secret_threshold'] as const) {
-        if (typeof r[f] !== 'number') goType(r[f], 'int', `InitRequest.${f}`);
-      }
+      const r = initRequest(request);
       checkShareParams(r.secret_shares, r.secret_threshold);
       const n = r.secret_shares as number;
       const t = r.secret_threshold as number;

@@ -94,8 +94,8 @@ export function resolveBackend(c: TransitOptions['crypto']): CryptoBackend {
 
 const PREFIX = /^[A-Za-z0-9_-]{1,32}$/;
 
-/** Every option of {@link TransitOptions}. */
-const OPTIONS = optionKeys<TransitOptions>({
+/** Every option of {@link TransitOptions}. @internal */
+export const TRANSIT_OPTIONS = optionKeys<TransitOptions>({
   storage: true,
   crypto: true,
   clock: true,
@@ -115,7 +115,7 @@ const OPTIONS = optionKeys<TransitOptions>({
  */
 export function engineFromOptions(options: TransitOptions): Engine {
   // A misspelt option would otherwise be a default in silence: `storge` a MemoryStorage.
-  refuseUnknownOptions(options, OPTIONS, 'Transit');
+  refuseUnknownOptions(options, TRANSIT_OPTIONS, 'Transit');
   if ('storage' in options && !isStorageAdapter(options.storage)) {
     // `storage: config.storage` that came out undefined must not mean "memory".
     throw invalidRequest("'storage' must be a StorageAdapter (omit it for memory storage)");

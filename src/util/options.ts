@@ -18,6 +18,7 @@ export const optionKeys = <T extends object>(record: Record<keyof T, true>): Rea
 /**
  * Refuse a key of `options` that `known` does not hold.
  * @param what - the class the options are for, as the message names it.
+ * @param prefix - where `options` sits in the class's options (`transit.`).
  * @throws TransitError `invalid_request` naming the first unknown key.
  * @internal
  */
@@ -25,8 +26,21 @@ export function refuseUnknownOptions(
   options: object,
   known: ReadonlySet<string>,
   what: string,
+  prefix = '',
 ): void {
   for (const k of Object.keys(options)) {
-    if (!known.has(k)) throw invalidRequest(`unknown ${what} option '${k}'`);
+    if (!known.has(k)) throw invalidRequest(`unknown ${what} option '${prefix}${k}'`);
   }
+}
+
+/** `known` without `left`, with `added`: the options one class passes on to another. @internal */
+export function passedOn(
+  known: ReadonlySet<string>,
+  left: readonly string[],
+  added: readonly string[] = [],
+): ReadonlySet<string> {
+  const out = new Set(known);
+  for (const k of left) out.delete(k);
+  for (const k of added) out.add(k);
+  return out;
 }

@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AuditBroker } from '../../src/audit/broker.js';
+import { TokenStore } from '../../src/auth/token-store.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
+import { TransitNode } from '../../src/node/transit-node.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { optionKeys, refuseUnknownOptions } from '../../src/util/options.js';
 
@@ -63,5 +65,69 @@ describe('AuditBroker options', () => {
       logger: { error: () => undefined },
     });
     await b.close();
+  });
+});
+
+describe('TokenStore options', () => {
+  it('refuses an unknown option, naming it, and a partial storage', () => {
+    const storage = new MemoryStorage();
+    expect(() => new TokenStore({ storage, default_ttl: '1h' } as never)).toThrow(
+      refusal("unknown TokenStore option 'default_ttl'"),
+    );
+    expect(() => new TokenStore({ storage: { get: async () => undefined } } as never)).toThrow(
+      refusal('TokenStore needs a storage adapter'),
+    );
+    expect(() => new TokenStore({ storage, defaultTtl: '1h', maxTtl: '2h' })).not.toThrow();
+  });
+});
+
+describe('TransitNode options', () => {
+  const storage = new MemoryStorage();
+
+  it('refuses an unknown option, naming it: a misspelt rootKey would mean a Shamir node', () => {
+    expect(() => new TransitNode({ storage, rootkey: new Uint8Array(32) } as never)).toThrow(
+      refusal("unknown TransitNode option 'rootkey'"),
+    );
+  });
+
+  it('refuses an unknown option of a service at construction, not at the first unseal', () => {
+    for (const [bad, name] of [
+      [{ transit: { cacheSiz: 10 } }, 'transit.cacheSiz'],
+      // Options the node sets itself are not the caller's to give.
+      [{ transit: { storage } }, 'transit.storage'],
+      [{ leases: { tickMS: 5 } }, 'leases.tickMS'],
+      [{ leases: { tokenExists: async () => true } }, 'leases.tokenExists'],
+      [{ tokens: { default_ttl: 60 } }, 'tokens.default_ttl'],
+      [{ audit: { sinks: () => undefined } }, 'audit.sinks'],
+    ] as const) {
+      expect(() => new TransitNode({ storage, ...bad } as never)).toThrow(
+        refusal(`unknown TransitNode option '${name}'`),
+      );
+    }
+    expect(() => new TransitNode({ storage, transit: 5 } as never)).toThrow(
+      refusal("'transit' must be an object of options"),
+    );
+  });
+
+  it('refuses a storage that is not a whole adapter (the old check took compareAndSet alone)', () => {
+    expect(() => new TransitNode({ storage: casOnly as never })).toThrow(
+      refusal("'storage' must be a StorageAdapter"),
+    );
+  });
+
+  it('takes every option a service is passed on', async () => {
+    const node = new TransitNode({
+      storage: new MemoryStorage(),
+      rootKey: new Uint8Array(32).fill(7),
+      transit: { cacheSize: 10, autoRotate: false },
+      leases: { tickMs: false, maxTtlSeconds: 3600 },
+      tokens: { defaultTtl: '1h' },
+      audit: { logger: { error: () => undefined } },
+      version: '1.0.0',
+      storageType: 'inmem',
+    });
+    await node.start();
+    expect(node.sealed).toBe(false);
+    await node.close();
   });
 });

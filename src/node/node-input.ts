@@ -1,0 +1,113 @@
+/**
+ * What a {@link TransitNode} takes from its caller, checked before it is
+ * used: the constructor's options (every key known, the nested ones too, so
+ * a misspelt `transit.cacheSiz` or `rootkey` is refused, not a default in
+ * silence; a whole storage adapter) and the `init` and `unseal` requests in
+ * Vault's Go types (Vault decodes those bodies into structs).
+ * @module
+ */
+
+import { AUDIT_BROKER_OPTIONS } from '../audit/broker.js';
+import { TOKEN_STORE_OPTIONS } from '../auth/token-entry.js';
+import { invalidRequest } from '../errors.js';
+import { LEASE_MANAGER_OPTIONS } from '../leases/lease-manager.js';
+import { asRequest, type GoFieldType, goUnmarshalError } from '../request.js';
+import { isStorageAdapter } from '../storage/adapter.js';
+import { TRANSIT_OPTIONS } from '../transit/options.js';
+import { optionKeys, passedOn, refuseUnknownOptions } from '../util/options.js';
+import { ROOT_KEY_BYTES } from './keyring.js';
+import type { InitRequest, TransitNodeOptions, UnsealRequest } from './types.js';
+
+/** Every option of {@link TransitNodeOptions}. */
+const NODE_OPTIONS = optionKeys<TransitNodeOptions>({
+  storage: true,
+  crypto: true,
+  clock: true,
+  rootKey: true,
+  initialRootToken: true,
+  transit: true,
+  leases: true,
+  tokens: true,
+  audit: true,
+  onUnseal: true,
+  version: true,
+  storageType: true,
+  metrics: true,
+});
+
+/** The options a node passes on to each service, less those it sets itself (types.ts). */
+const NESTED: ReadonlyArray<readonly [keyof TransitNodeOptions, ReadonlySet<string>]> = [
+  ['transit', passedOn(TRANSIT_OPTIONS, ['storage', 'crypto', 'clock'])],
+  [
+    'leases',
+    passedOn(LEASE_MANAGER_OPTIONS, ['storage', 'clock', 'tokenExists', 'tokenKey'], ['tickMs']),
+  ],
+  ['tokens', passedOn(TOKEN_STORE_OPTIONS, ['storage', 'clock', 'crypto', 'leases'])],
+  ['audit', passedOn(AUDIT_BROKER_OPTIONS, ['storage', 'crypto', 'clock'])],
+];
+
+/**
+ * The node's options, checked.
+ * @throws TransitError `invalid_request` for an unknown option (nested ones
+ * included, named `transit.<key>`), a storage that is not a whole adapter, or
+ * a bad root key.
+ * @internal
+ */
+export function nodeOptions(options: TransitNodeOptions): TransitNodeOptions {
+  const o = asRequest(options, 'options') as unknown as TransitNodeOptions;
+  refuseUnknownOptions(o, NODE_OPTIONS, 'TransitNode');
+  for (const [name, known] of NESTED) {
+    const nested = o[name];
+    if (nested === undefined) continue;
+    if (typeof nested !== 'object' || nested === null || Array.isArray(nested)) {
+      throw invalidRequest(`'${name}' must be an object of options`);
+    }
+    refuseUnknownOptions(nested, known, 'TransitNode', `${name}.`);
+  }
+  if (!isStorageAdapter(o.storage)) throw invalidRequest("'storage' must be a StorageAdapter");
+  if (
+    o.rootKey !== undefined &&
+    (!(o.rootKey instanceof Uint8Array) || o.rootKey.length !== ROOT_KEY_BYTES)
+  ) {
+    throw invalidRequest(`'rootKey' must be ${ROOT_KEY_BYTES} bytes`);
+  }
+  return o;
+}
+
+/**
+ * Refuse a value Go's encoding/json would not store in a field of Go type
+ * `type` (Vault decodes the `sys/init` and `sys/unseal` bodies into structs).
+ * @throws TransitError `invalid_request` with Go's text.
+ */
+function goType(value: unknown, type: GoFieldType, field: string): void {
+  const error = goUnmarshalError(value, type, field);
+  if (error !== undefined) throw invalidRequest(error);
+}
+
+/**
+ * An init request whose share counts are Go ints: a string or boolean count
+ * is refused with encoding/json's text, not read loosely.
+ * @internal
+ */
+export function initRequest(request: unknown): Partial<InitRequest> {
+  const r = asRequest(request, 'request') as Partial<InitRequest>;
+  for (const f of ['secret_shares', 'secret_threshold'] as const) {
+    if (typeof r[f] !== 'number') goType(r[f], 'int', `InitRequest.${f}`);
+  }
+  return r;
+}
+
+/**
+ * An unseal request with Vault's `UnsealRequest` types: `key` a string,
+ * `reset` a boolean (`"true"` is refused, never ignored); `null` is absent.
+ * @internal
+ */
+export function unsealRequest(request: unknown): UnsealRequest {
+  const r = asRequest(request, 'request');
+  goType(r.key, 'string', 'UnsealRequest.Key');
+  goType(r.reset, 'bool', 'UnsealRequest.Reset');
+  return {
+    key: (r.key ?? undefined) as string | undefined,
+    reset: (r.reset ?? undefined) as boolean | undefined,
+  };
+}
