@@ -12,16 +12,16 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The arguments that run a command under callgrind, counting nothing until told. */
 /**
- * V8 flags for a counted process: its hash and random seeds fixed. With random
- * seeds, the same build's counts are bimodal from run to run (decrypt 64 B:
- * 36.1 k or 39.2 k instructions a call, and the awaited raw call 31.9 k or
- * 35.1 k with it, in two runs of five): the string hashes move which hash
- * tables collide. Fixed, nine runs of nine gave the same mode.
+ * V8 flags for a counted process: its hash and random seeds fixed, so two
+ * runs of one build take the same hash-dependent paths. (They did not cure
+ * the run-to-run jumps of `bench:calls`: those were a fixed ≈ 4–14 M
+ * instructions of other work inside each counted window, shared out over
+ * the calls counted; see call-instructions.bench.ts's `count`.)
  */
 export const V8_FIXED_SEEDS = ['--hash-seed=1', '--random-seed=1'];
 
+/** The arguments that run a command under callgrind, counting nothing until told. */
 export const callgrindCommand = (out: string): string[] => [
   'valgrind',
   '--tool=callgrind',
