@@ -190,13 +190,18 @@ export async function verifyHmacValue(
   refuseHmac(p);
   const hash = vaultHash(hashName);
   const parsed = parseVersioned(value, HMAC_PREFIX, 'HMAC');
+  // Vault's order (path_hmac.go): the base64 before the version's checks.
+  const given = tryDecodeBase64Scratch(parsed.body);
+  if (!given) {
+    throw invalidRequest(
+      `unable to decode verification HMAC as base64: illegal base64 data at input byte ${base64ErrorPosition(parsed.body)}`,
+    );
+  }
   const ver = parsed.version === 0 ? 1 : parsed.version;
   if (ver > p.latest_version) throw invalidRequest('invalid HMAC: version is too new');
   if (ver < p.min_decryption_version || ver < oldestVersion(p)) {
     throw invalidRequest('cannot verify HMAC: version is too old (disallowed by policy)');
   }
-  const given = tryDecodeBase64Scratch(parsed.body);
-  if (!given) throw invalidRequest('invalid HMAC: could not decode base64');
   const secret = secretOf(e.store.cachedVersion(key, ver) ?? (await e.store.version(key, ver)));
   const expected = e.backend.hmac(hash.name, secret, inputBytes(input, 'missing input to verify'));
   return e.backend.timingSafeEqual(expected, given);

@@ -204,6 +204,13 @@ describe('hmac versions', () => {
     await expectError(
       transit.verify('k', { input: INPUT, hmac: 'vault:v1:!!!' }),
       'invalid_request',
+      'unable to decode verification HMAC as base64: illegal base64 data at input byte 0',
+    );
+    // Vault reads the base64 before it judges the version (path_hmac.go).
+    await expectError(
+      transit.verify('k', { input: INPUT, hmac: 'vault:v9:AAA*' }),
+      'invalid_request',
+      'unable to decode verification HMAC as base64: illegal base64 data at input byte 3',
     );
     // v0 is read as v1
     expect(await transit.verify('k', { input: INPUT, hmac: `vault:v0:${body}` })).toEqual({
