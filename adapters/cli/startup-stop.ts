@@ -53,43 +53,29 @@ export function abortable<T>(
   late?: (value: T) => void,
 ): Promise<T> {
   if (signal === undefined) return p;
-  return new Promise<T>((resolve, reject) => {
-    let settled = false;
-    const onAbort = () => {
-      if (settled) return;
-      settled = true;
-      reject(new StartupStopped());
-      p.then(
-        (value) => {
-          try {
-            late?.(value);
-          } catch {
-            // best effort: the process is stopping
-          }
-        },
-        () => undefined,
-      );
-    };
-    if (signal.aborted) {
-      onAbort();
-      return;
-    }
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        if (settled) return;
-        settled = true;
-        resolve(value);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        if (settled) return;
-        settled = true;
-        reject(e);
-      },
-    );
+  const stopped = new StartupStopped();
+  let stop: (e: StartupStopped) => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    stop = reject;
   });
+  const onAbort = () => stop(stopped);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  // `aborted` first: a signal already aborted wins over a `p` already settled
+  return Promise.race([aborted, p]).then(
+    (value) => {
+      signal.removeEventListener('abort', onAbort);
+      return value;
+    },
+    (e: unknown) => {
+      signal.removeEventListener('abort', onAbort);
+      if (e === stopped && late !== undefined) {
+        // best effort: the process is stopping, so a failure here is dropped
+        p.then(late).catch(() => undefined);
+      }
+      throw e;
+    },
+  );
 }
 
 /** `p`, or false once `deadline` (a `Date.now()` time) has passed; its rejection is swallowed. */
