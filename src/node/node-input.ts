@@ -7,13 +7,14 @@
  * @module
  */
 
-import { AUDIT_BROKER_OPTIONS } from '../audit/broker.js';
-import { TOKEN_STORE_OPTIONS } from '../auth/token-entry.js';
+import { AUDIT_BROKER_OPTIONS, type AuditBrokerOptions } from '../audit/broker.js';
+import { TOKEN_STORE_OPTIONS, type TokenStoreOptions } from '../auth/token-entry.js';
 import { invalidRequest } from '../errors.js';
 import { LEASE_MANAGER_OPTIONS } from '../leases/lease-manager.js';
+import type { LeaseManagerOptions } from '../leases/types.js';
 import { asRequest, type GoFieldType, goUnmarshalError } from '../request.js';
 import { isStorageAdapter } from '../storage/adapter.js';
-import { TRANSIT_OPTIONS } from '../transit/options.js';
+import { TRANSIT_OPTIONS, type TransitOptions } from '../transit/options.js';
 import { optionKeys, passedOn, refuseUnknownOptions } from '../util/options.js';
 import { ROOT_KEY_BYTES } from './keyring.js';
 import type { InitRequest, TransitNodeOptions, UnsealRequest } from './types.js';
@@ -35,15 +36,46 @@ const NODE_OPTIONS = optionKeys<TransitNodeOptions>({
   metrics: true,
 });
 
-/** The options a node passes on to each service, less those it sets itself (types.ts). */
+/** A nested option of {@link TransitNodeOptions}, as the node takes it. */
+type Nested<K extends keyof TransitNodeOptions> = NonNullable<TransitNodeOptions[K]>;
+
+/**
+ * The options a node passes on to each service, less those it sets itself:
+ * each list is held by the compiler to the `Omit` in types.ts.
+ */
 const NESTED: ReadonlyArray<readonly [keyof TransitNodeOptions, ReadonlySet<string>]> = [
-  ['transit', passedOn(TRANSIT_OPTIONS, ['storage', 'crypto', 'clock'])],
+  [
+    'transit',
+    passedOn<TransitOptions, Nested<'transit'>>(
+      TRANSIT_OPTIONS,
+      { storage: true, crypto: true, clock: true },
+      {},
+    ),
+  ],
   [
     'leases',
-    passedOn(LEASE_MANAGER_OPTIONS, ['storage', 'clock', 'tokenExists', 'tokenKey'], ['tickMs']),
+    passedOn<LeaseManagerOptions, Nested<'leases'>>(
+      LEASE_MANAGER_OPTIONS,
+      { storage: true, clock: true, tokenExists: true, tokenKey: true },
+      { tickMs: true },
+    ),
   ],
-  ['tokens', passedOn(TOKEN_STORE_OPTIONS, ['storage', 'clock', 'crypto', 'leases'])],
-  ['audit', passedOn(AUDIT_BROKER_OPTIONS, ['storage', 'crypto', 'clock'])],
+  [
+    'tokens',
+    passedOn<TokenStoreOptions, Nested<'tokens'>>(
+      TOKEN_STORE_OPTIONS,
+      { storage: true, clock: true, crypto: true, leases: true },
+      {},
+    ),
+  ],
+  [
+    'audit',
+    passedOn<AuditBrokerOptions, Nested<'audit'>>(
+      AUDIT_BROKER_OPTIONS,
+      { storage: true, crypto: true, clock: true },
+      {},
+    ),
+  ],
 ];
 
 /**

@@ -33,14 +33,20 @@ export function refuseUnknownOptions(
   }
 }
 
-/** `known` without `left`, with `added`: the options one class passes on to another. @internal */
-export function passedOn(
+/**
+ * The options one class passes on to another: `known` (the options of
+ * `Full`) without `left`, with `added`. Both lists are records over the key
+ * difference of the two types, so the compiler holds them to the type that
+ * declares what is passed on (`Passed`), and the type stays their one source.
+ * @internal
+ */
+export function passedOn<Full extends object, Passed extends object>(
   known: ReadonlySet<string>,
-  left: readonly string[],
-  added: readonly string[] = [],
+  left: Record<Exclude<keyof Full, keyof Passed>, true>,
+  added: Record<Exclude<keyof Passed, keyof Full>, true>,
 ): ReadonlySet<string> {
   const out = new Set(known);
-  for (const k of left) out.delete(k);
-  for (const k of added) out.add(k);
+  for (const k of Object.keys(left)) out.delete(k);
+  for (const k of Object.keys(added)) out.add(k);
   return out;
 }
