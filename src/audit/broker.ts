@@ -28,7 +28,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
 import { internal, invalidRequest, isTransitError, notFound } from '../errors.js';
 import { asRequest } from '../request.js';
-import { hasWatch, isStorageAdapter, type StorageAdapter } from '../storage/adapter.js';
+import { hasWatch, requireStorageAdapter, type StorageAdapter } from '../storage/adapter.js';
 import { resolveBackend } from '../transit/options.js';
 import { optionKeys, refuseUnknownOptions } from '../util/options.js';
 import { checkEnable, normalizePath } from './enable.js';
@@ -134,7 +134,7 @@ export class AuditBroker {
   private constructor(o: AuditBrokerOptions) {
     const opts = asRequest(o, 'options') as unknown as AuditBrokerOptions;
     refuseUnknownOptions(opts, AUDIT_BROKER_OPTIONS, 'AuditBroker');
-    if (!isStorageAdapter(opts.storage)) throw invalidRequest("'storage' must be a StorageAdapter");
+    requireStorageAdapter(opts.storage);
     if (opts.sink !== undefined && typeof opts.sink !== 'function') {
       throw invalidRequest("'sink' must be a function");
     }

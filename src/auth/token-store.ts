@@ -38,7 +38,7 @@ import { utf8 } from '../encoding.js';
 import { invalidRequest, TransitError } from '../errors.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
 import { asRequest, parseDurationSeconds } from '../request.js';
-import { isStorageAdapter, type StorageAdapter } from '../storage/adapter.js';
+import { requireStorageAdapter, type StorageAdapter } from '../storage/adapter.js';
 import { contended } from '../util/contention.js';
 import { refuseUnknownOptions } from '../util/options.js';
 import { registerTokenNow, type TokenSource } from './answer-now.js';
@@ -111,7 +111,7 @@ export class TokenStore {
   constructor(options: TokenStoreOptions) {
     const o = asRequest(options, 'options');
     refuseUnknownOptions(o, TOKEN_STORE_OPTIONS, 'TokenStore');
-    if (!isStorageAdapter(o.storage)) throw invalidRequest('TokenStore needs a storage adapter');
+    requireStorageAdapter(o.storage);
     this.#storage = options.storage;
     // The HTTP adapter's promise-free path (answer-now.ts); registered here,
     // not when the module loads, so a bundle without the store stays without it.

@@ -11,7 +11,7 @@ import { invalidRequest } from '../errors.js';
 import { resolveMetrics } from '../metrics/noop.js';
 import { Leadership } from '../node/leadership.js';
 import { asRequest } from '../request.js';
-import { isStorageAdapter } from '../storage/adapter.js';
+import { requireStorageAdapter } from '../storage/adapter.js';
 import { optionKeys, refuseUnknownOptions } from '../util/options.js';
 import { revokeByTokenKey, sha256TokenKey, tokenKeyOf } from './by-token.js';
 import { countLeases, listIrrevocable } from './irrevocable.js';
@@ -132,7 +132,7 @@ export class LeaseManager {
   constructor(options: LeaseManagerOptions) {
     const o = asRequest(options, 'options') as Partial<LeaseManagerOptions>;
     refuseUnknownOptions(o, LEASE_MANAGER_OPTIONS, 'LeaseManager');
-    if (!isStorageAdapter(o.storage)) throw invalidRequest("'storage' must be a StorageAdapter");
+    requireStorageAdapter(o.storage);
     const clock: Clock = o.clock ?? systemClock;
     if (typeof clock?.now !== 'function') throw invalidRequest("'clock' must have now()");
     const random = o.random ?? platformRandom;

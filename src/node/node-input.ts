@@ -13,7 +13,7 @@ import { invalidRequest } from '../errors.js';
 import { LEASE_MANAGER_OPTIONS } from '../leases/lease-manager.js';
 import type { LeaseManagerOptions } from '../leases/types.js';
 import { asRequest, type GoFieldType, goUnmarshalError } from '../request.js';
-import { isStorageAdapter } from '../storage/adapter.js';
+import { requireStorageAdapter } from '../storage/adapter.js';
 import { TRANSIT_OPTIONS, type TransitOptions } from '../transit/options.js';
 import { optionKeys, passedOn, refuseUnknownOptions } from '../util/options.js';
 import { ROOT_KEY_BYTES } from './keyring.js';
@@ -96,7 +96,7 @@ export function nodeOptions(options: TransitNodeOptions): TransitNodeOptions {
     }
     refuseUnknownOptions(nested, known, 'TransitNode', `${name}.`);
   }
-  if (!isStorageAdapter(o.storage)) throw invalidRequest("'storage' must be a StorageAdapter");
+  requireStorageAdapter(o.storage);
   if (
     o.rootKey !== undefined &&
     (!(o.rootKey instanceof Uint8Array) || o.rootKey.length !== ROOT_KEY_BYTES)

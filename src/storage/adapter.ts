@@ -14,6 +14,8 @@
  * @module
  */
 
+import { invalidRequest } from '../errors.js';
+
 /**
  * Options of {@link StorageAdapter.list}.
  * @public
@@ -101,9 +103,28 @@ export function hasWatch(s: StorageAdapter): s is StorageAdapter & StorageWatch 
 /** The methods every {@link StorageAdapter} has. */
 const REQUIRED = ['get', 'put', 'delete', 'list', 'compareAndSet'] as const;
 
-/** Whether `s` has the required core of a {@link StorageAdapter}. @internal */
-export function isStorageAdapter(s: unknown): s is StorageAdapter {
-  if (typeof s !== 'object' || s === null) return false;
+/** The first required method `s` lacks ('' for an adapter; undefined for a non-object). */
+function missingMethod(s: unknown): string | undefined {
+  if (typeof s !== 'object' || s === null) return undefined;
   const a = s as Record<string, unknown>;
-  return REQUIRED.every((m) => typeof a[m] === 'function');
+  return REQUIRED.find((m) => typeof a[m] !== 'function') ?? '';
+}
+
+/**
+ * The one check every constructor makes of a storage it is given: each
+ * method of the core present, or an error that says which is not.
+ * @param what - the option as the message names it (`'storage'`).
+ * @param hint - appended to the message (`' (omit it for memory storage)'`).
+ * @throws TransitError `invalid_request`: `'storage' must be a StorageAdapter: it has no compareAndSet`.
+ * @internal
+ */
+export function requireStorageAdapter(
+  s: unknown,
+  what = "'storage'",
+  hint = '',
+): asserts s is StorageAdapter {
+  const missing = missingMethod(s);
+  if (missing === '') return;
+  const detail = missing === undefined ? '' : `: it has no ${missing}`;
+  throw invalidRequest(`${what} must be a StorageAdapter${hint}${detail}`);
 }

@@ -42,9 +42,9 @@ import { internal, invalidRequest, sealed } from '../errors.js';
 import {
   hasLock,
   hasWatch,
-  isStorageAdapter,
   type ListOptions,
   type LockHandle,
+  requireStorageAdapter,
   type StorageAdapter,
 } from './adapter.js';
 
@@ -107,7 +107,7 @@ export class Barrier implements StorageAdapter {
    * @throws TransitError `invalid_request` when either is missing or of another kind.
    */
   constructor(inner: StorageAdapter, crypto: BarrierCrypto) {
-    if (!isStorageAdapter(inner)) throw invalidRequest("Barrier: 'inner' must be a StorageAdapter");
+    requireStorageAdapter(inner, "Barrier: 'inner'");
     if (typeof crypto?.aeadSeal !== 'function' || typeof crypto.randomBytes !== 'function') {
       throw invalidRequest("Barrier: 'crypto' must be a crypto backend");
     }

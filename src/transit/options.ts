@@ -15,7 +15,7 @@ import { PolicyStore } from '../keys/policy-store.js';
 import { resolveMetrics } from '../metrics/noop.js';
 import type { Metrics } from '../metrics/types.js';
 import { Leadership } from '../node/leadership.js';
-import { isStorageAdapter, type StorageAdapter } from '../storage/adapter.js';
+import { requireStorageAdapter, type StorageAdapter } from '../storage/adapter.js';
 import { MemoryStorage } from '../storage/memory.js';
 import { optionKeys, refuseUnknownOptions } from '../util/options.js';
 import type { AutoRotateResult } from './auto-rotate.js';
@@ -116,9 +116,9 @@ export const TRANSIT_OPTIONS = optionKeys<TransitOptions>({
 export function engineFromOptions(options: TransitOptions): Engine {
   // A misspelt option would otherwise be a default in silence: `storge` a MemoryStorage.
   refuseUnknownOptions(options, TRANSIT_OPTIONS, 'Transit');
-  if ('storage' in options && !isStorageAdapter(options.storage)) {
-    // `storage: config.storage` that came out undefined must not mean "memory".
-    throw invalidRequest("'storage' must be a StorageAdapter (omit it for memory storage)");
+  // `storage: config.storage` that came out undefined must not mean "memory".
+  if ('storage' in options) {
+    requireStorageAdapter(options.storage, "'storage'", ' (omit it for memory storage)');
   }
   const backend = resolveBackend(options.crypto);
   const storage = options.storage ?? new MemoryStorage();

@@ -271,7 +271,7 @@ describe('Barrier constructor', () => {
     const backend = BACKENDS[0]?.[1];
     for (const [inner, crypto, message] of [
       [undefined, backend, "Barrier: 'inner' must be a StorageAdapter"],
-      [{}, backend, "Barrier: 'inner' must be a StorageAdapter"],
+      [{}, backend, "Barrier: 'inner' must be a StorageAdapter: it has no get"],
       [new MemoryStorage(), undefined, "Barrier: 'crypto' must be a crypto backend"],
       [new MemoryStorage(), {}, "Barrier: 'crypto' must be a crypto backend"],
     ] as const) {

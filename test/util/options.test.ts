@@ -37,7 +37,7 @@ describe('LeaseManager options', () => {
 
   it('refuses a storage that is not a whole adapter', () => {
     expect(() => new LeaseManager({ storage: casOnly as never })).toThrow(
-      refusal("'storage' must be a StorageAdapter"),
+      refusal("'storage' must be a StorageAdapter: it has no get"),
     );
   });
 });
@@ -52,7 +52,7 @@ describe('AuditBroker options', () => {
 
   it('refuses a storage that is not a whole adapter (the old check took compareAndSet alone)', async () => {
     await expect(AuditBroker.open({ storage: casOnly as never })).rejects.toThrow(
-      refusal("'storage' must be a StorageAdapter"),
+      refusal("'storage' must be a StorageAdapter: it has no get"),
     );
   });
 
@@ -75,7 +75,7 @@ describe('TokenStore options', () => {
       refusal("unknown TokenStore option 'default_ttl'"),
     );
     expect(() => new TokenStore({ storage: { get: async () => undefined } } as never)).toThrow(
-      refusal('TokenStore needs a storage adapter'),
+      refusal("'storage' must be a StorageAdapter: it has no put"),
     );
     expect(() => new TokenStore({ storage, defaultTtl: '1h', maxTtl: '2h' })).not.toThrow();
   });
@@ -111,7 +111,7 @@ describe('TransitNode options', () => {
 
   it('refuses a storage that is not a whole adapter (the old check took compareAndSet alone)', () => {
     expect(() => new TransitNode({ storage: casOnly as never })).toThrow(
-      refusal("'storage' must be a StorageAdapter"),
+      refusal("'storage' must be a StorageAdapter: it has no get"),
     );
   });
 
@@ -129,5 +129,31 @@ describe('TransitNode options', () => {
     await node.start();
     expect(node.sealed).toBe(false);
     await node.close();
+  });
+});
+
+describe('the storage check', () => {
+  it('names the first method a storage lacks, in the same words for every constructor', () => {
+    const m = new MemoryStorage();
+    const without = (name: string) => {
+      const a: Record<string, unknown> = {
+        get: m.get.bind(m),
+        put: m.put.bind(m),
+        delete: m.delete.bind(m),
+        list: m.list.bind(m),
+        compareAndSet: m.compareAndSet.bind(m),
+      };
+      delete a[name];
+      return a as never;
+    };
+    for (const name of ['get', 'put', 'delete', 'list', 'compareAndSet']) {
+      const message = `'storage' must be a StorageAdapter: it has no ${name}`;
+      expect(() => new LeaseManager({ storage: without(name) })).toThrow(refusal(message));
+      expect(() => new TokenStore({ storage: without(name) })).toThrow(refusal(message));
+      expect(() => new TransitNode({ storage: without(name) })).toThrow(refusal(message));
+    }
+    expect(() => new TokenStore({ storage: 'file' as never })).toThrow(
+      refusal("'storage' must be a StorageAdapter"),
+    );
   });
 });
