@@ -10,9 +10,10 @@
  *   `Core.Leader` answers `ErrHANotEnabled` before it looks at the seal.
  * - HA enabled and sealed or uninitialised: 503 `{"errors":["Vault is
  *   sealed"]}` (Vault's `consts.ErrSealed`, made 503 by `respondError`).
- * - HA enabled and unsealed: `is_self` is `!standby` of the same health state
- *   `sys/health` reports (one source: the node's leadership), and
- *   `active_time` when this instance became the leader (else Go's zero time).
+ * - HA enabled and unsealed: `is_self` is whether this instance holds the
+ *   leader lock, from the same leadership `sys/health`'s `standby` reads,
+ *   and `active_time` when it took the lock (else Go's zero time); both come
+ *   from one read, so they always agree.
  *
  * What this node cannot know, left empty rather than invented: the leader's
  * address (`leader_address`, `leader_cluster_address` are `""`: a node has no
@@ -73,12 +74,13 @@ export async function leaderStatus(s: ServedBy): Promise<LeaderBody> {
   if (node.haEnabled !== true) return body;
   const state = await health(s);
   if (!state.initialized || state.sealed) throw sealed();
-  const isSelf = !state.standby;
-  const since = isSelf ? node.leases.leadership.leaderSince : undefined;
+  // One read of the leadership, after the await, for both fields: a lock lost
+  // between health's read and a second one would give is_self with no active_time.
+  const since = node.leases.leadership.leaderSince;
   return {
     ...body,
     ha_enabled: true,
-    is_self: isSelf,
+    is_self: since !== undefined,
     active_time: since === undefined ? GO_ZERO_TIME : rfc3339(since),
   };
 }

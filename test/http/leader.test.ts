@@ -16,8 +16,9 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHandler } from '../../adapters/http/index.js';
-import { GO_ZERO_TIME } from '../../adapters/http/leader.js';
+import { GO_ZERO_TIME, leaderStatus } from '../../adapters/http/leader.js';
 import { createServer, type TransitkitServer } from '../../adapters/http/node-server.js';
+import type { ServedBy } from '../../adapters/http/route.js';
 import { rfc3339 } from '../../src/clock.js';
 import { Leadership } from '../../src/node/leadership.js';
 import { TransitNode } from '../../src/node/transit-node.js';
@@ -206,6 +207,33 @@ describe('GET /v1/sys/leader', () => {
     // No refresh for a whole TTL: it counts itself a standby, in both routes.
     clock.advance(10_000);
     expect(await haStatus(s)).toEqual({ is_self: false, active_time: GO_ZERO_TIME });
+  });
+
+  it('a lock that lapses between health and the answer: is_self and active_time from one read', async () => {
+    const clock = new FakeClock();
+    const storage = new MemoryStorage({ clock });
+    const mine = new Leadership({ storage, clock, ttlMs: 10_000, refreshMs: 2_500 });
+    leaderships.push(mine);
+    const node = new TransitNode({ storage, clock, leases: { tickMs: false, leadership: mine } });
+    nodes.push(node);
+    const { keys } = await node.init({ secret_shares: 1, secret_threshold: 1 });
+    await node.unseal({ key: keys[0] as string });
+    expect(await mine.ensure()).toBe(true);
+    // Health is read while this instance leads; the lock lapses before the body is built.
+    const lapsing = {
+      health: async () => {
+        const state = await node.health();
+        expect(state.standby).toBe(false);
+        clock.advance(10_000);
+        return state;
+      },
+    };
+    const served = { ...node.services(), node, health: lapsing } as unknown as ServedBy;
+    const body = await leaderStatus(served);
+    expect({ is_self: body.is_self, active_time: body.active_time }).toEqual({
+      is_self: false,
+      active_time: GO_ZERO_TIME,
+    });
   });
 
   it('is not served on fixed services (no node): 404, as the seal routes', async () => {
