@@ -148,6 +148,15 @@ function expectNoSecret(text: string, token: string): void {
   expect(text).not.toMatch(/Root Token|Unseal Key|hvs\.|[A-Za-z0-9+/]{40,}={0,2}/);
 }
 
+/** The dev server on the storage at `url` (a silent one here), on a free port. */
+function spawnOnStorage(url: string, token?: string) {
+  const root = token === undefined ? [] : ['--dev-root-token', token];
+  return spawnServer(['--dev', ...root, '--storage', url, '--listen', '127.0.0.1:0']);
+}
+
+/** The Redis URL of a silent storage. */
+const redisUrl = (storage: Silent) => `redis://127.0.0.1:${storage.port}/0`;
+
 describe('a signal during start-up', () => {
   it.each([
     ['SIGTERM', 'redis'],
@@ -160,17 +169,9 @@ describe('a signal during start-up', () => {
       const token = `dev-${randomBytes(12).toString('hex')}`;
       const url =
         kind === 'redis'
-          ? `redis://127.0.0.1:${storage.port}/0`
+          ? redisUrl(storage)
           : `postgres://transitkit@127.0.0.1:${storage.port}/transitkit`;
-      const s = spawnServer([
-        '--dev',
-        '--dev-root-token',
-        token,
-        '--storage',
-        url,
-        '--listen',
-        '127.0.0.1:0',
-      ]);
+      const s = spawnOnStorage(url, token);
       await storage.connected; // start-up is now waiting on the storage
       await new Promise((r) => setTimeout(r, 100));
       expect(s.alive()).toBe(true);
@@ -187,15 +188,7 @@ describe('a signal during start-up', () => {
   it('SIGTERM once the storage is open but hangs: the node and storage are given up on after a bound, exit 1, no secret', async () => {
     const storage = await silentStorage(true);
     const token = `dev-${randomBytes(12).toString('hex')}`;
-    const s = spawnServer([
-      '--dev',
-      '--dev-root-token',
-      token,
-      '--storage',
-      `redis://127.0.0.1:${storage.port}/0`,
-      '--listen',
-      '127.0.0.1:0',
-    ]);
+    const s = spawnOnStorage(redisUrl(storage), token);
     await storage.connected;
     expect(s.alive()).toBe(true);
     const exit = await s.signalAndWait('SIGTERM');
@@ -210,13 +203,7 @@ describe('a signal during start-up', () => {
 
   it('SIGHUP during start-up is not a kill; a SIGTERM after it still stops start-up with exit 0', async () => {
     const storage = await silentStorage();
-    const s = spawnServer([
-      '--dev',
-      '--storage',
-      `redis://127.0.0.1:${storage.port}/0`,
-      '--listen',
-      '127.0.0.1:0',
-    ]);
+    const s = spawnOnStorage(redisUrl(storage));
     await storage.connected;
     s.proc.kill('SIGHUP');
     await new Promise((r) => setTimeout(r, 400));
@@ -228,13 +215,7 @@ describe('a signal during start-up', () => {
 
   it('a second SIGTERM while start-up is stopping exits 1 at once', async () => {
     const storage = await silentStorage(true);
-    const s = spawnServer([
-      '--dev',
-      '--storage',
-      `redis://127.0.0.1:${storage.port}/0`,
-      '--listen',
-      '127.0.0.1:0',
-    ]);
+    const s = spawnOnStorage(redisUrl(storage));
     await storage.connected;
     s.proc.kill('SIGTERM'); // the stop now waits (bounded) for the hanging storage
     await new Promise((r) => setTimeout(r, 300));
