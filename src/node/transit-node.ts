@@ -38,7 +38,7 @@
 import { AuditBroker } from '../audit/broker.js';
 import { AclPolicyStore } from '../auth/acl-policies.js';
 import { TokenStore } from '../auth/token-store.js';
-import { type Clock, rfc3339, systemClock } from '../clock.js';
+import { type Clock, systemClock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
 import { encodeBase64, encodeHex } from '../encoding.js';
 import { invalidRequest, sealed } from '../errors.js';
@@ -51,17 +51,13 @@ import { PACKAGE_VERSION } from '../version.js';
 import { initializeStore } from './initialize.js';
 import {
   KEYRING_PATH,
-  type Keyring,
-  type KeyringWatch,
-  openKeyring,
   ROOT_KEY_BYTES,
   readSealedKeyring,
-  rotateStoredKeyring,
   type SealConfig,
   type SealedKeyring,
-  watchKeyring,
 } from './keyring.js';
 import { initRequest, nodeOptions, unsealRequest } from './node-input.js';
+import { NodeKeys } from './node-keys.js';
 import { nodeMetrics } from './node-metrics.js';
 import { UnsealProgress } from './progress.js';
 import { sealedRef } from './sealed-ref.js';
@@ -103,14 +99,12 @@ export class TransitNode {
   /** Auto-unseal: this node's copy of the application's root key, wiped by {@link TransitNode.seal}. */
   #autoKey: Uint8Array | undefined;
   readonly #auto: boolean;
-  #rootKey: Uint8Array | undefined;
-  #keyring: Keyring | undefined;
+  /** The root key and keyring while unsealed. */
+  readonly #keys: NodeKeys;
   #live: NodeServices | undefined;
   #initialized = false;
   readonly #progress: UnsealProgress;
   #queue: Promise<unknown> = Promise.resolve();
-  /** Watches `core/keyring` while unsealed. */
-  #keyringWatch: KeyringWatch | undefined;
 
   /** The engine of the current unsealed period (fails with `sealed` while sealed). */
   readonly transit: Transit = sealedRef(Transit.prototype, () => this.#live?.transit);
@@ -141,6 +135,13 @@ export class TransitNode {
     this.#clock = o.clock ?? systemClock;
     this.#barrier = new Barrier(measured.storage, this.#backend);
     this.#progress = new UnsealProgress((a, b) => this.#backend.timingSafeEqual(a, b));
+    this.#keys = new NodeKeys({
+      storage: this.#storage,
+      backend: this.#backend,
+      barrier: this.#barrier,
+      clock: this.#clock,
+      serial: (fn) => this.#serial(() => (this.#live ? fn() : Promise.resolve())),
+    });
     measured.watch(this);
   }
 
@@ -273,7 +274,7 @@ export class TransitNode {
       this.#live = undefined;
       this.#progress.reset();
       if (live) await closeServices(live);
-      this.#dropKeys();
+      this.#keys.drop();
       this.#autoKey?.fill(0);
       this.#autoKey = undefined;
     });
@@ -320,11 +321,8 @@ export class TransitNode {
    */
   rotateKeyring(): Promise<{ term: number }> {
     return this.#serial(async () => {
-      const rootKey = this.#rootKey;
-      if (!this.#live || !rootKey) throw sealed();
-      const next = await rotateStoredKeyring(this.#storage, this.#backend, rootKey, this.#clock);
-      this.#useKeyring(next);
-      return { term: next.activeTerm };
+      if (!this.#live) throw sealed();
+      return { term: await this.#keys.rotate() };
     });
   }
 
@@ -333,9 +331,8 @@ export class TransitNode {
    * (RFC 3339, as Vault). @throws TransitError `sealed`.
    */
   keyStatus(): { term: number; install_time: string } {
-    if (!this.#live || !this.#keyring) throw sealed();
-    const term = this.#keyring.activeTerm;
-    return { term, install_time: rfc3339(this.#keyring.createdAt(term) ?? 0) };
+    if (!this.#live) throw sealed();
+    return this.#keys.status();
   }
 
   /** Seal (the storage stays open: the application owns it). */
@@ -367,24 +364,12 @@ export class TransitNode {
 
   /** Open the keyring with `rootKey` (which the node then owns) and start the services. */
   async #unsealWith(rootKey: Uint8Array, doc: SealedKeyring): Promise<void> {
-    let keyring: Keyring;
-    try {
-      keyring = openKeyring(this.#backend, rootKey, doc);
-    } catch (e) {
-      rootKey.fill(0);
-      throw e;
-    }
-    this.#rootKey = rootKey;
+    await this.#keys.open(rootKey, doc);
     this.#initialized = true;
-    this.#useKeyring(keyring);
     try {
-      // Without it, the barrier still reloads when it meets an unknown term.
-      this.#keyringWatch = await watchKeyring(this.#storage, () => this.#reloadKeyring()).catch(
-        () => undefined,
-      );
       this.#live = await openServices(this.#barrier, this.#backend, this.#clock, this.#options);
     } catch (e) {
-      this.#dropKeys();
+      this.#keys.drop();
       throw e;
     }
     try {
@@ -393,43 +378,9 @@ export class TransitNode {
       const live = this.#live;
       this.#live = undefined;
       await closeServices(live);
-      this.#dropKeys();
+      this.#keys.drop();
       throw e;
     }
-  }
-
-  #useKeyring(keyring: Keyring): void {
-    this.#keyring = keyring;
-    this.#barrier.unseal(keyring, async () => {
-      const rootKey = this.#rootKey;
-      const doc = await readSealedKeyring(this.#storage);
-      if (!rootKey || !doc) throw sealed();
-      const fresh = openKeyring(this.#backend, rootKey, doc);
-      this.#keyring = fresh;
-      return fresh;
-    });
-  }
-
-  /** Another node rotated the keyring: new writes here use the new term at once. */
-  #reloadKeyring(): Promise<void> {
-    return this.#serial(async () => {
-      const rootKey = this.#rootKey;
-      if (!this.#live || !rootKey) return;
-      const doc = await readSealedKeyring(this.#storage);
-      if (!doc || this.#rootKey !== rootKey) return;
-      const fresh = openKeyring(this.#backend, rootKey, doc);
-      if (fresh.activeTerm > (this.#keyring?.activeTerm ?? 0)) this.#useKeyring(fresh);
-    });
-  }
-
-  #dropKeys(): void {
-    this.#keyringWatch?.stop();
-    this.#keyringWatch = undefined;
-    this.#barrier.seal();
-    this.#keyring?.wipe();
-    this.#rootKey?.fill(0);
-    this.#keyring = undefined;
-    this.#rootKey = undefined;
   }
 
   #status(doc: SealedKeyring | undefined): SealStatus {
