@@ -18,7 +18,7 @@ import { open } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { isTransitError } from '../../src/errors.js';
 import { readEnvelopeHeader } from '../../src/stream/header.js';
-import { UsageError } from './args.js';
+import { UsageError } from './flags.js';
 
 /** The `--help` section of `transitkit inspect`. */
 export const INSPECT_USAGE = `

@@ -32,6 +32,8 @@
  *   `--metrics-listen HOST:PORT` also serves `/metrics` without a token on a
  *   separate port, for a Prometheus scrape job: keep that port private.
  *   Config keys `metrics_listen`, `unauthenticated_metrics_access`.
+ * - `--api-addr URL` (`VAULT_API_ADDR`, config `api_addr`): the address the
+ *   node advertises while active, which `sys/leader` names on every node.
  * - Audit devices (`sys/audit`, Vault's `file` and `socket` types) are
  *   stored in the barrier and opened on every instance; each request's entry
  *   is written before it runs. SIGTERM drains in-flight requests, then closes
@@ -57,13 +59,9 @@ import { createHandler } from '../http/index.js';
 import { PrometheusMetrics } from '../http/metrics-prometheus.js';
 import { metricsListener } from '../http/metrics-server.js';
 import { createServer, type TransitkitServer } from '../http/node-server.js';
-import {
-  checkLeaderTiming,
-  parseDurationMs,
-  parseListen,
-  type ServerArgs,
-  UsageError,
-} from './args.js';
+import { parseListen, UsageError } from './flags.js';
+import { checkLeaderTiming, type ServerArgs } from './server-args.js';
+import { configDuration, loadConfig } from './server-config.js';
 import {
   abortable,
   STOP_DEADLINE_MS,
@@ -71,75 +69,6 @@ import {
   StartupStopped,
   settlesBy,
 } from './startup-stop.js';
-
-/** The JSON config file. */
-interface ConfigFile {
-  listen?: string;
-  storage?: string;
-  mount?: string;
-  max_request_bytes?: number;
-  max_stream_bytes?: number;
-  policies?: Record<string, unknown>;
-  leader_ttl?: string;
-  leader_refresh?: string;
-  auto_rotate_interval?: string;
-  metrics_listen?: string;
-  unauthenticated_metrics_access?: boolean;
-}
-
-const CONFIG_KEYS = new Set([
-  'listen',
-  'storage',
-  'mount',
-  'max_request_bytes',
-  'max_stream_bytes',
-  'policies',
-  'leader_ttl',
-  'leader_refresh',
-  'auto_rotate_interval',
-  'metrics_listen',
-  'unauthenticated_metrics_access',
-]);
-
-/** Config keys whose value is a string (a number or an object there is refused). */
-const STRING_KEYS = new Set(['listen', 'storage', 'mount', 'metrics_listen']);
-
-/** A duration from the config file (a string as the flag's value, or a number of seconds). */
-function configDuration(flag: string, value: unknown): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' && typeof value !== 'number') {
-    throw new UsageError(`config: ${flag.replaceAll('-', '_')} must be a duration string`);
-  }
-  return parseDurationMs(flag, String(value));
-}
-
-async function loadConfig(file: string | undefined): Promise<ConfigFile> {
-  if (file === undefined) return {};
-  let doc: unknown;
-  try {
-    doc = JSON.parse(await readFile(file, 'utf8'));
-  } catch (e) {
-    throw new UsageError(`cannot read config ${file}: ${(e as Error).message}`);
-  }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
-    throw new UsageError(`config ${file} must be a JSON object`);
-  }
-  for (const [key, value] of Object.entries(doc)) {
-    if (!CONFIG_KEYS.has(key))
-      throw new UsageError(`config ${file}: unknown key ${JSON.stringify(key)}`);
-    // The rest are checked where they are used (durations, the metrics switch, limits).
-    if (STRING_KEYS.has(key) && typeof value !== 'string') {
-      throw new UsageError(`config ${file}: ${key} must be a string`);
-    }
-    if (
-      key === 'policies' &&
-      (typeof value !== 'object' || value === null || Array.isArray(value))
-    ) {
-      throw new UsageError(`config ${file}: policies must be an object of name to policy`);
-    }
-  }
-  return doc as ConfigFile;
-}
 
 interface OpenedStorage {
   storage: StorageAdapter;
@@ -249,6 +178,7 @@ export async function startServer(
       : args.dev && !devShamir
         ? globalThis.crypto.getRandomValues(new Uint8Array(32))
         : undefined;
+  const apiAddr = args.apiAddr ?? config.api_addr; // both checked when read
   const leaderTtlMs = args.leaderTtlMs ?? configDuration('leader-ttl', config.leader_ttl);
   const leaderRefreshMs =
     args.leaderRefreshMs ?? configDuration('leader-refresh', config.leader_refresh);
@@ -277,6 +207,7 @@ export async function startServer(
       metrics,
       ...(rootKey ? { rootKey } : {}),
       initialRootToken: givenRoot,
+      ...(apiAddr === undefined ? {} : { apiAddr }),
       transit: {
         autoRotate: {
           ...(autoRotateIntervalMs === undefined ? {} : { intervalMs: autoRotateIntervalMs }),

@@ -10,7 +10,8 @@
  * inside functions, so the import cycle is harmless.)
  * @module
  */
-import { COMMAND_FLAGS, flagValue, positiveInt, UsageError } from './args.js';
+import { COMMAND_FLAGS } from './args.js';
+import { flagValue, positiveInt, UsageError } from './flags.js';
 
 /** `transitkit encrypt|decrypt` options. */
 export interface StreamArgs {

@@ -15,10 +15,12 @@
  *   and `active_time` when it took the lock (else Go's zero time); both come
  *   from one read, so they always agree.
  *
- * What this node cannot know, left empty rather than invented: the leader's
- * address (`leader_address`, `leader_cluster_address` are `""`: a node has no
- * advertised API or cluster address, and the leader lock does not name its
- * holder); performance standbys, WALs and raft indexes do not exist here
+ * - `leader_address`: the active node's `apiAddr` (Vault's `api_addr`), which
+ *   it advertises in storage on taking the lock (src/node/leader-advert.ts);
+ *   `""` when it has none.
+ *
+ * Not here, left empty rather than invented: `leader_cluster_address` (no
+ * cluster port); performance standbys, WALs and raft indexes do not exist here
  * (`performance_standby: false`, `performance_standby_last_remote_wal: 0`;
  * `last_wal`, `raft_committed_index` and `raft_applied_index` are left out,
  * as Vault's `omitempty` does for 0).
@@ -77,10 +79,13 @@ export async function leaderStatus(s: ServedBy): Promise<LeaderBody> {
   // One read of the leadership, after the await, for both fields: a lock lost
   // between health's read and a second one would give is_self with no active_time.
   const since = node.leases.leadership.leaderSince;
+  // The leader names itself; a standby, the address the leader advertised on taking the lock.
+  const address = since !== undefined ? (node.apiAddr ?? '') : await node.leaderAddress();
   return {
     ...body,
     ha_enabled: true,
     is_self: since !== undefined,
+    leader_address: address,
     active_time: since === undefined ? GO_ZERO_TIME : rfc3339(since),
   };
 }

@@ -17,6 +17,7 @@ import { requireStorageAdapter } from '../storage/adapter.js';
 import { TRANSIT_OPTIONS, type TransitOptions } from '../transit/options.js';
 import { optionKeys, passedOn, refuseUnknownOptions } from '../util/options.js';
 import { ROOT_KEY_BYTES } from './keyring.js';
+import { checkApiAddr } from './leader-advert.js';
 import type { InitRequest, TransitNodeOptions, UnsealRequest } from './types.js';
 
 /** Every option of {@link TransitNodeOptions}. */
@@ -34,6 +35,7 @@ const NODE_OPTIONS = optionKeys<TransitNodeOptions>({
   version: true,
   storageType: true,
   metrics: true,
+  apiAddr: true,
 });
 
 /** A nested option of {@link TransitNodeOptions}, as the node takes it. */
@@ -97,6 +99,7 @@ export function nodeOptions(options: TransitNodeOptions): TransitNodeOptions {
     refuseUnknownOptions(nested, known, 'TransitNode', `${name}.`);
   }
   requireStorageAdapter(o.storage);
+  if (o.apiAddr !== undefined) checkApiAddr(o.apiAddr);
   if (
     o.rootKey !== undefined &&
     (!(o.rootKey instanceof Uint8Array) || o.rootKey.length !== ROOT_KEY_BYTES)

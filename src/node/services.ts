@@ -19,6 +19,7 @@ import type { CryptoBackend } from '../crypto/backend.js';
 import { LeaseManager } from '../leases/lease-manager.js';
 import type { Barrier } from '../storage/barrier.js';
 import { Transit } from '../transit/transit.js';
+import { advertiseLeader } from './leader-advert.js';
 import { auditFailureCounter } from './node-metrics.js';
 import type { NodeServices, TransitNodeOptions } from './types.js';
 
@@ -70,6 +71,8 @@ export async function openServices(
     throw e;
   }
   const services = { transit, tokens, policies, leases, audit };
+  // Before the first tick, which may take the lock: every gain names this node's address.
+  advertiseLeader(barrier, leases.leadership, options.apiAddr ?? '');
   try {
     await leases.tick();
     if (tickMs !== false) leases.start(tickMs ?? 1_000);

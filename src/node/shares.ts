@@ -11,7 +11,7 @@
  * `Transit` never splits a root key, so it stays out of the edge bundle.
  * @module
  */
-import { tryDecodeBase64, tryDecodeHex } from '../encoding.js';
+import { encodeBase64, encodeHex, tryDecodeBase64, tryDecodeHex } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { lazy } from '../util/lazy.js';
 import { ROOT_KEY_BYTES } from './keyring.js';
@@ -50,6 +50,22 @@ export async function splitRootKey(
   checkShareParams(shares, threshold);
   if (shares === 1) return [rootKey.slice()];
   return (await shamir()).split(rootKey, shares, threshold);
+}
+
+/**
+ * The shares of `rootKey` as `sys/init` shows them once, in hex and base64;
+ * the share bytes are wiped.
+ * @internal
+ */
+export async function shareOut(
+  rootKey: Uint8Array,
+  shares: number,
+  threshold: number,
+): Promise<{ keys: string[]; keys_base64: string[] }> {
+  const split = await splitRootKey(rootKey, shares, threshold);
+  const out = { keys: split.map(encodeHex), keys_base64: split.map(encodeBase64) };
+  for (const s of split) s.fill(0);
+  return out;
 }
 
 /**

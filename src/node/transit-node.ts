@@ -40,7 +40,6 @@ import { AclPolicyStore } from '../auth/acl-policies.js';
 import { TokenStore } from '../auth/token-store.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
-import { encodeBase64, encodeHex } from '../encoding.js';
 import { invalidRequest, sealed } from '../errors.js';
 import { LeaseManager } from '../leases/lease-manager.js';
 import { hasLock, type StorageAdapter } from '../storage/adapter.js';
@@ -56,13 +55,14 @@ import {
   type SealConfig,
   type SealedKeyring,
 } from './keyring.js';
+import { advertisedLeader } from './leader-advert.js';
 import { initRequest, nodeOptions, unsealRequest } from './node-input.js';
 import { NodeKeys } from './node-keys.js';
 import { nodeMetrics } from './node-metrics.js';
 import { UnsealProgress } from './progress.js';
 import { sealedRef } from './sealed-ref.js';
 import { closeServices, openServices } from './services.js';
-import { checkShareParams, combineShares, decodeShare, splitRootKey } from './shares.js';
+import { checkShareParams, combineShares, decodeShare, shareOut } from './shares.js';
 import { sealedStatus } from './status.js';
 import type {
   InitRequest,
@@ -161,6 +161,20 @@ export class TransitNode {
     return leadership ? leadership.shared : hasLock(this.#storage);
   }
 
+  /** This node's API address (the `apiAddr` option), if it has one. */
+  get apiAddr(): string | undefined {
+    return this.#options.apiAddr;
+  }
+
+  /**
+   * The API address the active node advertised when it took the leader lock
+   * (leader-advert.ts); `""` when it had none. @throws TransitError `sealed`.
+   */
+  leaderAddress(): Promise<string> {
+    if (!this.#live) return Promise.reject(sealed(this.#initialized));
+    return advertisedLeader(this.#barrier);
+  }
+
   /**
    * With `rootKey` (auto-unseal): initialise a new store, then unseal. Returns
    * the root token when this call initialised the store. Without `rootKey`,
@@ -216,14 +230,7 @@ export class TransitNode {
         const seal: SealConfig = { type: 'shamir', secret_shares: n, secret_threshold: t };
         const root_token = await this.#initialize(rootKey, seal);
         if (root_token === undefined) throw invalidRequest('Vault is already initialized');
-        const shares = await splitRootKey(rootKey, n, t);
-        const out = {
-          keys: shares.map(encodeHex),
-          keys_base64: shares.map(encodeBase64),
-          root_token,
-        };
-        for (const s of shares) s.fill(0);
-        return out;
+        return { ...(await shareOut(rootKey, n, t)), root_token };
       } finally {
         rootKey.fill(0);
       }
@@ -352,12 +359,8 @@ export class TransitNode {
     seal: SealConfig,
     rootTokenId?: string,
   ): Promise<string | undefined> {
-    const root = await initializeStore(
-      { storage: this.#storage, backend: this.#backend, clock: this.#clock },
-      rootKey,
-      seal,
-      rootTokenId,
-    );
+    const deps = { storage: this.#storage, backend: this.#backend, clock: this.#clock };
+    const root = await initializeStore(deps, rootKey, seal, rootTokenId);
     this.#initialized = true;
     return root;
   }

@@ -126,6 +126,14 @@ export interface TransitNodeOptions {
   audit?: Omit<AuditBrokerOptions, 'storage' | 'crypto' | 'clock'>;
   /** Called after every unseal with the new services (e.g. to write configured policies). */
   onUnseal?: (services: NodeServices) => void | Promise<void>;
+  /**
+   * This node's API address (Vault's `api_addr`), an `http:` or `https:` URL
+   * such as `https://vault-1.example:8200`. The node advertises it in storage
+   * each time it takes the shared leader lock, so `sys/leader` names the
+   * active node's address (`leader_address`) on every node. Default: none
+   * (`leader_address` is then `""`).
+   */
+  apiAddr?: string;
   /** `version` of seal-status. Default: the package version (as `sys/health`). */
   version?: string;
   /** `storage_type` of seal-status, and the `adapter` label of the storage metrics. Default `custom`. */

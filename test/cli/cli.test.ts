@@ -205,6 +205,11 @@ describe('persistent storage and config', () => {
       [{ mount: null }, 'mount must be a string'],
       [{ policies: 'app' }, 'policies must be an object of name to policy'],
       [{ nope: 1 }, 'unknown key "nope"'],
+      [{ api_addr: 8200 }, 'api_addr must be a string'],
+      [
+        { api_addr: 'vault:8200' },
+        'api_addr must be an http or https URL such as https://vault.example:8200, got "vault:8200"',
+      ],
     ] as const) {
       const file = join(dir, 'bad.json');
       writeFileSync(file, JSON.stringify(doc));
@@ -212,7 +217,7 @@ describe('persistent storage and config', () => {
       expect(r.status, JSON.stringify(doc)).toBe(2);
       expect(r.stderr.split('\n')[0]).toBe(`transitkit: config ${file}: ${message}`);
     }
-  });
+  }, 90_000); // one CLI process a case, seconds each on a loaded machine
 
   it('--config sets listen, storage, mount and policies; flags win', async () => {
     const dir = tempDir();

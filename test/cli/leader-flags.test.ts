@@ -1,8 +1,10 @@
 /**
  * `--leader-ttl` and `--leader-refresh` (issue #15 item 3): parsing, and two
  * real `transitkit server` processes on one redis-server with a short lock:
- * the first is active (health 200), the second standby (429); after a SIGKILL
- * of the first, the second answers 200. The time is printed.
+ * the first is active (health 200), the second standby (429), and both name
+ * the first's `--api-addr` in `sys/leader`; after a SIGKILL of the first, the
+ * second answers 200 and names itself. The time is printed. And `--api-addr`'s
+ * parsing.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,6 +56,31 @@ describe('--leader-ttl and --leader-refresh', () => {
   });
 });
 
+describe('--api-addr', () => {
+  it('takes an http or https URL, from the flag, VAULT_API_ADDR or TRANSITKIT_API_ADDR', () => {
+    expect(server(['--api-addr', 'https://vault-1.example:8200']).apiAddr).toBe(
+      'https://vault-1.example:8200',
+    );
+    const fromEnv = (env: Record<string, string>) => {
+      const c = parseArgs(['server', '--storage', 'memory'], env);
+      return c.kind === 'server' ? c.args.apiAddr : undefined;
+    };
+    expect(fromEnv({ VAULT_API_ADDR: 'http://10.0.0.1:8200' })).toBe('http://10.0.0.1:8200');
+    expect(
+      fromEnv({ VAULT_API_ADDR: 'http://10.0.0.1:8200', TRANSITKIT_API_ADDR: 'http://b:1' }),
+    ).toBe('http://b:1');
+    expect(server([]).apiAddr).toBeUndefined();
+    for (const bad of ['vault.example:8200', 'ftp://x.example', 'https://']) {
+      expect(() => server(['--api-addr', bad]), bad).toThrow(
+        /--api-addr must be an http or https URL/,
+      );
+    }
+    expect(() => parseArgs(['server'], { VAULT_API_ADDR: 'nope' })).toThrow(
+      /--api-addr must be an http or https URL .*\(from VAULT_API_ADDR\)/,
+    );
+  });
+});
+
 describe.skipIf(SKIP_REDIS)('two servers on one Redis', () => {
   let redis: RedisServer | undefined;
   const servers: CliServer[] = [];
@@ -82,12 +109,18 @@ describe.skipIf(SKIP_REDIS)('two servers on one Redis', () => {
       '500ms',
     ];
     const health = async (s: CliServer) => (await fetch(`${s.url}/v1/sys/health`)).status;
-    const a = await startCli(args);
+    const leaderAddress = async (s: CliServer) =>
+      ((await (await fetch(`${s.url}/v1/sys/leader`)).json()) as { leader_address: string })
+        .leader_address;
+    const a = await startCli([...args, '--api-addr', 'https://a.example:8200']);
     servers.push(a);
-    const b = await startCli(args);
+    const b = await startCli([...args, '--api-addr=https://b.example:8200']);
     servers.push(b);
     expect(await health(a)).toBe(200);
     expect(await health(b)).toBe(429);
+    // The standby names the active server by the address it advertised.
+    expect(await leaderAddress(b)).toBe('https://a.example:8200');
+    expect(await leaderAddress(a)).toBe('https://a.example:8200');
     const killedAt = performance.now();
     await a.stop('SIGKILL');
     let status = await health(b);
@@ -98,5 +131,6 @@ describe.skipIf(SKIP_REDIS)('two servers on one Redis', () => {
     const ms = Math.round(performance.now() - killedAt);
     console.log(`CLI failover with --leader-ttl 2s --leader-refresh 500ms: ${ms} ms`);
     expect(status).toBe(200);
+    expect(await leaderAddress(b)).toBe('https://b.example:8200');
   }, 60_000);
 });

@@ -236,6 +236,69 @@ describe('GET /v1/sys/leader', () => {
     });
   });
 
+  it('leader_address: the active node’s apiAddr on every node, replaced on takeover', async () => {
+    const clock = new FakeClock();
+    const storage = new MemoryStorage({ clock });
+    const node = (apiAddr?: string) =>
+      new TransitNode({
+        storage,
+        clock,
+        leases: { tickMs: false },
+        ...(apiAddr ? { apiAddr } : {}),
+      });
+    const aNode = node('https://vault-a.example:8200');
+    const bNode = node('http://10.0.0.2:8200');
+    const a = await serve(aNode);
+    const b = await serve(bNode);
+    const { key, root } = await init(a);
+    await unseal(key, a, b);
+    const addressOf = async (s: Served) => (await leaderOf(s)).json.leader_address;
+    expect((await leaderOf(a)).json).toMatchObject({ is_self: true });
+    expect(await addressOf(a)).toBe('https://vault-a.example:8200');
+    expect(await addressOf(b)).toBe('https://vault-a.example:8200');
+    // The advertisement is stored below the barrier: no address in the clear.
+    for (const k of await storage.list('')) {
+      expect(new TextDecoder().decode((await storage.get(k)) ?? new Uint8Array())).not.toContain(
+        'vault-a.example',
+      );
+    }
+
+    // A takes no part any more: B takes the lock and names itself, here and on a new node.
+    expect((await call({ url: a.url, root }, 'PUT', '/v1/sys/seal')).status).toBe(204);
+    clock.advance(1_500);
+    expect(await bNode.leases.leadership.ensure()).toBe(true);
+    expect(await addressOf(b)).toBe('http://10.0.0.2:8200');
+    const c = await serve(node());
+    await unseal(key, c);
+    expect((await leaderOf(c)).json).toMatchObject({
+      is_self: false,
+      leader_address: 'http://10.0.0.2:8200',
+    });
+
+    // A leader without an address replaces the last one with "".
+    expect((await call({ url: b.url, root }, 'PUT', '/v1/sys/seal')).status).toBe(204);
+    clock.advance(1_500);
+    expect(await nodes[nodes.length - 1]?.leases.leadership.ensure()).toBe(true);
+    expect((await leaderOf(c)).json).toMatchObject({ is_self: true, leader_address: '' });
+  });
+
+  it('apiAddr must be an http or https URL', () => {
+    for (const apiAddr of ['vault.example:8200', 'ftp://vault.example', 'https://', '', 42]) {
+      expect(
+        () => new TransitNode({ storage: new MemoryStorage(), apiAddr: apiAddr as never }),
+        String(apiAddr),
+      ).toThrow(
+        expect.objectContaining({
+          code: 'invalid_request',
+          message: "'apiAddr' must be an http or https URL, such as https://vault.example:8200",
+        }),
+      );
+    }
+    expect(
+      new TransitNode({ storage: new MemoryStorage(), apiAddr: 'http://[::1]:8200' }).apiAddr,
+    ).toBe('http://[::1]:8200');
+  });
+
   it('is not served on fixed services (no node): 404, as the seal routes', async () => {
     const storage = new MemoryStorage();
     const server = createServer(

@@ -1,0 +1,80 @@
+/**
+ * The active node's advertisement (Vault's `core/leader/<uuid>` entry): the
+ * API address an operator or client reaches the active node at, so that
+ * `sys/leader` on a standby can name it (`leader_address`).
+ *
+ * Every node that takes the shared leader lock writes its `apiAddr` (or `""`
+ * without one) to `sys/leader/advert` through the barrier, at once; so the
+ * entry is always the latest leader's, and a previous leader's address is
+ * replaced on every takeover. What it cannot say: whether that leader is
+ * still alive. Between a leader's death and the takeover (the lock's TTL and
+ * one refresh at most) a standby still names it, as Vault does until its
+ * lock is taken. A write that fails leaves the previous entry until the
+ * next gain: the address is information, never authority.
+ *
+ * Runtime-neutral.
+ * @module
+ */
+import { fromUtf8, utf8 } from '../encoding.js';
+import { invalidRequest } from '../errors.js';
+import type { StorageAdapter } from '../storage/adapter.js';
+import type { Leadership } from './leadership.js';
+
+/** Where the advertisement lives (below the barrier: encrypted at rest). @internal */
+export const LEADER_ADVERT_PATH = 'sys/leader/advert';
+
+/**
+ * `apiAddr` checked: an absolute `http:` or `https:` URL (Vault's
+ * `api_addr`), returned as given.
+ * @throws TransitError `invalid_request` otherwise.
+ * @internal
+ */
+export function checkApiAddr(value: unknown): string {
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.host === '') {
+    throw invalidRequest(
+      "'apiAddr' must be an http or https URL, such as https://vault.example:8200",
+    );
+  }
+  return value as string;
+}
+
+/**
+ * Write `address` (`""` for none) each time `leadership` is gained.
+ * Only for a shared lock: a node that leads alone has no one to tell.
+ * @returns the unsubscribe.
+ * @internal
+ */
+export function advertiseLeader(
+  storage: StorageAdapter,
+  leadership: Leadership,
+  address: string,
+): () => void {
+  if (!leadership.shared) return () => undefined;
+  return leadership.onChange((leader) => {
+    if (!leader) return;
+    // A fresh body each time: the barrier may wipe what it was given.
+    storage.put(LEADER_ADVERT_PATH, utf8(JSON.stringify({ address }))).catch(() => undefined);
+  });
+}
+
+/**
+ * The address the latest leader advertised; `""` when none did (no entry,
+ * a leader without `apiAddr`, or an entry this version cannot read).
+ * @internal
+ */
+export async function advertisedLeader(storage: StorageAdapter): Promise<string> {
+  const raw = await storage.get(LEADER_ADVERT_PATH);
+  if (raw === undefined) return '';
+  try {
+    const { address } = JSON.parse(fromUtf8(raw)) as { address?: unknown };
+    return typeof address === 'string' ? address : '';
+  } catch {
+    return '';
+  }
+}
