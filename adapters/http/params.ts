@@ -11,7 +11,8 @@
  *   refused with 400 `Field validation failed: error converting input … for
  *   field "…": …`. A JSON `null` counts as absent. A field of a Go struct
  *   (`GoFieldSpec`: `sys/init`, `sys/unseal`) is not converted: a wrong
- *   JSON type is refused with Go's encoding/json text, as Vault.
+ *   JSON type is refused with Go's encoding/json text, as Vault; and its
+ *   name matches in any case (`"Secret_Shares"`, `"KEY"`), as encoding/json.
  * - Undeclared fields are dropped with Vault's warning `Endpoint ignored these
  *   unrecognized parameters: [a b]`, or refused (400) in strict mode.
  * - Values of text fields are never echoed in errors (they may be plaintext).
@@ -75,6 +76,18 @@ export interface GoFieldSpec extends FieldSpec {
 }
 
 const GO_TYPES = { int: 'int', bool: 'bool', string: 'string', strings: '[]string' } as const;
+
+/**
+ * A JSON key as encoding/json folds it to match a struct field when no field
+ * has the exact name (Go's `foldName`): ASCII letters in upper case, and the
+ * two non-ASCII letters whose simple folds reach ASCII, the Kelvin sign
+ * (U+212A, K) and the long s (U+017F, S). Every other character stays, so
+ * it can only match itself (the fields here are ASCII).
+ */
+const goFold = (key: string): string =>
+  key.replace(/[a-z\u212a\u017f]/g, (c) =>
+    c === '\u212a' ? 'K' : c === '\u017f' ? 'S' : c.toUpperCase(),
+  );
 
 /** The converter of a {@link GoFieldSpec}: the value as decoded, or Go's refusal. */
 function goConverter(spec: GoFieldSpec): Convert {
@@ -171,21 +184,30 @@ export type FieldParser = (
  */
 export function compileFields(schema: EndpointSchema): FieldParser {
   const convert = new Map<string, Convert>();
+  // A Go struct's fields also match their names in any case (encoding/json).
+  const folded = new Map<string, string>();
   for (const name of schema.names) {
-    convert.set(name, converterOf(name, schema.fields[name] as FieldSpec));
+    const spec = schema.fields[name] as FieldSpec;
+    convert.set(name, converterOf(name, spec));
+    if (typeof (spec as Partial<GoFieldSpec>).go === 'string') folded.set(goFold(name), name);
   }
   return (pathParams, raw, mode) => {
     const body: Record<string, unknown> = {};
     const unknown: string[] = [];
     for (const key of Object.keys(raw)) {
-      const to = convert.get(key);
+      let name = key;
+      let to = convert.get(key);
+      if (to === undefined && folded.size > 0) {
+        name = folded.get(goFold(key)) ?? key;
+        to = convert.get(name);
+      }
       if (to === undefined) {
         if (!Object.hasOwn(pathParams, key)) unknown.push(key);
         continue;
       }
       const value = raw[key];
       if (value === null || value === undefined) continue;
-      body[key] = to(value);
+      body[name] = to(value); // a later key for the same field wins, as in Go
     }
     for (const key of Object.keys(pathParams)) {
       const to = convert.get(key);

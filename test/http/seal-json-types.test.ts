@@ -5,6 +5,8 @@
  * `reset: "true"`, `key: 5`, `pgp_keys: "abc"`) is a 400 with Go's text,
  * prefixed as Vault's `parseJSONRequest` prefixes it, and changes nothing;
  * `null` is absent (Go leaves the zero value); the right types work as before.
+ * And a field's name matches in any case (`"Secret_Shares"`, `"KEY"`, the Kelvin
+ * sign for k), as encoding/json matches struct fields; a later key wins.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHandler } from '../../adapters/http/index.js';
@@ -155,6 +157,36 @@ describe('sys/unseal: UnsealRequest JSON types', () => {
       ...anon,
       body: { key: keys[2], reset: false, migrate: null },
     });
+    expect(done.json).toMatchObject({ sealed: false, progress: 0 });
+  });
+});
+
+describe('field names in any case, as encoding/json', () => {
+  it('sys/init and sys/unseal take Secret_Shares, KEY, Reset; the last key for a field wins', async () => {
+    const s = await serve();
+    const init = await call(s, 'PUT', '/v1/sys/init', {
+      ...anon,
+      body: { SECRET_SHARES: 2, Secret_Threshold: 3, secret_threshold: 2 },
+    });
+    expect(init.status, init.text).toBe(200);
+    expect(init.json.keys).toHaveLength(2);
+    const keys = init.json.keys as string[];
+    // Go's type errors name the struct field, whatever the key's case.
+    const wrong = await call(s, 'PUT', '/v1/sys/unseal', { ...anon, body: { RESET: 'yes' } });
+    expect(wrong.json).toEqual({ errors: [goError('string', 'UnsealRequest.Reset', 'bool')] });
+    const first = await call(s, 'PUT', '/v1/sys/unseal', { ...anon, body: { KEY: keys[0] } });
+    expect(first.json).toMatchObject({ sealed: true, progress: 1 });
+    const reset = await call(s, 'PUT', '/v1/sys/unseal', { ...anon, body: { Reset: true } });
+    expect(reset.json).toMatchObject({ sealed: true, progress: 0 });
+    // U+212A (Kelvin sign) folds to K in Go, so "\u212aey" is the key field.
+    await call(s, 'PUT', '/v1/sys/unseal', { ...anon, body: { '\u212aey': keys[0] } });
+    // Not a fold: a dotless ı is not i, and "keys" is another name (ignored).
+    const other = await call(s, 'PUT', '/v1/sys/unseal', {
+      ...anon,
+      body: { keys: keys[1], 'ke\u0131': keys[1] },
+    });
+    expect(other.status).toBe(400);
+    const done = await call(s, 'PUT', '/v1/sys/unseal', { ...anon, body: { Key: keys[1] } });
     expect(done.json).toMatchObject({ sealed: false, progress: 0 });
   });
 });
