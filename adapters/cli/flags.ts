@@ -5,6 +5,8 @@
  * @module
  */
 
+import { isApiAddr } from '../../src/node/leader-advert.js';
+
 /** A usage error (exit status 2). */
 export class UsageError extends Error {
   constructor(message: string) {
@@ -74,13 +76,7 @@ export function positiveInt(value: string, flag: string): number {
  * @throws UsageError otherwise.
  */
 export function parseApiAddr(value: string, what = '--api-addr'): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.host === '') {
+  if (!isApiAddr(value)) {
     throw new UsageError(
       `${what} must be an http or https URL such as https://vault.example:8200, got ${JSON.stringify(value)}`,
     );

@@ -24,24 +24,33 @@ import type { Leadership } from './leadership.js';
 export const LEADER_ADVERT_PATH = 'sys/leader/advert';
 
 /**
- * `apiAddr` checked: an absolute `http:` or `https:` URL (Vault's
- * `api_addr`), returned as given.
+ * Whether `value` is an API address: an absolute `http:` or `https:` URL
+ * with a host (Vault's `api_addr`).
+ * @internal
+ */
+export function isApiAddr(value: unknown): value is string {
+  let url: URL;
+  try {
+    if (typeof value !== 'string') return false;
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.host !== '';
+}
+
+/**
+ * `apiAddr` checked ({@link isApiAddr}), returned as given.
  * @throws TransitError `invalid_request` otherwise.
  * @internal
  */
 export function checkApiAddr(value: unknown): string {
-  let url: URL | undefined;
-  try {
-    url = typeof value === 'string' ? new URL(value) : undefined;
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.host === '') {
+  if (!isApiAddr(value)) {
     throw invalidRequest(
       "'apiAddr' must be an http or https URL, such as https://vault.example:8200",
     );
   }
-  return value as string;
+  return value;
 }
 
 /**
