@@ -21,17 +21,20 @@
  * Node devices `file` and `socket` are in `transitkit/http/node`
  * (`nodeAuditDevices`) and the CLI server registers them.
  *
+ * The endpoints' reads and writes of the stored table are in ./sys-audit.ts,
+ * the devices open on this instance (kept in line with it) in ./live-set.ts;
+ * the entries' fan-out is here.
+ *
  * Runtime-neutral.
  * @module
  */
 import { type Clock, systemClock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
-import { internal, invalidRequest, isTransitError, notFound } from '../errors.js';
+import { internal, invalidRequest, notFound } from '../errors.js';
 import { asRequest } from '../request.js';
 import { hasWatch, requireStorageAdapter, type StorageAdapter } from '../storage/adapter.js';
 import { resolveBackend } from '../transit/options.js';
 import { optionKeys, refuseUnknownOptions } from '../util/options.js';
-import { checkEnable, normalizePath } from './enable.js';
 import {
   type AuditRequestInput,
   type AuditResponseInput,
@@ -41,18 +44,11 @@ import {
   formatOptions,
 } from './format.js';
 import { type Hasher, saltHasher, tokenHasher } from './hash.js';
-import { type LiveDevice, liveDevice, openLive, writeEntry } from './live.js';
-import {
-  AUDIT_PREFIX,
-  type AuditTable,
-  newSalt,
-  readTable,
-  type StoredDevice,
-  saltBytes,
-  updateTable,
-} from './table.js';
+import { type LiveDevice, writeEntry } from './live.js';
+import { LiveSet } from './live-set.js';
+import { addDevice, deviceHash, listDevices, removeDevice } from './sys-audit.js';
+import { AUDIT_PREFIX, newSalt, readTable, saltBytes, updateTable } from './table.js';
 import type {
-  AuditDevice,
   AuditDeviceFactory,
   AuditDeviceInfo,
   AuditEnableRequest,
@@ -115,7 +111,8 @@ export class AuditBroker {
   readonly #sink: AuditSink | undefined;
   readonly #onFailure: ((info: AuditFailureInfo) => void) | undefined;
   readonly #logger: { error(message: string, error?: unknown): void };
-  #live = new Map<string, LiveDevice>();
+  /** The devices open here, kept in line with the table (./live-set.ts). */
+  readonly #devices: LiveSet;
   /** The devices, as an array for the hot path. */
   #targets: LiveDevice[] = [];
   #sinkHash: Hasher | undefined;
@@ -129,7 +126,6 @@ export class AuditBroker {
   #someUnopened = false;
   #lastReopenMs = Number.NEGATIVE_INFINITY;
   #unwatch: (() => Promise<void>) | undefined;
-  #chain: Promise<unknown> = Promise.resolve();
 
   private constructor(o: AuditBrokerOptions) {
     const opts = asRequest(o, 'options') as unknown as AuditBrokerOptions;
@@ -145,6 +141,14 @@ export class AuditBroker {
     this.#sink = opts.sink;
     this.#onFailure = opts.onFailure;
     this.#logger = opts.logger ?? console;
+    this.#devices = new LiveSet({
+      storage: this.#storage,
+      backend: this.#backend,
+      factories: this.#factories,
+      logger: this.#logger,
+      closed: () => this.#closed,
+      changed: (targets) => this.#setTargets(targets),
+    });
   }
 
   /**
@@ -170,19 +174,7 @@ export class AuditBroker {
 
   /** `GET sys/audit`: the enabled devices by path (read from storage). */
   async list(): Promise<Record<string, AuditDeviceInfo>> {
-    const table = await readTable(this.#storage);
-    const out: Record<string, AuditDeviceInfo> = {};
-    for (const path of Object.keys(table.devices).sort()) {
-      const d = table.devices[path] as StoredDevice;
-      out[path] = {
-        type: d.type,
-        description: d.description,
-        options: { ...d.options },
-        local: d.local,
-        path,
-      };
-    }
-    return out;
+    return listDevices(this.#storage);
   }
 
   /**
@@ -192,44 +184,8 @@ export class AuditBroker {
    * bad option value, a path in use, or an output that cannot be opened.
    */
   async enable(path: string, request: AuditEnableRequest): Promise<void> {
-    const p = normalizePath(path);
-    const { type, description, options, local, factory } = checkEnable(request, this.#factories);
-    if ((await readTable(this.#storage)).devices[p]) throw invalidRequest('path already in use');
-    let device: AuditDevice;
-    try {
-      device = await factory.create({ path: p, options });
-    } catch (e) {
-      if (isTransitError(e)) throw e;
-      const why = e instanceof Error ? e.message : String(e);
-      throw invalidRequest(`sanity check failed; unable to open audit device: ${why}`);
-    }
-    const stored: StoredDevice = {
-      type,
-      description,
-      options,
-      local,
-      salt: newSalt(this.#backend),
-    };
-    try {
-      await updateTable(this.#storage, (t) => {
-        if (t.devices[p]) throw invalidRequest('path already in use');
-        return { ...t, devices: { ...t.devices, [p]: stored } };
-      });
-    } catch (e) {
-      await device.close().catch(() => undefined);
-      throw e;
-    }
-    await this.#serial(async () => {
-      const old = this.#live.get(p);
-      if (old && old.stored.salt === stored.salt) {
-        // A watch notification already opened it: keep that one.
-        await device.close().catch(() => undefined);
-        return;
-      }
-      this.#live.set(p, liveDevice(this.#backend, p, stored, device, undefined));
-      this.#refreshTargets();
-      if (old) await old.device?.close().catch(() => undefined);
-    });
+    const added = await addDevice(this.#storage, this.#backend, this.#factories, path, request);
+    await this.#devices.add(added.path, added.stored, added.device);
   }
 
   /**
@@ -237,20 +193,7 @@ export class AuditBroker {
    * closed; what it wrote stays). Disabling a path with no device does nothing.
    */
   async disable(path: string): Promise<void> {
-    const p = normalizePath(path);
-    await updateTable(this.#storage, (t) => {
-      if (!t.devices[p]) return undefined;
-      const devices = { ...t.devices };
-      delete devices[p];
-      return { ...t, devices };
-    });
-    await this.#serial(async () => {
-      const old = this.#live.get(p);
-      if (!old) return;
-      this.#live.delete(p);
-      this.#refreshTargets();
-      await old.device?.close().catch(() => undefined);
-    });
+    await this.#devices.remove(await removeDevice(this.#storage, path));
   }
 
   /**
@@ -259,11 +202,7 @@ export class AuditBroker {
    * @throws TransitError `invalid_request` when no device is at `path` or `input` is not a string.
    */
   async hash(path: string, input: string): Promise<string> {
-    const p = normalizePath(path);
-    if (typeof input !== 'string') throw invalidRequest('input must be a string');
-    const d = (await readTable(this.#storage)).devices[p];
-    if (!d) throw invalidRequest(`unknown audit device path ${JSON.stringify(p)}`);
-    return saltHasher(this.#backend, saltBytes(d.salt))(input);
+    return deviceHash(this.#storage, this.#backend, path, input);
   }
 
   /**
@@ -320,17 +259,7 @@ export class AuditBroker {
    */
   #openUnopened(): Promise<void> {
     this.#lastReopenMs = this.#clock.now();
-    return this.#serial(async () => {
-      if (this.#closed) return;
-      for (const [p, live] of this.#live) {
-        if (live.device) continue;
-        const factory = Object.hasOwn(this.#factories, live.stored.type)
-          ? this.#factories[live.stored.type]
-          : undefined;
-        this.#live.set(p, await openLive(factory, this.#backend, p, live.stored, this.#logger));
-      }
-      this.#refreshTargets();
-    });
+    return this.#devices.openUnopened();
   }
 
   /** Stop following the table, flush and close every device. Later entries are refused. */
@@ -340,19 +269,14 @@ export class AuditBroker {
     await this.#unwatch?.().catch(() => undefined);
     this.#unwatch = undefined;
     this.#closedActive = this.#active;
-    await this.#serial(async () => {
-      const all = [...this.#live.values()];
-      this.#live.clear();
-      this.#refreshTargets();
-      await Promise.all(all.map((d) => d.device?.close().catch(() => undefined)));
-    });
+    await this.#devices.closeAll();
   }
 
   async #start(): Promise<void> {
     if (hasWatch(this.#storage)) {
       this.#unwatch = await this.#storage
         .watch(AUDIT_PREFIX, () => {
-          void this.#serial(() => this.#sync()).catch((e: unknown) => {
+          void this.#devices.sync().catch((e: unknown) => {
             this.#logger.error('transitkit/audit: reloading the audit table failed', e);
           });
         })
@@ -369,46 +293,14 @@ export class AuditBroker {
       this.#sinkHash = saltHasher(this.#backend, saltBytes(table.sink_salt));
       this.#sinkHashing = { hash: this.#sinkHash, tokens: tokenHasher(this.#sinkHash) };
     }
-    await this.#serial(() => this.#apply(table));
+    await this.#devices.apply(table);
   }
 
-  #serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.#chain.then(fn, fn);
-    this.#chain = run.catch(() => undefined);
-    return run;
-  }
-
-  async #sync(): Promise<void> {
-    if (this.#closed) return;
-    await this.#apply(await readTable(this.#storage));
-  }
-
-  /** Open what the table has and this instance lacks; close what it dropped. */
-  async #apply(table: AuditTable): Promise<void> {
-    if (this.#closed) return;
-    const closing: LiveDevice[] = [];
-    for (const [p, live] of this.#live) {
-      const want = table.devices[p];
-      if (!want || want.salt !== live.stored.salt) {
-        this.#live.delete(p);
-        closing.push(live);
-      }
-    }
-    for (const [p, stored] of Object.entries(table.devices)) {
-      if (this.#live.has(p)) continue;
-      const factory = Object.hasOwn(this.#factories, stored.type)
-        ? this.#factories[stored.type]
-        : undefined;
-      this.#live.set(p, await openLive(factory, this.#backend, p, stored, this.#logger));
-    }
-    this.#refreshTargets();
-    await Promise.all(closing.map((d) => d.device?.close().catch(() => undefined)));
-  }
-
-  #refreshTargets(): void {
-    this.#targets = [...this.#live.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
-    this.#active = !this.#closed && (this.#targets.length > 0 || this.#sink !== undefined);
-    this.#someUnopened = this.#targets.some((d) => d.device === undefined);
+  /** The devices after a change (./live-set.ts), sorted by path. */
+  #setTargets(targets: LiveDevice[]): void {
+    this.#targets = targets;
+    this.#active = !this.#closed && (targets.length > 0 || this.#sink !== undefined);
+    this.#someUnopened = targets.some((d) => d.device === undefined);
   }
 
   #failed(path: string, kind: 'request' | 'response', e: unknown): void {

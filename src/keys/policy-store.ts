@@ -7,7 +7,8 @@
  * hears of is not decoded twice; a read that fails is an error, never
  * "absent"), a per-name async lock for read-modify-write, and
  * compare-and-set writes so that concurrent writers (other processes on the
- * same storage) never lose an update.
+ * same storage) never lose an update (./store-writes.ts, under the lock taken
+ * here).
  *
  * Layout: the newest {@link HOT_VERSIONS} versions stay inline in the key
  * document; older ones are archived under their own storage entries, written
@@ -21,7 +22,7 @@
 import { type Clock, systemClock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
 import { encodeHex } from '../encoding.js';
-import { conflict, internal } from '../errors.js';
+import { internal } from '../errors.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
 import { contended } from '../util/contention.js';
@@ -34,19 +35,12 @@ import type { ArchiveLog } from './archive-log.js';
 import { ArchiveStore } from './archive-store.js';
 import { keyType } from './key-types.js';
 import { type KeyPolicy, type KeyVersion, oldestVersion } from './policy.js';
-import { decodeStoredDocument, encodeDocument, type KeyDocument } from './policy-codec.js';
+import { decodeStoredDocument, type KeyDocument } from './policy-codec.js';
 import type { WholeKeyOps } from './store-admin.js';
+import { CAS_RETRIES, createKey, mutateKey } from './store-writes.js';
 
 export { HOT_VERSIONS } from './archive-store.js';
 
-/**
- * Attempts at a key's compare-and-set before `conflict`. 16 lost 3–4 of 80
- * rotates when sixteen instances rotated one key on one file store on a
- * loaded machine (CI beside a user-clone run); 32, as the token store's, with
- * the pause capped at 256 ms (../util/contention.ts), waits ≈ 3 s longer at
- * most before it gives up.
- */
-const CAS_RETRIES = 32;
 /** The longest a cached key is used without checking storage (lost notifications). @internal */
 export const MAX_AGE_MS = 1_000;
 /** Names whose invalidations are counted one by one (beyond: a new epoch). */
@@ -297,23 +291,7 @@ export class PolicyStore {
     policy: KeyPolicy,
     versions: ReadonlyMap<number, KeyVersion>,
   ): Promise<{ key: LoadedKey; created: boolean }> {
-    return this.#locks.run(policy.name, async () => {
-      const doc: KeyDocument = {
-        uid: encodeHex(this.#backend.randomBytes(8)),
-        policy,
-        versions: new Map(versions),
-      };
-      const raw = encodeDocument(doc);
-      const stamp = this.#stamp(policy.name);
-      if (await this.#storage.compareAndSet(keyspace.policy(policy.name), undefined, raw)) {
-        const key = { doc, raw };
-        this.#remember(policy.name, key, stamp);
-        return { key, created: true };
-      }
-      const existing = await this.#load(policy.name);
-      if (!existing) throw conflict(`key ${policy.name} was deleted while being created; retry`);
-      return { key: existing, created: false };
-    });
+    return this.#locks.run(policy.name, () => createKey(this.#ops, policy, versions));
   }
 
   /**
@@ -327,62 +305,7 @@ export class PolicyStore {
     name: string,
     fn: (key: LoadedKey) => Mutation | undefined | Promise<Mutation | undefined>,
   ): Promise<LoadedKey | undefined> {
-    return this.#locks.run(name, async () => {
-      let current = await this.get(name);
-      for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
-        if (!current) return undefined;
-        const m = await fn(current);
-        if (!m) return current;
-        const { uid } = current.doc;
-        const written: number[] = [];
-        let stored: LoadedKey | undefined;
-        try {
-          const next = await this.#prepare(current, m, written);
-          if (next) {
-            const raw = encodeDocument(next);
-            const stamp = this.#stamp(name);
-            if (await this.#storage.compareAndSet(keyspace.policy(name), current.raw, raw)) {
-              stored = { doc: next, raw };
-              this.#remember(name, stored, stamp);
-            }
-          }
-        } catch (e) {
-          await this.#cleanUp(name, uid, written);
-          throw e;
-        }
-        if (stored) {
-          await this.#archive.dropTrimmed(uid, current.doc.policy, stored.doc.policy);
-          return stored;
-        }
-        await this.#pause(attempt);
-        current = await this.#load(name);
-        await this.#archive.dropUncommitted(uid, written, current?.doc, name);
-      }
-      throw conflict(`too many concurrent updates to key ${name}; retry`);
-    });
-  }
-
-  /**
-   * Build the next document: add versions, archive those leaving the hot
-   * window (./archive-store.ts); `undefined` when `current` proved behind
-   * storage.
-   */
-  async #prepare(
-    current: LoadedKey,
-    m: Mutation,
-    written: number[],
-  ): Promise<KeyDocument | undefined> {
-    const { uid, versions: hot } = current.doc;
-    const all = new Map(hot);
-    for (const [n, v] of m.add ?? []) {
-      // A version rewritten in place (set-certificate, import_version): a read of
-      // its old bytes in flight must not be cached, nor a listing built from it kept.
-      if (n <= current.doc.policy.latest_version) this.#archive.log.changed(m.policy.name, n);
-      all.set(n, v);
-    }
-    const view = { raw: current.raw, hot };
-    const versions = await this.#archive.split(m.policy, uid, all, written, view, m.base);
-    return versions && { uid, policy: m.policy, versions };
+    return this.#locks.run(name, async () => mutateKey(this.#ops, name, await this.get(name), fn));
   }
 
   /**
@@ -419,12 +342,7 @@ export class PolicyStore {
     return this.#locks.run(name, () => deleteKey(this.#ops, name, check));
   }
 
-  /** After a lost compare-and-set: a random pause, growing with the attempt (../util/contention.ts). */
-  #pause(attempt: number): Promise<void> {
-    return contended(attempt, this.#backend.randomBytes(1)[0] as number);
-  }
-
-  /** The store's state, for ./store-admin.ts. */
+  /** The store's state, for ./store-writes.ts and ./store-admin.ts. */
   get #ops(): WholeKeyOps {
     return {
       storage: this.#storage,
@@ -438,7 +356,8 @@ export class PolicyStore {
       forget: (name) => this.#cache.delete(name),
       cleanUp: (name, uid, written) => this.#cleanUp(name, uid, written),
       newUid: () => encodeHex(this.#backend.randomBytes(8)),
-      pause: (attempt) => this.#pause(attempt),
+      // After a lost compare-and-set: a random pause, growing with the attempt (../util/contention.ts).
+      pause: (attempt) => contended(attempt, this.#backend.randomBytes(1)[0] as number),
     };
   }
 
