@@ -4,16 +4,16 @@
  * the edge (hono's `fetch`/`request()` seam), so every behaviour is testable
  * without a socket.
  *
- * Order of a request: URL → route (404/405) → sealed check (503) → token
- * (403) → ACL (403) → body (413; 400 for malformed JSON or past the shape
- * limits, json-limits.ts) → fields (400, warnings)
- * → one library call → reply (a streaming row pipes its body through the
- * library's transform instead, stream-reply.ts). The body is read only after the token is
- * verified and the ACL could allow the request, so a caller without the
- * capability cannot make the server buffer or parse 32 MiB. Rows whose ACL
- * path the body can complete (`aclFromBody`, when the URL leaves the part
- * out) are checked before the body on every completion (preauth.ts), and on
- * the completed path after the fields.
+ * Order of a request: URL → route (404/405; route-front.ts) → sealed check
+ * (503) → token (403) → ACL (403) → body (413; 400 for malformed JSON or
+ * past the shape limits, json-limits.ts) → fields (400, warnings) → one
+ * library call → reply (a streaming row pipes its body through the
+ * library's transform instead, stream-reply.ts). The body is read only after
+ * the token is verified and the ACL could allow the request, so a caller
+ * without the capability cannot make the server buffer or parse 32 MiB. Rows
+ * whose ACL path the body can complete (`aclFromBody`, when the URL leaves
+ * the part out) are checked before the body on every completion
+ * (preauth.ts), and on the completed path after the fields.
  *
  * `internal` errors and unexpected failures are logged with the request id
  * (message and stack, never the request) and answered with a generic 500
@@ -23,7 +23,6 @@
 import type { AclOperation, TokenContext } from 'transitkit';
 import type { Clock } from '../../src/clock.js';
 import { TransitError } from '../../src/errors.js';
-import { GO_TRUE } from '../../src/request.js';
 import {
   type AuditStart,
   auditError,
@@ -33,7 +32,6 @@ import {
   auditResponse,
   notAudited,
 } from './audit-dispatch.js';
-import { AUDIT_ROUTES } from './audit-routes.js';
 import { aclTail, authenticate, authorize, type HeaderLookup } from './auth.js';
 import type { ResolvedJsonLimits } from './json-limits.js';
 import type { MetricsExporter } from './metrics.js';
@@ -41,20 +39,11 @@ import { requestRecorder } from './metrics.js';
 import { queryFields, rawFields, type UnknownFields, unknownFieldsWarning } from './params.js';
 import { authorizeSomeCompletion } from './preauth.js';
 import { type HttpReply, jsonReply, NO_WARNINGS, successReply } from './reply.js';
-import type { Route, RouteMethod, ServedBy } from './route.js';
-import { Router } from './router.js';
-import { ROUTES, SEAL_ROUTES } from './routes.js';
+import type { Route, ServedBy } from './route.js';
+import { routeFront } from './route-front.js';
 import { type HandlerServices, serviceSource } from './source.js';
-import {
-  errorReply,
-  errorsBody,
-  internalReply,
-  ROUTE_STATUS,
-  redactInternalItems,
-} from './status.js';
+import { errorReply, internalReply, redactInternalItems } from './status.js';
 import { streamGuard, streamReply } from './stream-reply.js';
-import { STREAM_ROUTES } from './stream-routes.js';
-import { decodeUrl } from './url.js';
 
 /**
  * A request as a binding hands it over.
@@ -123,147 +112,13 @@ export type Dispatch = (
   options?: { fallthrough?: boolean },
 ) => Promise<HttpReply | undefined>;
 
-/** Request lines kept by the route front (one per key name and operation in practice). */
-const RESOLVED_MAX = 4096;
-
-/** A request resolved to its row. */
-interface Resolved {
-  route: Route;
-  params: Readonly<Record<string, string>>;
-  segs: string[];
-  query: URLSearchParams;
-  verb: string;
-  method: string;
-  /** The request's ACL path (relative to `/v1`), before any completion from the body. */
-  aclPath: string;
-  /**
-   * A read (GET or LIST) of a row without `notFoundMessage`: a `not_found` is
-   * then Vault's bare 404.
-   */
-  read: boolean;
-  /** The body may complete the ACL path (the URL leaves a part of it out). */
-  deferAcl: boolean;
-}
-const segsOf = (p: string): string[] => p.split('/').filter((s) => s !== '');
-const startsWith = (a: readonly string[], b: readonly string[]) => b.every((s, i) => a[i] === s);
-
 /**
  * Build the dispatcher for a set of services.
  * @internal
  */
 export function createDispatch(services: HandlerServices, o: DispatchOptions): Dispatch {
   const source = serviceSource(services);
-  const mount = segsOf(o.mount);
-  const api = segsOf(o.apiPrefix);
-  const aclMount =
-    startsWith(mount, api) && mount.length > api.length ? mount.slice(api.length) : mount;
-  // The spec's table, then the seal routes (served only when the handler has a
-  // TransitNode), then the streaming routes (stream-routes.ts), then the audit
-  // device routes (audit-routes.ts).
-  const rows = [...ROUTES, ...SEAL_ROUTES, ...STREAM_ROUTES, ...AUDIT_ROUTES].map((r) =>
-    r.needsMetrics && o.unauthenticatedMetrics ? openMetricsRow(r) : r,
-  );
-  const router = new Router(rows, (first) => (first === 'transit' ? mount : [...api, first]));
-  const isTransit = (r: Route) => r.path === '/transit' || r.path.startsWith('/transit/');
-  const aclPathOf = (r: Route, segs: readonly string[]) => {
-    const path = (
-      isTransit(r) ? [...aclMount, ...segs.slice(mount.length)] : segs.slice(api.length)
-    ).join('/');
-    if (!r.aclLowerCase) return path;
-    const cut = path.lastIndexOf('/') + 1;
-    return path.slice(0, cut) + path.slice(cut).toLowerCase();
-  };
-  const ours = (segs: readonly string[]) =>
-    startsWith(segs, mount) ||
-    startsWith(segs, [...api, 'sys']) ||
-    startsWith(segs, [...api, 'auth']);
-
-  const bareMethodError = (segs: readonly string[]) => {
-    const get = router.match('GET', segs);
-    return get.kind === 'match' && get.match.route.bareMethodError;
-  };
-
-  /** URL → row, or the reply when there is none (404, 405, bad path), or `undefined` to fall through. */
-  const resolveUncached = (req: HttpRequest, fallthrough: boolean, seen: { read: boolean }) => {
-    const url = decodeUrl(req.url);
-    if (!url) {
-      const { status, message } = ROUTE_STATUS.badPath;
-      return { reply: jsonReply(status, errorsBody([message])) };
-    }
-    const { segs, query } = url;
-    if (fallthrough && !ours(segs)) return { reply: undefined };
-    const verb = req.method.toUpperCase();
-    let method = verb === 'PUT' ? 'POST' : verb === 'HEAD' ? 'GET' : verb;
-    if (method === 'GET' && GO_TRUE.has(query.get('list') ?? '')) method = 'LIST';
-    seen.read = method === 'GET' || method === 'LIST';
-    const found = router.match(method as RouteMethod, segs);
-    const route = found.kind === 'match' ? found.match.route : undefined;
-    const usable =
-      route && source.usable(route, o.auth) && (!route.needsMetrics || o.metrics !== undefined);
-    if (found.kind === 'none' || (route && !usable)) {
-      if (fallthrough && !startsWith(segs, mount)) return { reply: undefined };
-      const { status, message } = ROUTE_STATUS.unsupportedPath;
-      return { reply: jsonReply(status, errorsBody([message])) };
-    }
-    if (found.kind === 'method' || !route || (verb === 'HEAD' && !route.head)) {
-      const { status, message } = ROUTE_STATUS.unsupportedOperation;
-      const r = jsonReply(status, errorsBody(bareMethodError(segs) ? [] : [message]));
-      r.headers.allow = allowHeader(found.kind === 'method' ? found.allowed : ['GET']);
-      return { reply: r };
-    }
-    // A row whose misses have a text (byok-export, backup) answers them as a write does.
-    if (route.notFoundMessage) seen.read = false;
-    return { route, params: found.match.params, segs, query, verb, method };
-  };
-
-  /**
-   * The precompiled route table's front: a request line seen before (same
-   * method and URL, no query) maps straight to its row, parameters and ACL
-   * path, without decoding the URL or walking the trie. Only matches are kept
-   * (errors are rare and cheap enough); bounded, cleared when full. The
-   * answer is the one {@link resolveUncached} gave, since the table, the
-   * mount and the services' usable rows are fixed for the dispatcher.
-   */
-  // By method, then URL (no request line string is built per request).
-  const resolved = new Map<string, Map<string, Resolved>>();
-  let resolvedCount = 0;
-  const resolve = (req: HttpRequest, fallthrough: boolean, seen: { read: boolean }) => {
-    const cacheable = !req.url.includes('?') && !req.url.includes('#');
-    const byUrl = cacheable ? resolved.get(req.method) : undefined;
-    const hit = byUrl?.get(req.url);
-    if (hit) {
-      seen.read = hit.read;
-      return hit;
-    }
-    const r = resolveUncached(req, fallthrough, seen);
-    if (!('route' in r) || !r.route) return r;
-    const { route } = r;
-    // Frozen: a cached entry's parameters are shared by every request of its line.
-    const params = Object.freeze(r.params);
-    const entry: Resolved = {
-      ...r,
-      params,
-      aclPath: aclPathOf(route, r.segs),
-      read: seen.read,
-      deferAcl:
-        route.fillBody !== undefined ||
-        Object.keys(route.aclFromBody).some((p) => params[p] === undefined),
-    };
-    if (cacheable) {
-      if (resolvedCount >= RESOLVED_MAX) {
-        resolved.clear();
-        resolvedCount = 0;
-      }
-      let urls = resolved.get(req.method);
-      if (!urls) {
-        urls = new Map();
-        resolved.set(req.method, urls);
-      }
-      urls.set(req.url, entry);
-      resolvedCount++;
-    }
-    return entry;
-  };
+  const { resolve, aclMount } = routeFront(source, o);
 
   /** Audit a refused token or ACL check (as Vault does), then throw its error. */
   const refused = (
@@ -442,18 +297,4 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     }
     return reply;
   };
-}
-
-/** The `sys/metrics` row without a token, answered while sealed too. */
-function openMetricsRow(r: Route): Route {
-  return { ...r, cap: null, sudo: false, whileSealed: true };
-}
-
-function allowHeader(methods: readonly RouteMethod[]): string {
-  const out = new Set<string>();
-  for (const m of methods) {
-    if (m === 'POST') out.add('POST').add('PUT');
-    else out.add(m);
-  }
-  return [...out].join(', ');
 }

@@ -64,7 +64,7 @@ export async function metricsBody(
   exporter: MetricsExporter | undefined,
   format: unknown,
 ): Promise<TextResult> {
-  // The row is served only with metrics (dispatch.ts); this is the type's guard.
+  // The row is served only with metrics (route-front.ts); this is the type's guard.
   if (!exporter) throw notFound('metrics are not enabled on this handler');
   if (format === 'prometheus') {
     return { contentType: exporter.prometheusContentType, text: await exporter.prometheus() };
