@@ -63,7 +63,10 @@ export const TOKEN_CREATE_FIELDS = defineSchema({
   no_default_policy: { type: 'bool', description: 'Do not attach the default policy.' },
   no_parent: { type: 'bool', description: 'Create an orphan token (needs sudo).' },
   lease: { type: 'duration', description: 'Older name of ttl (read when ttl is absent).' },
-  period: { type: 'duration', description: 'Periodic tokens: refused (not supported).' },
+  period: {
+    type: 'duration',
+    description: 'Renew period (root or sudo): the TTL at creation and at every renewal.',
+  },
   type: { type: 'string', description: 'service (default); batch is refused.' },
 });
 /** `POST /auth/token/renew-self`. @internal */

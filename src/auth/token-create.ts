@@ -10,7 +10,9 @@
  *   (root included) cannot create children;
  * - the TTL defaults to the store's default (a root token may have none) and
  *   is capped by the store's max TTL and `explicit_max_ttl`, with Vault's
- *   warning.
+ *   warning;
+ * - `period` (root or sudo) makes a periodic token, root tokens included: its
+ *   TTL is the period, whatever `ttl` says (./token-period.ts).
  * @module
  */
 import { invalidRequest } from '../errors.js';
@@ -22,6 +24,7 @@ import {
   type TokenContext,
   type TokenCreateRequest,
 } from './token-entry.js';
+import { parsePeriod, periodTtl } from './token-period.js';
 
 /** What a create request resolves to. @internal */
 export interface TokenPlan {
@@ -29,9 +32,14 @@ export interface TokenPlan {
   orphan: boolean;
   /** Seconds; 0 = no expiry (root only). */
   ttl: number;
-  /** The effective max TTL in seconds (store max, or `explicit_max_ttl` when lower). */
+  /**
+   * The max TTL of the token's lease in seconds: the store's, or `explicit_max_ttl`
+   * when lower; for a periodic token `explicit_max_ttl` (0: none).
+   */
   cap: number;
   explicitMax: number;
+  /** Seconds; 0 = not periodic. */
+  period: number;
   numUses: number;
   renewable: boolean;
   displayName: string;
@@ -108,18 +116,60 @@ export function planToken(
   policies.sort();
 
   const warnings: string[] = [];
+  const { ttl, explicitMax, period } = ttlOf(req, isSudo, isRoot, limits, warnings);
+  if (ttl === 0 && parentEntry.expire_ms !== 0) {
+    throw invalidRequest('expiring root tokens cannot create non-expiring root tokens');
+  }
+  const display = req.display_name === undefined ? '' : String(req.display_name);
+  const renewable = optBool(req.renewable, 'renewable') ?? true;
+  return {
+    policies,
+    orphan,
+    ttl,
+    // A periodic token's lease is renewed past the store's max TTL (./token-period.ts).
+    cap: explicitMax > 0 || period > 0 ? explicitMax : limits.maxTtl,
+    explicitMax,
+    period,
+    numUses,
+    // A token that never expires is not advertised as renewable (Vault).
+    renewable: ttl !== 0 && renewable,
+    displayName:
+      display === '' ? 'token' : `token-${display}`.replace(DISPLAY_UNSAFE, '-').replace(/-$/, ''),
+    meta: metaOf(req.meta),
+    warnings,
+  };
+}
+
+/**
+ * The TTL, `explicit_max_ttl` and period of a create request, in Vault's
+ * order (`explicit_max_ttl`, `period` with its sudo check, `ttl`), with
+ * Vault's warnings pushed to `warnings`.
+ */
+function ttlOf(
+  req: TokenCreateRequest,
+  isSudo: boolean,
+  isRoot: boolean,
+  limits: { defaultTtl: number; maxTtl: number },
+  warnings: string[],
+): { ttl: number; explicitMax: number; period: number } {
   // A positive TTL under a second is one second, never 0 (the default, or no cap).
   let explicitMax = parseDurationSeconds(req.explicit_max_ttl, 'explicit_max_ttl', 'one');
-  if (parseDurationSeconds(req.period, 'period') > 0) {
-    if (!isSudo) throw invalidRequest('root or sudo privileges required to create periodic token');
-    // Refused rather than ignored: a periodic token escapes the max TTL, which this store
-    // does not do, and a plain token in its place would silently live for the max TTL.
-    throw invalidRequest('periodic tokens are not supported: use a ttl and renew-self');
+  const period = parsePeriod(req.period);
+  if (period > 0 && !isSudo) {
+    throw invalidRequest('root or sudo privileges required to create periodic token');
   }
   let ttl =
     req.ttl !== undefined && req.ttl !== ''
       ? parseDurationSeconds(req.ttl, 'ttl', 'one')
       : parseDurationSeconds(req.lease, 'lease', 'one'); // Vault's older name
+  if (period > 0) {
+    // Vault's CalculateTTL: the period wins over `ttl` (without a warning), capped by the
+    // max TTL and `explicit_max_ttl`, which is kept as given (it alone ends the token).
+    // At creation, now is the creation time: creation 0, now 0.
+    const p = periodTtl(period, { maxTtl: limits.maxTtl, explicitMax, creationTime: 0 }, 0);
+    warnings.push(...p.warnings);
+    return { ttl: p.ttl, explicitMax, period };
+  }
   if (ttl === 0 && !isRoot) ttl = limits.defaultTtl;
   if (ttl > limits.maxTtl) {
     warnings.push(
@@ -142,25 +192,7 @@ export function planToken(
       ttl = explicitMax;
     }
   }
-  if (ttl === 0 && parentEntry.expire_ms !== 0) {
-    throw invalidRequest('expiring root tokens cannot create non-expiring root tokens');
-  }
-  const display = req.display_name === undefined ? '' : String(req.display_name);
-  const renewable = optBool(req.renewable, 'renewable') ?? true;
-  return {
-    policies,
-    orphan,
-    ttl,
-    cap: explicitMax > 0 ? explicitMax : limits.maxTtl,
-    explicitMax,
-    numUses,
-    // A token that never expires is not advertised as renewable (Vault).
-    renewable: ttl !== 0 && renewable,
-    displayName:
-      display === '' ? 'token' : `token-${display}`.replace(DISPLAY_UNSAFE, '-').replace(/-$/, ''),
-    meta: metaOf(req.meta),
-    warnings,
-  };
+  return { ttl, explicitMax, period: 0 };
 }
 
 /**

@@ -105,7 +105,12 @@ export interface TokenCreateRequest {
   no_parent?: boolean;
   /** Vault's older name of `ttl` (read when `ttl` is absent). */
   lease?: number | string;
-  /** Vault's periodic tokens: refused (root or `sudo` first, as Vault), not ignored. */
+  /**
+   * Make a periodic token (root or `sudo` only, as Vault): its TTL is the period
+   * (seconds or a duration string), at creation and at every renewal, whatever
+   * `ttl` or `increment` asks; the store's max TTL caps each period but never
+   * ends the token, `explicit_max_ttl` does.
+   */
   period?: number | string;
   /** `service` (or `default`); `batch` is refused. */
   type?: string;
@@ -147,6 +152,11 @@ export interface StoredToken {
   renewable: boolean;
   /** The token's lease (`auth/token/create/…`), when the store has a lease manager. */
   lease_id?: string;
+  /**
+   * Seconds: the period of a periodic token (each renewal's TTL). Absent for
+   * any other token, and in entries written before periods.
+   */
+  period?: number;
 }
 
 /** A stored entry, checked enough that a damaged one can never pass for a token. @internal */
@@ -164,7 +174,8 @@ export function parseEntry(raw: Uint8Array): StoredToken {
     !Array.isArray(entry.policies) ||
     !entry.policies.every((p) => typeof p === 'string') ||
     typeof entry.expire_ms !== 'number' ||
-    typeof entry.num_uses !== 'number'
+    typeof entry.num_uses !== 'number' ||
+    (entry.period !== undefined && typeof entry.period !== 'number')
   ) {
     throw internal('token store: a token entry is damaged');
   }
@@ -207,6 +218,8 @@ export interface TokenLookup {
   num_uses: number;
   orphan: boolean;
   path: string;
+  /** A periodic token's period in seconds; absent for any other token (as Vault). */
+  period?: number;
   policies: string[];
   renewable: boolean;
   ttl: number;
@@ -264,6 +277,8 @@ export function lookupOf(token: string, t: StoredToken, now: number): TokenLooku
     num_uses: t.num_uses,
     orphan: t.parent === '',
     path: t.path,
+    // Vault shows `period` only for a periodic token.
+    ...(t.period !== undefined && t.period > 0 ? { period: t.period } : {}),
     policies: [...t.policies],
     renewable: t.renewable && t.expire_ms !== 0,
     ttl: remainingSeconds(t, now),

@@ -150,6 +150,8 @@ export async function issueChild(
     num_uses: plan.numUses,
     renewable,
     ...(lease ? { lease_id: lease.lease_id } : {}),
+    // Only a periodic token's entry has one: other entries keep their earlier form.
+    ...(plan.period > 0 ? { period: plan.period } : {}),
   };
   await storeEntry(ctx, entry);
   if (!plan.orphan && !(await ctx.liveEntry(parent.hash, true))) {

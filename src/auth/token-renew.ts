@@ -2,7 +2,9 @@
  * Renewing a token (`auth/token/renew-self`, `renew`), as Vault's token
  * store: the new TTL is the increment asked for (or the creation TTL), capped
  * by the max TTL from creation (the store's, or the token's
- * `explicit_max_ttl` when lower), with Vault's capping warning. Without a
+ * `explicit_max_ttl` when lower), with Vault's capping warning. A periodic
+ * token's new TTL is its period, whatever the increment, bounded by
+ * `explicit_max_ttl` only (./token-period.ts). Without a
  * lease manager (which expires a parent's tree), a child renews no further
  * than its parent's expiry, and not at all once its parent is gone; with one,
  * the token's lease is renewed with it (a revoked or expired lease refuses).
@@ -19,7 +21,8 @@ import type { LeaseManager } from '../leases/lease-manager.js';
 import { withWarnings } from '../result-meta.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import type { FoundToken, TokenEntries } from './token-entries.js';
-import { authOf, denied, K, type TokenAuth } from './token-entry.js';
+import { authOf, denied, K, type StoredToken, type TokenAuth } from './token-entry.js';
+import { isPeriodic, periodRenewal, renewPeriodLease } from './token-period.js';
 
 /** What renewing needs of a token store. @internal */
 export interface RenewContext {
@@ -52,14 +55,10 @@ export async function renewOnce(
   if (entry.expire_ms !== 0 && entry.expire_ms <= now) throw invalidRequest('token not found');
   if (entry.expire_ms === 0) return authOf(token, entry, now);
   if (!entry.renewable) throw invalidRequest('lease is not renewable');
-  const maxTtl = Math.min(
-    ctx.maxTtl,
-    entry.explicit_max_ttl > 0 ? entry.explicit_max_ttl : Number.POSITIVE_INFINITY,
-  );
-  const maxEnd = (entry.creation_time + maxTtl) * 1000;
-  if (maxEnd <= now) throw invalidRequest('past the max TTL, cannot renew');
-  const want = inc > 0 ? inc : entry.creation_ttl;
-  let expire = Math.min(now + want * 1000, maxEnd);
+  const term = isPeriodic(entry)
+    ? periodTerm(entry, ctx.maxTtl, now)
+    : plainTerm(entry, ctx.maxTtl, inc, now);
+  let expire = term.expire;
   if (!ctx.leases && entry.parent !== '') {
     // No lease manager expires a parent's tree: a child renews up to its parent's expiry.
     const parent = (await ctx.entries.read(entry.parent))?.entry;
@@ -68,18 +67,66 @@ export async function renewOnce(
     }
     if (parent.expire_ms !== 0) expire = Math.min(expire, parent.expire_ms);
   }
-  const warnings =
-    expire < now + want * 1000
-      ? [
-          `TTL of "${want}s" exceeded the effective max_ttl of "${Math.floor((maxEnd - now) / 1000)}s"; TTL value is capped accordingly`,
-        ]
-      : [];
+  const warnings = term.warnings(expire);
+  let fresh: string | undefined;
   if (ctx.leases && entry.lease_id !== undefined) {
     // The lease follows the token; a revoked or expired lease refuses renewal.
-    await ctx.leases.renew(entry.lease_id, Math.ceil((expire - now) / 1000), { auth: true });
+    const seconds = Math.ceil((expire - now) / 1000);
+    if (isPeriodic(entry)) {
+      fresh = await renewPeriodLease(ctx.leases, { ...entry, lease_id: entry.lease_id }, seconds);
+    } else await ctx.leases.renew(entry.lease_id, seconds, { auth: true });
   }
-  const next = { ...entry, expire_ms: expire };
+  const next = { ...entry, expire_ms: expire, ...(fresh ? { lease_id: fresh } : {}) };
   const renewed = await ctx.storage.compareAndSet(K.id(hash), raw, utf8(JSON.stringify(next)));
   ctx.entries.forget(hash);
+  if (fresh !== undefined && ctx.leases) {
+    // The lease not kept goes; it no longer names the token's lease, so it revokes no token.
+    await ctx.leases.revoke(renewed ? (entry.lease_id as string) : fresh).catch(() => undefined);
+  }
   return renewed ? withWarnings(authOf(token, next, now), warnings) : undefined;
+}
+
+/** A renewal's new expiry (epoch ms), and its warnings once the expiry is final. */
+interface Term {
+  expire: number;
+  warnings(final: number): string[];
+}
+
+/**
+ * A token's renewal: the increment (or its creation TTL), capped by the max TTL
+ * from its creation (the store's, or `explicit_max_ttl` when lower).
+ * @throws TransitError `invalid_request` past the max TTL.
+ */
+function plainTerm(entry: StoredToken, storeMax: number, inc: number, now: number): Term {
+  const maxTtl = Math.min(
+    storeMax,
+    entry.explicit_max_ttl > 0 ? entry.explicit_max_ttl : Number.POSITIVE_INFINITY,
+  );
+  const maxEnd = (entry.creation_time + maxTtl) * 1000;
+  if (maxEnd <= now) throw invalidRequest('past the max TTL, cannot renew');
+  const want = inc > 0 ? inc : entry.creation_ttl;
+  return {
+    expire: Math.min(now + want * 1000, maxEnd),
+    warnings: (final) =>
+      final < now + want * 1000
+        ? [
+            `TTL of "${want}s" exceeded the effective max_ttl of "${Math.floor((maxEnd - now) / 1000)}s"; TTL value is capped accordingly`,
+          ]
+        : [],
+  };
+}
+
+/** A periodic token's renewal (./token-period.ts), then its parent's expiry as a child's TTL is capped. */
+function periodTerm(entry: StoredToken & { period: number }, storeMax: number, now: number): Term {
+  const { expire, warnings } = periodRenewal(entry, storeMax, now);
+  return {
+    expire,
+    warnings: (final) =>
+      final < expire
+        ? [
+            ...warnings,
+            `TTL of "${Math.ceil((expire - now) / 1000)}s" exceeded the parent token's remaining TTL of "${Math.floor((final - now) / 1000)}s"; TTL value is capped accordingly`,
+          ]
+        : warnings,
+  };
 }

@@ -11,7 +11,7 @@
  *
  * With a lease manager, revocation goes both ways ({@link bindLeases}):
  * revoking a token revokes the leases issued with it, and revoking (or
- * expiring) a token's lease revokes the token.
+ * expiring) a token's lease (the one its entry names) revokes the token.
  * @module
  */
 import { fromUtf8, utf8 } from '../encoding.js';
@@ -148,11 +148,16 @@ export function bindLeases(
   // a child token), so revoking a token revokes them.
   ctx.leases?.bindTokens(tokens);
   // Revoking (or expiring) a token's lease revokes the token. Idempotent: a token
-  // already gone is a no-op.
+  // already gone is a no-op. A lease the token's entry no longer names (a periodic
+  // token's, taken over by a new lease at the lease manager's max TTL) revokes nothing.
   ctx.leases?.registerRevoker(`${TOKEN_LEASE_PATH}/`, async (lease) => {
     const accessor = (lease.data as { accessor?: unknown } | undefined)?.accessor;
     if (typeof accessor !== 'string') return;
-    const hash = await ctx.storage.get(K.accessor(accessor));
-    if (hash) await revokeTree(ctx, fromUtf8(hash), lease.lease_id);
+    const stored = await ctx.storage.get(K.accessor(accessor));
+    if (!stored) return;
+    const hash = fromUtf8(stored);
+    const own = (await ctx.entries.read(hash, true))?.entry.lease_id;
+    if (own !== undefined && own !== lease.lease_id) return;
+    await revokeTree(ctx, hash, lease.lease_id);
   });
 }
