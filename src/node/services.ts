@@ -23,6 +23,9 @@ import { advertiseLeader } from './leader-advert.js';
 import { auditFailureCounter } from './node-metrics.js';
 import type { NodeServices, TransitNodeOptions } from './types.js';
 
+/** Each open period's leader advertisement (leader-advert.ts), stopped by {@link closeServices}. */
+const advertising = new WeakMap<NodeServices, () => void>();
+
 /** Build and start the services on an unsealed barrier. @internal */
 export async function openServices(
   barrier: Barrier,
@@ -72,7 +75,8 @@ export async function openServices(
   }
   const services = { transit, tokens, policies, leases, audit };
   // Before the first tick, which may take the lock: every gain names this node's address.
-  advertiseLeader(barrier, leases.leadership, options.apiAddr ?? '');
+  // Undone on close: a caller's own Leadership outlives this period.
+  advertising.set(services, advertiseLeader(barrier, leases.leadership, options.apiAddr ?? ''));
   try {
     await leases.tick();
     if (tickMs !== false) leases.start(tickMs ?? 1_000);
@@ -85,6 +89,8 @@ export async function openServices(
 
 /** Stop timers and storage watches, wait for background work, release the leader lock. @internal */
 export async function closeServices(s: NodeServices): Promise<void> {
+  advertising.get(s)?.();
+  advertising.delete(s);
   // The engine's timer first, so that it cannot take the lock the leases then release.
   await s.transit.close().catch(() => undefined);
   await s.leases.stop().catch(() => undefined);

@@ -282,6 +282,40 @@ describe('GET /v1/sys/leader', () => {
     expect((await leaderOf(c)).json).toMatchObject({ is_self: true, leader_address: '' });
   });
 
+  it('a node on its own Leadership advertises once per gain, however often it was unsealed', async () => {
+    const clock = new FakeClock();
+    const memory = new MemoryStorage({ clock });
+    let adverts = 0;
+    const storage: StorageAdapter & Pick<MemoryStorage, 'lock'> = {
+      ...withoutLock(memory),
+      lock: memory.lock.bind(memory),
+      put(key: string, value: Uint8Array) {
+        if (key === 'sys/leader/advert') adverts++;
+        return memory.put(key, value);
+      },
+    };
+    const mine = new Leadership({ storage: memory, clock, ttlMs: 10_000, refreshMs: 2_500 });
+    leaderships.push(mine);
+    const node = new TransitNode({
+      storage,
+      clock,
+      apiAddr: 'https://a.example:8200',
+      leases: { tickMs: false, leadership: mine },
+    });
+    nodes.push(node);
+    const { keys } = await node.init({ secret_shares: 1, secret_threshold: 1 });
+    for (let round = 1; round <= 3; round++) {
+      await node.unseal({ key: keys[0] as string });
+      // The caller's leadership outlives each unsealed period: lose it and take it again.
+      await mine.stop();
+      const before = adverts;
+      expect(await mine.ensure()).toBe(true);
+      await new Promise((r) => setTimeout(r, 10));
+      expect(adverts - before, `writes on one gain, unsealed period ${round}`).toBe(1);
+      await node.seal();
+    }
+  });
+
   it('apiAddr must be an http or https URL', () => {
     for (const apiAddr of ['vault.example:8200', 'ftp://vault.example', 'https://', '', 42]) {
       expect(
