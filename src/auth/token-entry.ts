@@ -10,6 +10,7 @@ import type { CryptoBackend } from '../crypto/backend.js';
 import { fromUtf8 } from '../encoding.js';
 import { internal, invalidRequest, TransitError } from '../errors.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
+import type { IssueRequest } from '../leases/types.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { constantTimeEqual } from '../util/constant-time.js';
 import { optionKeys } from '../util/options.js';
@@ -26,6 +27,26 @@ export const K = {
 };
 /** Vault's lease path of a token: leases are `auth/token/create/<id>`. @internal */
 export const TOKEN_LEASE_PATH = 'auth/token/create';
+/**
+ * The issue request of a token's own lease: at {@link TOKEN_LEASE_PATH}, an
+ * auth lease whose data names the token by its accessor (so revoking the
+ * lease revokes the token, token-revoke.ts `bindLeases`).
+ * @param maxTtl - the lease's own max TTL in seconds (0: the lease manager's).
+ * @internal
+ */
+export const tokenLease = (
+  accessor: string,
+  ttl: number,
+  maxTtl: number,
+  renewable: boolean,
+): IssueRequest => ({
+  path: TOKEN_LEASE_PATH,
+  ttl,
+  max_ttl: maxTtl,
+  renewable,
+  auth: true,
+  data: { accessor },
+});
 /**
  * A root token id a caller chose (`initialRootToken`, `createRoot({ id })`):
  * 1–512 printable ASCII characters.

@@ -27,6 +27,7 @@ import {
   type TokenAuth,
   type TokenContext,
   type TokenCreateRequest,
+  tokenLease,
 } from './token-entry.js';
 import { type RevokeContext, revokeTree } from './token-revoke.js';
 import type { TokenSalt } from './token-salt.js';
@@ -125,14 +126,7 @@ export async function issueChild(
   const accessor = ctx.salt.random(24);
   const lease =
     ctx.leases && ttl > 0
-      ? await ctx.leases.issue({
-          path: TOKEN_LEASE_PATH,
-          ttl,
-          max_ttl: plan.cap,
-          renewable,
-          auth: true,
-          data: { accessor },
-        })
+      ? await ctx.leases.issue(tokenLease(accessor, ttl, plan.cap, renewable))
       : undefined;
   const entry: StoredToken = {
     v: 1,

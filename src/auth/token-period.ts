@@ -18,7 +18,7 @@
 import { invalidRequest, isTransitError } from '../errors.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
 import { durationSeconds, parseDurationSeconds } from '../request.js';
-import { type StoredToken, TOKEN_LEASE_PATH } from './token-entry.js';
+import { type StoredToken, tokenLease } from './token-entry.js';
 
 /** The lease manager's refusal once a lease's max TTL has passed (Vault's text). */
 const PAST_MAX = 'past the max TTL, cannot renew';
@@ -139,13 +139,10 @@ export async function renewPeriodLease(
   } catch (e) {
     if (!isTransitError(e, 'invalid_request') || e.message !== PAST_MAX) throw e;
   }
-  const fresh = await leases.issue({
-    path: TOKEN_LEASE_PATH,
-    ttl: seconds,
-    renewable: entry.renewable,
-    auth: true,
-    data: { accessor: entry.accessor },
-  });
+  // The same lease as at creation (token-issue.ts): a periodic token's max is its explicit max.
+  const fresh = await leases.issue(
+    tokenLease(entry.accessor, seconds, entry.explicit_max_ttl, entry.renewable),
+  );
   if (fresh.lease_duration > granted) return fresh.lease_id;
   // The lease manager's max TTL is below the period: no lease lasts longer; keep the old one.
   await leases.revoke(fresh.lease_id).catch(() => undefined);
