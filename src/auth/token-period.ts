@@ -49,10 +49,9 @@ export function humanDuration(seconds: number): string {
  */
 export function parsePeriod(value: unknown): number {
   const seconds = durationSeconds(value, 'one');
-  if (typeof seconds !== 'number' && seconds.kind === 'negative') {
-    throw invalidRequest('period must be positive');
-  }
-  return parseDurationSeconds(value, 'period', 'one');
+  if (typeof seconds === 'number') return seconds;
+  if (seconds.kind === 'negative') throw invalidRequest('period must be positive');
+  return parseDurationSeconds(value, 'period', 'one'); // its refusal, with its text
 }
 
 /** Whether a stored token is periodic (an entry written before periods has none). @internal */
