@@ -14,6 +14,7 @@
  */
 import type { CryptoBackend } from '../crypto/backend.js';
 import type { StorageAdapter } from '../storage/adapter.js';
+import { serial } from '../util/serial.js';
 import { type LiveDevice, liveDevice, openLive } from './live.js';
 import { type AuditTable, readTable, type StoredDevice } from './table.js';
 import type { AuditDevice, AuditDeviceFactory } from './types.js';
@@ -36,7 +37,7 @@ export interface LiveSetOptions {
 export class LiveSet {
   readonly #o: LiveSetOptions;
   readonly #live = new Map<string, LiveDevice>();
-  #chain: Promise<unknown> = Promise.resolve();
+  readonly #serial = serial();
 
   constructor(options: LiveSetOptions) {
     this.#o = options;
@@ -104,12 +105,6 @@ export class LiveSet {
       this.#refresh();
       await Promise.all(all.map((d) => d.device?.close().catch(() => undefined)));
     });
-  }
-
-  #serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.#chain.then(fn, fn);
-    this.#chain = run.catch(() => undefined);
-    return run;
   }
 
   /** Open a stored device with its type's factory (a failure gives one that fails every entry). */

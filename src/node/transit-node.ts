@@ -46,6 +46,7 @@ import { hasLock, type StorageAdapter } from '../storage/adapter.js';
 import { Barrier } from '../storage/barrier.js';
 import { resolveBackend } from '../transit/options.js';
 import { Transit } from '../transit/transit.js';
+import { serial } from '../util/serial.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { initializeStore } from './initialize.js';
 import {
@@ -104,7 +105,8 @@ export class TransitNode {
   #live: NodeServices | undefined;
   #initialized = false;
   readonly #progress: UnsealProgress;
-  #queue: Promise<unknown> = Promise.resolve();
+  /** State changes, one at a time; reads do not wait. */
+  readonly #serial = serial();
 
   /** The engine of the current unsealed period (fails with `sealed` while sealed). */
   readonly transit: Transit = sealedRef(Transit.prototype, () => this.#live?.transit);
@@ -345,12 +347,6 @@ export class TransitNode {
   /** Seal (the storage stays open: the application owns it). */
   close(): Promise<void> {
     return this.seal();
-  }
-
-  #serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(fn, fn);
-    this.#queue = run.catch(() => undefined);
-    return run;
   }
 
   /** Write the sealed keyring and the root token; `undefined` when another node initialised first. */
