@@ -16,7 +16,7 @@
  * @module
  */
 import { invalidRequest } from '../errors.js';
-import { optBool, optInt, parseDurationSeconds } from '../request.js';
+import { optBool, optInt } from '../request.js';
 import {
   metaOf,
   policyList,
@@ -24,7 +24,7 @@ import {
   type TokenContext,
   type TokenCreateRequest,
 } from './token-entry.js';
-import { parsePeriod, periodTtl } from './token-period.js';
+import { createDuration, parsePeriod, periodTtl } from './token-period.js';
 
 /** What a create request resolves to. @internal */
 export interface TokenPlan {
@@ -153,15 +153,15 @@ function ttlOf(
   warnings: string[],
 ): { ttl: number; explicitMax: number; period: number } {
   // A positive TTL under a second is one second, never 0 (the default, or no cap).
-  let explicitMax = parseDurationSeconds(req.explicit_max_ttl, 'explicit_max_ttl', 'one');
+  let explicitMax = createDuration(req.explicit_max_ttl, 'explicit_max_ttl');
   const period = parsePeriod(req.period);
   if (period > 0 && !isSudo) {
     throw invalidRequest('root or sudo privileges required to create periodic token');
   }
   let ttl =
     req.ttl !== undefined && req.ttl !== ''
-      ? parseDurationSeconds(req.ttl, 'ttl', 'one')
-      : parseDurationSeconds(req.lease, 'lease', 'one'); // Vault's older name
+      ? createDuration(req.ttl, 'ttl')
+      : createDuration(req.lease, 'lease'); // Vault's older name
   if (period > 0) {
     // Vault's CalculateTTL: the period wins over `ttl` (without a warning), capped by the
     // max TTL and `explicit_max_ttl`, which is kept as given (it alone ends the token).

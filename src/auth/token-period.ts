@@ -42,17 +42,30 @@ export function humanDuration(seconds: number): string {
 }
 
 /**
- * The `period` of a create request in whole seconds (0: not periodic), as
- * Vault parses it (a duration string or seconds; under a second is one).
- * @throws TransitError `invalid_request`: `period must be positive` (Vault's), a bad duration.
+ * A duration field of a token create request (`ttl`, `explicit_max_ttl`,
+ * `period`, or `lease`, the old name of `ttl`) in whole seconds, as Vault's
+ * `handleCreateCommon` parses it: a duration string or seconds, a positive
+ * value under a second is one (0 would mean the default, or no limit).
+ * @throws TransitError `invalid_request`: `<field> must be positive` (Vault's
+ *   text for a negative value), or the duration's own refusal.
  * @internal
  */
-export function parsePeriod(value: unknown): number {
+export function createDuration(
+  value: unknown,
+  field: 'ttl' | 'explicit_max_ttl' | 'period' | 'lease',
+): number {
   const seconds = durationSeconds(value, 'one');
   if (typeof seconds === 'number') return seconds;
-  if (seconds.kind === 'negative') throw invalidRequest('period must be positive');
-  return parseDurationSeconds(value, 'period', 'one'); // its refusal, with its text
+  if (seconds.kind === 'negative') throw invalidRequest(`${field} must be positive`);
+  return parseDurationSeconds(value, field, 'one'); // its refusal, with its text
 }
+
+/**
+ * The `period` of a create request in whole seconds (0: not periodic).
+ * @throws TransitError `invalid_request`: `period must be positive`, a bad duration.
+ * @internal
+ */
+export const parsePeriod = (value: unknown): number => createDuration(value, 'period');
 
 /** Whether a stored token is periodic (an entry written before periods has none). @internal */
 export const isPeriodic = (entry: StoredToken): entry is StoredToken & { period: number } =>

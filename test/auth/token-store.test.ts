@@ -323,6 +323,26 @@ describe('create', () => {
   });
 });
 
+it("a negative ttl, explicit_max_ttl or lease gets Vault's `<field> must be positive`", async () => {
+  const { tokens, ctx } = await setup();
+  for (const [req, message] of [
+    [{ ttl: '-1h' }, 'ttl must be positive'],
+    [{ ttl: -5 }, 'ttl must be positive'],
+    [{ explicit_max_ttl: '-10m' }, 'explicit_max_ttl must be positive'],
+    [{ lease: '-2h' }, 'lease must be positive'],
+    [{ period: '-1s' }, 'period must be positive'],
+  ] as const) {
+    await expect(tokens.create(ctx, req), JSON.stringify(req)).rejects.toMatchObject({
+      code: 'invalid_request',
+      message,
+    });
+  }
+  // A bad duration keeps the duration's own refusal.
+  await expect(tokens.create(ctx, { ttl: 'soon' })).rejects.toMatchObject({
+    message: 'invalid duration for ttl: "soon"',
+  });
+});
+
 describe('lookup, renew, revoke', () => {
   it("lookup-self has Vault's fields", async () => {
     const { tokens, ctx, clock } = await setup();
