@@ -16,6 +16,7 @@
  * @module
  */
 import { invalidRequest } from '../errors.js';
+import { cappedWarning } from '../leases/lease.js';
 import { optBool, optInt } from '../request.js';
 import {
   metaOf,
@@ -172,9 +173,7 @@ function ttlOf(
   }
   if (ttl === 0 && !isRoot) ttl = limits.defaultTtl;
   if (ttl > limits.maxTtl) {
-    warnings.push(
-      `TTL of "${ttl}s" exceeded the effective max_ttl of "${limits.maxTtl}s"; TTL value is capped accordingly`,
-    );
+    warnings.push(cappedWarning(ttl, limits.maxTtl));
     ttl = limits.maxTtl;
   }
   if (explicitMax > 0) {

@@ -16,30 +16,13 @@
  * @module
  */
 import { invalidRequest, isTransitError } from '../errors.js';
+import { cappedWarning, humanDuration } from '../leases/lease.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
 import { durationSeconds, parseDurationSeconds } from '../request.js';
 import { type StoredToken, tokenLease } from './token-entry.js';
 
 /** The lease manager's refusal once a lease's max TTL has passed (Vault's text). */
 const PAST_MAX = 'past the max TTL, cannot renew';
-
-/**
- * Vault's `humanDuration` (sdk/framework/lease.go) of whole seconds: Go's
- * `time.Duration.String()` without its zero minutes and seconds (`1h`,
- * `1h30m`, `2h30s`, `1m30s`, `45s`).
- * @internal
- */
-export function humanDuration(seconds: number): string {
-  const a = Math.max(0, Math.trunc(seconds));
-  const h = Math.floor(a / 3600);
-  const m = Math.floor((a % 3600) / 60);
-  const s = a % 60;
-  let text = h > 0 ? `${h}h${m}m${s}s` : m > 0 ? `${m}m${s}s` : `${s}s`;
-  if (text.endsWith('m0s')) text = text.slice(0, -2);
-  const i = text.indexOf('h0m');
-  if (i > 0) text = text.slice(0, i + 1) + text.slice(i + 3);
-  return text;
-}
 
 /**
  * A duration field of a token create request (`ttl`, `explicit_max_ttl`,
@@ -99,9 +82,7 @@ export function periodTtl(
     const left = creationTime + explicitMax - Math.floor(nowMs / 1000);
     if (left <= 0) throw invalidRequest(PAST_MAX);
     if (ttl > left) {
-      warnings.push(
-        `TTL of "${humanDuration(ttl)}" exceeded the effective max_ttl of "${humanDuration(left)}"; TTL value is capped accordingly`,
-      );
+      warnings.push(cappedWarning(ttl, left));
       ttl = left;
     }
   }

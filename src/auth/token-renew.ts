@@ -17,6 +17,7 @@
 import type { Clock } from '../clock.js';
 import { utf8 } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
+import { cappedWarning } from '../leases/lease.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
 import { withWarnings } from '../result-meta.js';
 import type { StorageAdapter } from '../storage/adapter.js';
@@ -108,11 +109,7 @@ function plainTerm(entry: StoredToken, storeMax: number, inc: number, now: numbe
   return {
     expire: Math.min(now + want * 1000, maxEnd),
     warnings: (final) =>
-      final < now + want * 1000
-        ? [
-            `TTL of "${want}s" exceeded the effective max_ttl of "${Math.floor((maxEnd - now) / 1000)}s"; TTL value is capped accordingly`,
-          ]
-        : [],
+      final < now + want * 1000 ? [cappedWarning(want, Math.floor((maxEnd - now) / 1000))] : [],
   };
 }
 

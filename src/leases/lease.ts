@@ -190,23 +190,31 @@ export function mountOf(id: string): string {
 /** RFC 3339 with a fraction (`2026-01-01T00:00:00.000Z`). @internal */
 export const rfc3339 = (ms: number): string => new Date(ms).toISOString();
 
-/** Go's `time.Duration.String()` for whole seconds: `768h0m0s`, `5m0s`, `30s`. @internal */
-export function goDuration(seconds: number): string {
-  const s = Math.trunc(seconds);
-  if (s === 0) return '0s';
-  const sign = s < 0 ? '-' : '';
-  const a = Math.abs(s);
+/**
+ * Vault's `humanDuration` (sdk/framework/lease.go) of whole seconds: Go's
+ * `time.Duration.String()` without its zero minutes and seconds (`1h`,
+ * `1h30m`, `2h30s`, `1m30s`, `45s`).
+ * @internal
+ */
+export function humanDuration(seconds: number): string {
+  const a = Math.max(0, Math.trunc(seconds));
   const h = Math.floor(a / 3600);
   const m = Math.floor((a % 3600) / 60);
-  const sec = a % 60;
-  if (h > 0) return `${sign}${h}h${m}m${sec}s`;
-  if (m > 0) return `${sign}${m}m${sec}s`;
-  return `${sign}${sec}s`;
+  const s = a % 60;
+  let text = h > 0 ? `${h}h${m}m${s}s` : m > 0 ? `${m}m${s}s` : `${s}s`;
+  if (text.endsWith('m0s')) text = text.slice(0, -2);
+  const i = text.indexOf('h0m');
+  if (i > 0) text = text.slice(0, i + 1) + text.slice(i + 3);
+  return text;
 }
 
-/** Vault's warning when a TTL is capped (`framework.CalculateTTL`). @internal */
+/**
+ * Vault's warning when a TTL is capped (`framework.CalculateTTL`, for leases
+ * and tokens alike), in seconds.
+ * @internal
+ */
 export const cappedWarning = (ttl: number, max: number): string =>
-  `TTL of "${goDuration(ttl)}" exceeded the effective max_ttl of "${goDuration(max)}"; TTL value is capped accordingly`;
+  `TTL of "${humanDuration(ttl)}" exceeded the effective max_ttl of "${humanDuration(max)}"; TTL value is capped accordingly`;
 
 /** An irrevocable lease's error text: at most 240 characters (Vault). @internal */
 export const errorText = (text: string): string => (text.length > 240 ? text.slice(0, 240) : text);

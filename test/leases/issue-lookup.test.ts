@@ -114,11 +114,11 @@ describe('issue', () => {
     const capped = await leases.issue({ path: 'db', ttl: '3h', renewable: true });
     expect(capped.lease_duration).toBe(7200);
     expect(capped.warnings).toEqual([
-      'TTL of "3h0m0s" exceeded the effective max_ttl of "2h0m0s"; TTL value is capped accordingly',
+      'TTL of "3h" exceeded the effective max_ttl of "2h"; TTL value is capped accordingly',
     ]);
     const own = await leases.issue({ path: 'db', ttl: 90, max_ttl: 60, renewable: true });
     expect(own.lease_duration).toBe(60);
-    expect(own.warnings?.[0]).toContain('"1m30s" exceeded the effective max_ttl of "1m0s"');
+    expect(own.warnings?.[0]).toContain('"1m30s" exceeded the effective max_ttl of "1m"');
   });
 
   it('defaults to Vault’s 32 days', async () => {
