@@ -92,13 +92,17 @@ export function healthReply(
   if (!state.initialized) status = codes.uninit as number;
   else if (state.sealed) status = codes.sealed as number;
   else if (state.standby && !standbyOk) status = codes.standby as number;
+  // Vault marks a sealed (or uninitialised) core standby (`sealInternal`: "even in a non-HA
+  // context we key off of this"), and a standby reports the active node's replication
+  // state, which a sealed node has not learnt: "unknown".
+  const replication = state.sealed ? 'unknown' : 'disabled';
   const body: HealthBody = {
     initialized: state.initialized,
     sealed: state.sealed,
-    standby: state.standby,
+    standby: state.standby || state.sealed,
     performance_standby: false,
-    replication_performance_mode: 'disabled',
-    replication_dr_mode: 'disabled',
+    replication_performance_mode: replication,
+    replication_dr_mode: replication,
     server_time_utc: Math.floor(nowMs / 1000),
     version: state.version ?? defaults.version,
   };

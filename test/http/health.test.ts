@@ -89,6 +89,24 @@ describe('body', () => {
     expect(sealed.cluster_id).toBeUndefined();
   });
 
+  it("a sealed or uninitialised node is standby, its replication modes unknown (Vault's core)", async () => {
+    for (const state of [SEALED, UNINIT]) {
+      expect((await health(state)).body).toMatchObject({
+        sealed: true,
+        standby: true,
+        performance_standby: false,
+        replication_performance_mode: 'unknown',
+        replication_dr_mode: 'unknown',
+      });
+    }
+    // An unsealed standby reports the active node's modes, which here are always disabled.
+    expect((await health(STANDBY)).body).toMatchObject({
+      standby: true,
+      replication_performance_mode: 'disabled',
+      replication_dr_mode: 'disabled',
+    });
+  });
+
   it('HEAD has the status and content type, no body; other methods → 405', async () => {
     const head = await health(STANDBY, '', 'HEAD');
     expect(head.status).toBe(429);

@@ -43,7 +43,7 @@ describe('a sealable node over HTTP', () => {
     // Uninitialised: 501 (or uninitcode), every other route 503 before any token check.
     expect(await healthOf()).toMatchObject({
       status: 501,
-      body: { initialized: false, sealed: true, standby: false },
+      body: { initialized: false, sealed: true, standby: true },
     });
     expect((await healthOf('?uninitcode=299')).status).toBe(299);
     expect((await call(s, 'HEAD', '/v1/sys/health', anon)).status).toBe(501);
