@@ -23,7 +23,7 @@ import { listLeases, lookupLease } from './lookup.js';
 import { revokeLater, revokeSync, revokeUnder } from './revoke.js';
 import { RevokerRegistry } from './revokers.js';
 import { Scheduler } from './scheduler.js';
-import { tidyLeases } from './tidy.js';
+import { tidyRunner } from './tidy.js';
 import type {
   IrrevocableList,
   IssueRequest,
@@ -128,6 +128,7 @@ export class LeaseManager {
   readonly #scheduler: Scheduler;
   readonly #leadership: Leadership;
   readonly #metrics: LeaseMetrics;
+  readonly #tidy: ReturnType<typeof tidyRunner>;
 
   constructor(options: LeaseManagerOptions) {
     const o = asRequest(options, 'options') as Partial<LeaseManagerOptions>;
@@ -191,6 +192,7 @@ export class LeaseManager {
       });
     this.#leadership = leadership;
     this.#scheduler = new Scheduler(this.#ctx, leadership, shared === undefined);
+    this.#tidy = tidyRunner(this.#ctx);
     // Last: the gauges are registered only once every option was accepted.
     this.#metrics = leaseMetrics(metrics, o.storage, clock, countInterval);
     this.#ctx.expiryLag = this.#metrics.expiryLag;
@@ -321,10 +323,21 @@ export class LeaseManager {
 
   /**
    * Revoke leases whose token is gone or expired, per the `tokenExists` option.
+   * One pass runs at a time: a call while one runs gets that pass's result.
    * @throws TransitError `unsupported_operation` without `tokenExists`.
    */
   async tidy(): Promise<TidyResult> {
-    return tidyLeases(this.#ctx);
+    return this.#tidy.run();
+  }
+
+  /**
+   * Start {@link LeaseManager.tidy} in the background and return at once, as
+   * Vault's `sys/leases/tidy` does (one pass at a time; a failure goes to
+   * `onError`; {@link LeaseManager.idle} and `stop()` wait for it).
+   * @throws TransitError `unsupported_operation` without `tokenExists`, at once.
+   */
+  startTidy(): void {
+    this.#tidy.start();
   }
 
   /**
@@ -383,7 +396,7 @@ export class LeaseManager {
     return this.#leadership;
   }
 
-  /** Resolve once queued background revocations started so far are done. */
+  /** Resolve once the background work started so far (queued revocations, a started tidy) is done. */
   async idle(): Promise<void> {
     while (this.#ctx.background.size > 0) await Promise.all(this.#ctx.background);
   }

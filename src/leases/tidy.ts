@@ -13,7 +13,7 @@
 import { unsupported } from '../errors.js';
 import { type LeaseContext, leaseIds, readLease } from './lease-store.js';
 import { Pacer, runPool } from './pool.js';
-import { revokeSync } from './revoke.js';
+import { inBackground, revokeSync } from './revoke.js';
 import type { TidyResult } from './types.js';
 
 /**
@@ -21,10 +21,7 @@ import type { TidyResult } from './types.js';
  * @internal
  */
 export async function tidyLeases(ctx: LeaseContext): Promise<TidyResult> {
-  const tokenExists = ctx.tokenExists;
-  if (tokenExists === undefined) {
-    throw unsupported('tidy needs the tokenExists option of the LeaseManager');
-  }
+  const tokenExists = tidyHook(ctx);
   const result: TidyResult = { checked: 0, revoked: 0, failed: 0 };
   const known = new Map<string, Promise<boolean>>();
   const pacer = new Pacer(ctx.concurrency);
@@ -50,4 +47,37 @@ export async function tidyLeases(ctx: LeaseContext): Promise<TidyResult> {
     });
   }
   return result;
+}
+
+/** The `tokenExists` hook tidy needs. @throws TransitError `unsupported_operation` without it. */
+function tidyHook(ctx: LeaseContext): (token: string) => Promise<boolean> {
+  const tokenExists = ctx.tokenExists;
+  if (tokenExists === undefined) {
+    throw unsupported('tidy needs the tokenExists option of the LeaseManager');
+  }
+  return tokenExists;
+}
+
+/**
+ * One tidy at a time per manager: `run` joins the pass under way, if any
+ * (Vault's `tidyLock`), else starts one; `start` runs it in the background
+ * (Vault's `sys/leases/tidy`: answered at once, failures to `onError`, and
+ * `idle()` waits for it), refusing at once when the manager cannot tidy.
+ * @internal
+ */
+export function tidyRunner(ctx: LeaseContext): { run(): Promise<TidyResult>; start(): void } {
+  let running: Promise<TidyResult> | undefined;
+  const run = (): Promise<TidyResult> => {
+    running ??= tidyLeases(ctx).finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  return {
+    run,
+    start() {
+      tidyHook(ctx);
+      inBackground(ctx, run);
+    },
+  };
 }

@@ -288,9 +288,62 @@ describe('tidy', () => {
     expect(await leases.tidy()).toEqual({ checked: 1, revoked: 0, failed: 1 });
   });
 
-  it('is refused without a tokenExists hook', async () => {
+  it('is refused without a tokenExists hook (startTidy at once)', async () => {
     const { leases } = setup();
     expect((await failure(leases.tidy())).code).toBe('unsupported_operation');
+    expect(() => leases.startTidy()).toThrow(
+      expect.objectContaining({ code: 'unsupported_operation' }),
+    );
+  });
+
+  it('runs one pass at a time: calls during a pass get its result; startTidy returns at once', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let asked = 0;
+    let hold = false;
+    const { leases, revoked } = setup({
+      tokenExists: async (t) => {
+        if (!hold) return true;
+        asked++;
+        await held;
+        return t !== 'dead';
+      },
+    });
+    const dead = await leases.issue({ path: 'db/a', ttl: 60, renewable: true, token: 'dead' });
+    await leases.issue({ path: 'db/b', ttl: 60, renewable: true, token: 'alive' });
+    hold = true;
+    leases.startTidy(); // returns before the pass has asked anything
+    const first = leases.tidy();
+    const second = leases.tidy();
+    expect(revoked).toEqual([]);
+    release();
+    const results = await Promise.all([first, second]);
+    expect(results[0]).toEqual({ checked: 2, revoked: 1, failed: 0 });
+    expect(results[1]).toBe(results[0]);
+    expect(asked).toBe(2); // one pass: each token asked once
+    await leases.idle();
+    expect(revoked.map((l) => l.lease_id)).toEqual([dead.lease_id]);
+    // The pass is over: the next call runs a new one.
+    expect(await leases.tidy()).toEqual({ checked: 1, revoked: 0, failed: 0 });
+  });
+
+  it("startTidy's failure goes to onError, and idle() waits for it", async () => {
+    const errors: unknown[] = [];
+    let fail = false;
+    const { leases } = setup({
+      tokenExists: async () => {
+        if (fail) throw new Error('token store down');
+        return true;
+      },
+      onError: (e) => errors.push(e),
+    });
+    await leases.issue({ path: 'db/a', ttl: 60, renewable: true, token: 't' });
+    fail = true;
+    leases.startTidy();
+    await leases.idle();
+    expect(errors).toEqual([new Error('token store down')]);
   });
 });
 
