@@ -247,29 +247,25 @@ export function applyConfig(
 export function checkTrim(p: KeyPolicy, value: unknown): number {
   const v = optInt(value, 'min_available_version');
   if (v === undefined) throw invalidRequest('missing min_available_version');
-  if (p.min_encryption_version === 0) {
-    throw invalidRequest(
-      'minimum available version cannot be set when minimum encryption version is not set',
-    );
-  }
-  if (p.min_decryption_version === 0) {
-    throw invalidRequest(
-      'minimum available version cannot be set when minimum decryption version is not set',
-    );
-  }
-  if (v > p.min_encryption_version) {
-    throw invalidRequest(
-      'minimum available version cannot be greater than minimum encryption version',
-    );
-  }
-  if (v > p.min_decryption_version) {
-    throw invalidRequest(
-      'minimum available version cannot be greater than minimum decryption version',
-    );
-  }
-  if (v <= 0) throw invalidRequest('minimum available version should be positive');
-  if (v < p.min_available_version) {
-    throw invalidRequest('minimum available version cannot be decremented');
-  }
+  // Vault's order and texts (path_trim.go's switch), "minmum" included (Vault and OpenBao
+  // both spell it so). A negative value is always below the current one (never negative),
+  // so it is refused as decremented; "cannot be negative" is kept as in Vault.
+  const refusal =
+    v < p.min_available_version
+      ? 'cannot be decremented'
+      : p.min_encryption_version === 0
+        ? 'cannot be set when minimum encryption version is not set'
+        : p.min_decryption_version === 0
+          ? 'cannot be set when minimum decryption version is not set'
+          : v > p.min_encryption_version
+            ? 'cannot be greater than minmum encryption version'
+            : v > p.min_decryption_version
+              ? 'cannot be greater than minimum decryption version'
+              : v < 0
+                ? 'cannot be negative'
+                : v === 0
+                  ? 'should be positive'
+                  : undefined;
+  if (refusal !== undefined) throw invalidRequest(`minimum available version ${refusal}`);
   return v;
 }

@@ -34,8 +34,8 @@ describe('trimKey', () => {
     await expectError(
       transit.trimKey('k', { min_available_version: 5 }),
       'invalid_request',
-      // Vault's text carries the typo "minmum"
-      /^minimum available version cannot be greater than min(m|im)um encryption version$/,
+      // Vault's text (and OpenBao's) carries the typo "minmum"
+      'minimum available version cannot be greater than minmum encryption version',
     );
     await expectError(
       transit.trimKey('k', { min_available_version: 4 }),
@@ -54,7 +54,37 @@ describe('trimKey', () => {
       'invalid_request',
       'minimum available version should be positive',
     );
-    await expectError(transit.trimKey('k', { min_available_version: -1 }), 'invalid_request');
+    // Vault checks "decremented" first: a negative value is always below the current one.
+    await expectError(
+      transit.trimKey('k', { min_available_version: -1 }),
+      'invalid_request',
+      'minimum available version cannot be decremented',
+    );
+  });
+
+  it("checks in Vault's order: decremented before the version bounds", async () => {
+    const { transit } = makeEngine();
+    await versions(transit, 5);
+    // Never trimmed, no minimum encryption version: a negative value is still "decremented".
+    await expectError(
+      transit.trimKey('k', { min_available_version: -2 }),
+      'invalid_request',
+      'minimum available version cannot be decremented',
+    );
+    await expectError(
+      transit.trimKey('k', { min_available_version: 1 }),
+      'invalid_request',
+      'minimum available version cannot be set when minimum encryption version is not set',
+    );
+    await transit.updateKeyConfig('k', { min_decryption_version: 3, min_encryption_version: 3 });
+    await transit.trimKey('k', { min_available_version: 3 });
+    await transit.updateKeyConfig('k', { min_decryption_version: 4, min_encryption_version: 5 });
+    // Below the current minimum and above nothing else: decremented, not "should be positive".
+    await expectError(
+      transit.trimKey('k', { min_available_version: 0 }),
+      'invalid_request',
+      'minimum available version cannot be decremented',
+    );
   });
 
   it('is refused for a missing key', async () => {
