@@ -250,22 +250,21 @@ export function checkTrim(p: KeyPolicy, value: unknown): number {
   // Vault's order and texts (path_trim.go's switch), "minmum" included (Vault and OpenBao
   // both spell it so). A negative value is always below the current one (never negative),
   // so it is refused as decremented; "cannot be negative" is kept as in Vault.
-  const refusal =
-    v < p.min_available_version
-      ? 'cannot be decremented'
-      : p.min_encryption_version === 0
-        ? 'cannot be set when minimum encryption version is not set'
-        : p.min_decryption_version === 0
-          ? 'cannot be set when minimum decryption version is not set'
-          : v > p.min_encryption_version
-            ? 'cannot be greater than minmum encryption version'
-            : v > p.min_decryption_version
-              ? 'cannot be greater than minimum decryption version'
-              : v < 0
-                ? 'cannot be negative'
-                : v === 0
-                  ? 'should be positive'
-                  : undefined;
-  if (refusal !== undefined) throw invalidRequest(`minimum available version ${refusal}`);
+  const refuse = (why: string) => invalidRequest(`minimum available version ${why}`);
+  if (v < p.min_available_version) throw refuse('cannot be decremented');
+  if (p.min_encryption_version === 0) {
+    throw refuse('cannot be set when minimum encryption version is not set');
+  }
+  if (p.min_decryption_version === 0) {
+    throw refuse('cannot be set when minimum decryption version is not set');
+  }
+  if (v > p.min_encryption_version) {
+    throw refuse('cannot be greater than minmum encryption version');
+  }
+  if (v > p.min_decryption_version) {
+    throw refuse('cannot be greater than minimum decryption version');
+  }
+  if (v < 0) throw refuse('cannot be negative');
+  if (v === 0) throw refuse('should be positive');
   return v;
 }
