@@ -25,7 +25,7 @@ import {
   type TokenContext,
   type TokenCreateRequest,
 } from './token-entry.js';
-import { createDuration, parsePeriod, periodTtl } from './token-period.js';
+import { createDuration, periodTtl } from './token-period.js';
 
 /** What a create request resolves to. @internal */
 export interface TokenPlan {
@@ -155,7 +155,7 @@ function ttlOf(
 ): { ttl: number; explicitMax: number; period: number } {
   // A positive TTL under a second is one second, never 0 (the default, or no cap).
   let explicitMax = createDuration(req.explicit_max_ttl, 'explicit_max_ttl');
-  const period = parsePeriod(req.period);
+  const period = createDuration(req.period, 'period'); // 0: not periodic
   if (period > 0 && !isSudo) {
     throw invalidRequest('root or sudo privileges required to create periodic token');
   }

@@ -43,13 +43,6 @@ export function createDuration(
   return parseDurationSeconds(value, field, 'one'); // its refusal, with its text
 }
 
-/**
- * The `period` of a create request in whole seconds (0: not periodic).
- * @throws TransitError `invalid_request`: `period must be positive`, a bad duration.
- * @internal
- */
-export const parsePeriod = (value: unknown): number => createDuration(value, 'period');
-
 /** Whether a stored token is periodic (an entry written before periods has none). @internal */
 export const isPeriodic = (entry: StoredToken): entry is StoredToken & { period: number } =>
   typeof entry.period === 'number' && entry.period > 0;

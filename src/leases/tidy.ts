@@ -17,10 +17,10 @@ import { inBackground, revokeSync } from './revoke.js';
 import type { TidyResult } from './types.js';
 
 /**
+ * One pass (through {@link tidyRunner}, one at a time).
  * @throws TransitError `unsupported_operation` when no `tokenExists` hook was given.
- * @internal
  */
-export async function tidyLeases(ctx: LeaseContext): Promise<TidyResult> {
+async function tidyLeases(ctx: LeaseContext): Promise<TidyResult> {
   const tokenExists = tidyHook(ctx);
   const result: TidyResult = { checked: 0, revoked: 0, failed: 0 };
   const known = new Map<string, Promise<boolean>>();
