@@ -324,7 +324,8 @@ export class LeaseManager {
   /**
    * Revoke leases whose token is gone or expired, per the `tokenExists` option.
    * One pass runs at a time: a call while one runs gets that pass's result.
-   * @throws TransitError `unsupported_operation` without `tokenExists`.
+   * @throws TransitError `unsupported_operation` without `tokenExists`;
+   * `conflict` when {@link LeaseManager.stop} ends the pass early.
    */
   async tidy(): Promise<TidyResult> {
     return this.#tidy.run();
@@ -333,7 +334,8 @@ export class LeaseManager {
   /**
    * Start {@link LeaseManager.tidy} in the background and return at once, as
    * Vault's `sys/leases/tidy` does (one pass at a time; a failure goes to
-   * `onError`; {@link LeaseManager.idle} and `stop()` wait for it).
+   * `onError`; {@link LeaseManager.idle} waits for it, and `stop()` ends it
+   * at its next lease, as sealing ends Vault's).
    * @throws TransitError `unsupported_operation` without `tokenExists`, at once.
    */
   startTidy(): void {
@@ -375,9 +377,14 @@ export class LeaseManager {
     this.#scheduler.start(positiveInt(intervalMs, 'intervalMs', 1_000));
   }
 
-  /** Stop the timer, wait for running work, release the leader lock, remove the lease gauges. */
+  /**
+   * Stop the timer, stop a tidy pass at its next lease (its callers get a
+   * `conflict`), wait for running work, release the leader lock, remove the
+   * lease gauges.
+   */
   async stop(): Promise<void> {
     this.#metrics.stop();
+    this.#tidy.cancel();
     await this.#scheduler.stop();
     await this.idle();
   }

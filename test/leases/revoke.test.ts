@@ -1,8 +1,9 @@
 /**
  * Explicit revocation: `revoke` (sync by default, queued with `sync: false`),
- * `revokePrefix`, `revokeForce` and `tidy` — the spec's lease state table
- * rows active → revoked and dangling → revoked — and the durability of a
- * queued revocation across a restart (memory and file storage).
+ * `revokePrefix` and `revokeForce` — the spec's lease state table row
+ * active → revoked — and the durability of a queued revocation across a
+ * restart (memory and file storage). `tidy` (dangling → revoked) is in
+ * `tidy.test.ts`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -251,99 +252,6 @@ describe('an explicit revoke of an irrevocable lease', () => {
     leases.registerRevoker('late/', () => undefined);
     await leases.revoke(lease_id);
     expect((await leases.count({ type: 'irrevocable' })).lease_count).toBe(0);
-  });
-});
-
-describe('tidy', () => {
-  it('revokes leases whose token is gone (dangling → revoked), keeps the others', async () => {
-    const asked: string[] = [];
-    // Both tokens exist when their leases are issued (an issue checks); 'dead' goes after.
-    const gone = new Set<string>();
-    const { leases, revoked } = setup({
-      tokenExists: async (t) => {
-        asked.push(t);
-        return !gone.has(t);
-      },
-    });
-    const dead1 = await leases.issue({ path: 'db/a', ttl: 60, renewable: true, token: 'dead' });
-    const dead2 = await leases.issue({ path: 'db/b', ttl: 60, renewable: true, token: 'dead' });
-    await leases.issue({ path: 'db/c', ttl: 60, renewable: true, token: 'alive' });
-    await leases.issue({ path: 'db/d', ttl: 60, renewable: true });
-    gone.add('dead');
-    asked.length = 0;
-    expect(await leases.tidy()).toEqual({ checked: 3, revoked: 2, failed: 0 });
-    expect(revoked.map((l) => l.lease_id).sort()).toEqual([dead1.lease_id, dead2.lease_id].sort());
-    expect(asked.sort()).toEqual(['alive', 'dead']); // once per token
-    expect((await leases.list('db')).keys).toHaveLength(2);
-  });
-
-  it('counts revocations that fail', async () => {
-    let exists = true;
-    const { leases } = setup({ tokenExists: async () => exists });
-    leases.registerRevoker('db/', () => {
-      throw new Error('x');
-    });
-    await leases.issue({ path: 'db/a', ttl: 60, renewable: true, token: 't' });
-    exists = false;
-    expect(await leases.tidy()).toEqual({ checked: 1, revoked: 0, failed: 1 });
-  });
-
-  it('is refused without a tokenExists hook (startTidy at once)', async () => {
-    const { leases } = setup();
-    expect((await failure(leases.tidy())).code).toBe('unsupported_operation');
-    expect(() => leases.startTidy()).toThrow(
-      expect.objectContaining({ code: 'unsupported_operation' }),
-    );
-  });
-
-  it('runs one pass at a time: calls during a pass get its result; startTidy returns at once', async () => {
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    let asked = 0;
-    let hold = false;
-    const { leases, revoked } = setup({
-      tokenExists: async (t) => {
-        if (!hold) return true;
-        asked++;
-        await held;
-        return t !== 'dead';
-      },
-    });
-    const dead = await leases.issue({ path: 'db/a', ttl: 60, renewable: true, token: 'dead' });
-    await leases.issue({ path: 'db/b', ttl: 60, renewable: true, token: 'alive' });
-    hold = true;
-    leases.startTidy(); // returns before the pass has asked anything
-    const first = leases.tidy();
-    const second = leases.tidy();
-    expect(revoked).toEqual([]);
-    release();
-    const results = await Promise.all([first, second]);
-    expect(results[0]).toEqual({ checked: 2, revoked: 1, failed: 0 });
-    expect(results[1]).toBe(results[0]);
-    expect(asked).toBe(2); // one pass: each token asked once
-    await leases.idle();
-    expect(revoked.map((l) => l.lease_id)).toEqual([dead.lease_id]);
-    // The pass is over: the next call runs a new one.
-    expect(await leases.tidy()).toEqual({ checked: 1, revoked: 0, failed: 0 });
-  });
-
-  it("startTidy's failure goes to onError, and idle() waits for it", async () => {
-    const errors: unknown[] = [];
-    let fail = false;
-    const { leases } = setup({
-      tokenExists: async () => {
-        if (fail) throw new Error('token store down');
-        return true;
-      },
-      onError: (e) => errors.push(e),
-    });
-    await leases.issue({ path: 'db/a', ttl: 60, renewable: true, token: 't' });
-    fail = true;
-    leases.startTidy();
-    await leases.idle();
-    expect(errors).toEqual([new Error('token store down')]);
   });
 });
 
