@@ -128,7 +128,12 @@ export function planToken(
     orphan,
     ttl,
     // A periodic token's lease is renewed past the store's max TTL (./token-period.ts).
-    cap: explicitMax > 0 || period > 0 ? explicitMax : limits.maxTtl,
+    cap:
+      period > 0
+        ? explicitMax
+        : explicitMax > 0
+          ? Math.min(explicitMax, limits.maxTtl)
+          : limits.maxTtl,
     explicitMax,
     period,
     numUses,
@@ -154,7 +159,7 @@ function ttlOf(
   warnings: string[],
 ): { ttl: number; explicitMax: number; period: number } {
   // A positive TTL under a second is one second, never 0 (the default, or no cap).
-  let explicitMax = createDuration(req.explicit_max_ttl, 'explicit_max_ttl');
+  const explicitMax = createDuration(req.explicit_max_ttl, 'explicit_max_ttl');
   const period = createDuration(req.period, 'period'); // 0: not periodic
   if (period > 0 && !isSudo) {
     throw invalidRequest('root or sudo privileges required to create periodic token');
@@ -171,25 +176,23 @@ function ttlOf(
     warnings.push(...p.warnings);
     return { ttl: p.ttl, explicitMax, period };
   }
-  if (ttl === 0 && !isRoot) ttl = limits.defaultTtl;
-  if (ttl > limits.maxTtl) {
-    warnings.push(cappedWarning(ttl, limits.maxTtl));
-    ttl = limits.maxTtl;
-  }
-  if (explicitMax > 0) {
-    if (explicitMax > limits.maxTtl) {
-      warnings.push(
-        `Explicit max TTL of ${explicitMax} seconds is greater than system/mount allowed value; value is being capped to ${limits.maxTtl} seconds`,
-      );
-      explicitMax = limits.maxTtl;
+  // Vault's CalculateTTL at creation (start = now): the TTL asked for, or the default, is
+  // capped by the smaller of the store's max TTL and `explicit_max_ttl`, which is kept as
+  // given (lookups show it; renewals cap by the same smaller value). A root token with no
+  // TTL is not bounded by the store's max, so it never expires unless...
+  const max = explicitMax > 0 ? Math.min(explicitMax, limits.maxTtl) : limits.maxTtl;
+  if (ttl > 0 || !isRoot) {
+    if (ttl === 0) ttl = limits.defaultTtl;
+    if (ttl > max) {
+      warnings.push(cappedWarning(ttl, max));
+      ttl = max;
     }
-    if (ttl === 0) ttl = explicitMax;
-    else if (ttl > explicitMax) {
-      warnings.push(
-        `Requested TTL of ${ttl} seconds higher than explicit max TTL; value being capped to ${explicitMax} seconds`,
-      );
-      ttl = explicitMax;
-    }
+  } else if (explicitMax > 0) {
+    // ...`explicit_max_ttl` bounds it ("Root tokens are still bound by explicit max TTL").
+    // Vault gives it the whole explicit max; here its lease could not outlive the store's
+    // max TTL, so it is capped there too, with the same warning.
+    ttl = max;
+    if (explicitMax > max) warnings.push(cappedWarning(explicitMax, max));
   }
   return { ttl, explicitMax, period: 0 };
 }

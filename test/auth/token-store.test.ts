@@ -243,7 +243,7 @@ describe('create', () => {
     expect((await tokens.create(ctx, { policies: ['a'], period: 0 })).policies).toContain('a');
   });
 
-  it("TTLs as Vault's token store: sub-second is a second, explicit max capped and applied", async () => {
+  it("TTLs as Vault's CalculateTTL: sub-second is a second, explicit max kept as given and applied", async () => {
     const { tokens, ctx } = await setup();
     // Never widened to the default (32 days) or to no cap.
     expect((await tokens.create(ctx, { policies: ['a'], ttl: '500ms' })).lease_duration).toBe(1);
@@ -254,20 +254,40 @@ describe('create', () => {
     });
     expect(tight.lease_duration).toBe(1);
     expect(warningsOf(tight)).toEqual([
-      'Requested TTL of 3600 seconds higher than explicit max TTL; value being capped to 1 seconds',
+      'TTL of "1h" exceeded the effective max_ttl of "1s"; TTL value is capped accordingly',
     ]);
+    // An explicit max above the store's max TTL is kept as given (current Vault: no
+    // "Explicit max TTL of … is being capped" warning, no rewrite); the smaller of the
+    // two caps the TTL.
     const huge = await tokens.create(ctx, {
       policies: ['a'],
       ttl: '1h',
       explicit_max_ttl: '10000h',
     });
-    expect(warningsOf(huge)).toEqual([
-      'Explicit max TTL of 36000000 seconds is greater than system/mount allowed value; value is being capped to 2764800 seconds',
-    ]);
+    expect(huge.lease_duration).toBe(3600);
+    expect(warningsOf(huge)).toEqual([]);
     const hctx = (await tokens.authenticate(huge.client_token)) as TokenContext;
-    expect((await tokens.lookupSelf(hctx)).explicit_max_ttl).toBe(2_764_800);
-    // A root child with only an explicit max lives that long (not forever).
+    expect((await tokens.lookupSelf(hctx)).explicit_max_ttl).toBe(36_000_000);
+    const long = await tokens.create(ctx, {
+      policies: ['a'],
+      ttl: '2000h',
+      explicit_max_ttl: '10000h',
+    });
+    expect(long.lease_duration).toBe(2_764_800);
+    expect(warningsOf(long)).toEqual([
+      'TTL of "2000h" exceeded the effective max_ttl of "768h"; TTL value is capped accordingly',
+    ]);
+    // A renewal is capped by the same smaller value, not by the explicit max.
+    const lctx = (await tokens.authenticate(long.client_token)) as TokenContext;
+    expect((await tokens.renewSelf(lctx, '5000h')).lease_duration).toBe(2_764_800);
+    // A root child with only an explicit max lives that long (not forever)...
     expect((await tokens.create(ctx, { explicit_max_ttl: '2h' })).lease_duration).toBe(7200);
+    // ...and no longer than the store's max TTL, with the same warning.
+    const rootHuge = await tokens.create(ctx, { explicit_max_ttl: '10000h' });
+    expect(rootHuge.lease_duration).toBe(2_764_800);
+    expect(warningsOf(rootHuge)).toEqual([
+      'TTL of "10000h" exceeded the effective max_ttl of "768h"; TTL value is capped accordingly',
+    ]);
     // `lease` is Vault's older name of `ttl`.
     expect((await tokens.create(ctx, { policies: ['a'], lease: '90s' })).lease_duration).toBe(90);
   });
