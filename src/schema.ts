@@ -22,9 +22,11 @@ import { asRequest } from './request.js';
 
 /**
  * Field types, with Vault's weak JSON conversions at the HTTP edge
- * (framework `FieldType`): `bool` takes `"true"`/`"1"`, `int` takes `"3"`,
- * `strings` a list or a comma-separated string, `duration` seconds or a
- * duration string.
+ * (framework `FieldType`, mapstructure's `WeakDecode`): `bool` takes
+ * `"true"`/`"t"`/`"1"`/`1` (`""` is false), `int` takes `"3"`, `"0x10"` or a
+ * boolean (`""` is 0), `string` a number or a boolean (`"1"`/`"0"`), `map`
+ * also `[]`, `strings` a list (elements weakly as strings) or a
+ * comma-separated string, `duration` seconds or a duration string.
  * @public
  */
 export type FieldType = 'string' | 'int' | 'bool' | 'duration' | 'array' | 'map' | 'strings';

@@ -21,8 +21,9 @@
  * @module
  */
 import { invalidRequest } from '../../src/errors.js';
-import { GO_FALSE, GO_TRUE, goUnmarshalError } from '../../src/request.js';
+import { goUnmarshalError } from '../../src/request.js';
 import type { EndpointSchema, FieldSpec, FieldType } from '../../src/schema.js';
+import { weakBool, weakInt, weakMap, weakString, weakStrings } from '../../src/weak-decode.js';
 import {
   checkJsonLimits,
   checkValueLimits,
@@ -30,8 +31,6 @@ import {
   type ResolvedJsonLimits,
 } from './json-limits.js';
 import type { Route } from './route.js';
-
-const INT = /^[+-]?[0-9]+$/;
 
 /** How undeclared fields are treated. @public */
 export type UnknownFields = 'warn' | 'reject';
@@ -107,29 +106,11 @@ function converterOf(field: string, spec: FieldSpec): Convert {
   const no = (value: unknown, why: string) => refuse(field, value, type, why);
   switch (type) {
     case 'string':
-      return (v) =>
-        typeof v === 'string'
-          ? v
-          : typeof v === 'number' || typeof v === 'boolean'
-            ? String(v)
-            : no(v, 'expected a string');
+      return (v) => weakString(v) ?? no(v, 'expected a string');
     case 'int':
-      return (v) => {
-        if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
-        if (typeof v === 'string' && INT.test(v.trim())) {
-          const n = Number(v.trim());
-          if (Number.isSafeInteger(n)) return n;
-        }
-        return no(v, 'expected an integer');
-      };
+      return (v) => weakInt(v) ?? no(v, 'expected an integer');
     case 'bool':
-      return (v) => {
-        if (typeof v === 'boolean') return v;
-        if (v === 1 || v === 0) return v === 1;
-        if (typeof v === 'string' && GO_TRUE.has(v)) return true;
-        if (typeof v === 'string' && GO_FALSE.has(v)) return false;
-        return no(v, 'expected a boolean');
-      };
+      return (v) => weakBool(v) ?? no(v, 'expected a boolean');
     case 'duration':
       return (v) =>
         (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string'
@@ -138,17 +119,17 @@ function converterOf(field: string, spec: FieldSpec): Convert {
     case 'array':
       return (v) => (Array.isArray(v) ? v : no(v, 'expected a list'));
     case 'map':
-      return (v) => (isMap(v) ? v : no(v, 'expected a map'));
+      return (v) => weakMap(v) ?? no(v, 'expected a map');
     case 'strings':
       return (v) => {
+        // Vault lifts a single string into a list whole; a comma-separated one is split here.
         if (typeof v === 'string') {
           return v
             .split(',')
             .map((s) => s.trim())
             .filter((s) => s !== '');
         }
-        if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
-        return no(v, 'expected a list of strings');
+        return weakStrings(v) ?? no(v, 'expected a list of strings');
       };
   }
 }

@@ -14,6 +14,7 @@ import type { IssueRequest } from '../leases/types.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { constantTimeEqual } from '../util/constant-time.js';
 import { optionKeys } from '../util/options.js';
+import { weakStringMap, weakStrings } from '../weak-decode.js';
 import { policyName } from './acl-policies.js';
 
 /** Where token entries live in storage. @internal */
@@ -316,27 +317,22 @@ export function lookupOf(token: string, t: StoredToken, now: number): TokenLooku
  */
 export function policyList(value: unknown): string[] {
   if (value === undefined || value === null || value === '') return [];
-  const parts =
-    typeof value === 'string'
-      ? value.split(',')
-      : Array.isArray(value) && value.every((v) => typeof v === 'string')
-        ? (value as string[])
-        : undefined;
+  // Vault's WeakDecode into []string (numbers and booleans as text); a string is split at commas.
+  const parts = typeof value === 'string' ? value.split(',') : weakStrings(value);
   if (!parts) throw invalidRequest("'policies' must be a list of strings");
   const names = parts.map((p) => p.trim()).filter((p) => p !== '');
   return [...new Set(names.map(policyName))];
 }
 
-/** Token metadata: a flat object of strings, or null. @internal */
+/**
+ * Token metadata, decoded as Vault's token store decodes `meta` (WeakDecode
+ * into `map[string]string`): numbers as their text, booleans `"1"`/`"0"`,
+ * `null` as `""`, `[]` as `{}`; or null when absent.
+ * @internal
+ */
 export function metaOf(value: unknown): Record<string, string> | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw invalidRequest("'meta' must be an object of strings");
-  }
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (typeof v !== 'string') throw invalidRequest("'meta' must be an object of strings");
-    out[k] = v;
-  }
-  return out;
+  const meta = weakStringMap(value);
+  if (!meta) throw invalidRequest("'meta' must be an object of strings");
+  return meta;
 }

@@ -339,14 +339,25 @@ describe('create', () => {
       { num_uses: -1 },
       { num_uses: 'many' },
       { renewable: 'perhaps' },
-      { policies: [1] },
-      { meta: { a: 1 } },
+      { policies: [[1]] },
+      { meta: { a: { b: 1 } } },
       { meta: 'x' },
     ]) {
       expect(await code(tokens.create(ctx, req as never)), JSON.stringify(req)).toBe(
         'invalid_request',
       );
     }
+  });
+
+  it("decodes policies and meta as Vault's token store (WeakDecode): numbers and booleans as text", async () => {
+    const { tokens, ctx } = await setup();
+    const made = await tokens.create(ctx, {
+      policies: [7, 'a'],
+      meta: { n: 1, b: false, z: null },
+    } as never);
+    expect(made.policies).toEqual(['7', 'a', 'default']);
+    const mctx = (await tokens.authenticate(made.client_token)) as TokenContext;
+    expect((await tokens.lookupSelf(mctx)).meta).toEqual({ n: '1', b: '0', z: '' });
   });
 });
 

@@ -73,7 +73,10 @@ describe('wrong JSON types', () => {
     ['/v1/transit/encrypt/k', { plaintext: { a: 1 } }, 'plaintext', '(a map)'],
     ['/v1/transit/encrypt/k', { batch_input: 'nope' }, 'batch_input', '(a string)'],
     ['/v1/transit/keys/k/config', { auto_rotate_period: [1] }, 'auto_rotate_period', '(a list)'],
-    ['/v1/auth/token/create', { policies: [1, 2] }, 'policies', '(a list)'],
+    ['/v1/auth/token/create', { policies: [[1]] }, 'policies', '(a list)'],
+    ['/v1/auth/token/create', { renewable: 2 }, 'renewable', '2'],
+    ['/v1/auth/token/create', { num_uses: '08' }, 'num_uses', '08'],
+    ['/v1/transit/keys/t4', { exportable: 'yes' }, 'exportable', 'yes'],
   ])('POST %s %j → 400 Field validation failed', async (url, body, field, shown) => {
     const r = await call(server, 'POST', url, { body });
     expect(r.status).toBe(400);
