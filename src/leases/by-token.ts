@@ -16,6 +16,7 @@
 import { encodeHex } from '../encoding.js';
 import { internal } from '../errors.js';
 import { keyspace } from '../storage/keyspace.js';
+import type { Snapshot } from './lease.js';
 import { type LeaseContext, readLease } from './lease-store.js';
 import { Pacer, runPool } from './pool.js';
 import { revokeLater } from './revoke.js';
@@ -56,15 +57,20 @@ export async function revokeByTokenKey(ctx: LeaseContext, key: string): Promise<
     const ids = await ctx.storage.list(prefix, { after, limit: 1000 });
     if (ids.length === 0) return total;
     const live: string[] = [];
+    const read = new Map<string, Snapshot>();
     await runPool(ids, ctx.concurrency, new Pacer(ctx.concurrency), async (id) => {
       try {
-        if ((await readLease(ctx, id)) === undefined) await ctx.storage.delete(prefix + id);
-        else live.push(id);
+        const snap = await readLease(ctx, id);
+        if (snap === undefined) await ctx.storage.delete(prefix + id);
+        else {
+          live.push(id);
+          read.set(id, snap); // queued from this read, not read again
+        }
       } catch {
         live.push(id); // queued anyway: its own read reports the failure
       }
     });
-    await revokeLater(ctx, live);
+    await revokeLater(ctx, live, read);
     total += live.length;
     after = ids[ids.length - 1];
     if (ids.length < 1000) return total;

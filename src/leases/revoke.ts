@@ -177,9 +177,15 @@ export async function processDue(ctx: LeaseContext, time: number, id: string): P
  * @throws TransitError `conflict` if the entry keeps changing.
  * @internal
  */
-export async function queueRevocation(ctx: LeaseContext, id: string): Promise<number | undefined> {
+export async function queueRevocation(
+  ctx: LeaseContext,
+  id: string,
+  read?: Snapshot,
+): Promise<number | undefined> {
   for (let i = 0; i < 8; i++) {
-    const snap = await readLease(ctx, id);
+    // A caller's fresh read serves the first try (a change since then fails the
+    // compare-and-set, and the next try reads again).
+    const snap = i === 0 && read !== undefined ? read : await readLease(ctx, id);
     if (snap === undefined) return undefined;
     const { rec } = snap;
     const now = ctx.clock.now();
@@ -204,11 +210,19 @@ export function inBackground(ctx: LeaseContext, work: () => Promise<unknown>): v
   ctx.background.add(p);
 }
 
-/** Queue `ids` durably, then revoke them in the background. @internal */
-export async function revokeLater(ctx: LeaseContext, ids: readonly string[]): Promise<void> {
+/**
+ * Queue `ids` durably, then revoke them in the background. `read` holds
+ * entries the caller has just read (by id), so they are not read again.
+ * @internal
+ */
+export async function revokeLater(
+  ctx: LeaseContext,
+  ids: readonly string[],
+  read?: ReadonlyMap<string, Snapshot>,
+): Promise<void> {
   const queued: Array<[number, string]> = [];
   await runPool(ids, ctx.concurrency, new Pacer(ctx.concurrency), async (id) => {
-    const t = await queueRevocation(ctx, id);
+    const t = await queueRevocation(ctx, id, read?.get(id));
     if (t !== undefined) queued.push([t, id]);
   });
   if (queued.length > 0) inBackgroundQueue(ctx, queued);

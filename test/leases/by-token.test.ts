@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
 import type { RevokableLease } from '../../src/leases/types.js';
 import { TransitNode } from '../../src/node/transit-node.js';
+import { keyspace } from '../../src/storage/keyspace.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { failure, HOUR, setup } from './helpers.js';
@@ -39,6 +40,34 @@ describe('revokeByToken', () => {
     expect((await leases.lookup(b.lease_id)).id).toBe(b.lease_id);
     expect((await leases.lookup(none.lease_id)).id).toBe(none.lease_id);
     expect(await storage.list('sys/leases/token/')).toEqual([`${sha256('tok-b')}/${b.lease_id}`]);
+  });
+
+  it('reads each lease entry once to queue it (the listing read serves the queueing)', async () => {
+    const clock = new FakeClock();
+    const reads: string[] = [];
+    class CountingStorage extends MemoryStorage {
+      override async get(key: string) {
+        if (key.startsWith(keyspace.leaseEntryPrefix)) reads.push(key);
+        return super.get(key);
+      }
+    }
+    const { leases } = setup({ clock, storage: new CountingStorage({ clock }) });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push(
+        (await leases.issue({ path: `db/${i}`, ttl: HOUR, renewable: true, token: 't' })).lease_id,
+      );
+    }
+    reads.length = 0;
+    await leases.revokeByToken('t');
+    await leases.idle();
+    // Each entry read twice in all: once to queue it (the listing's read serves the
+    // queueing; it was read a second time there), once by its background revocation.
+    const perEntry = new Map<string, number>();
+    for (const k of reads) perEntry.set(k, (perEntry.get(k) ?? 0) + 1);
+    expect([...perEntry.keys()].sort()).toEqual(ids.map((id) => keyspace.leaseEntry(id)).sort());
+    expect([...perEntry.values()]).toEqual([2, 2, 2, 2, 2]);
+    expect((await leases.list('db')).keys).toEqual([]);
   });
 
   it('the index follows the lease: removed by revoke, renewal keeps it, never names the token', async () => {
