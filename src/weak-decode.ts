@@ -14,10 +14,11 @@
  * empty map is an empty list; a `null` inside a map or list is the zero value.
  *
  * Each function returns the decoded value, or `undefined` when Vault refuses
- * the value; callers word the refusal. Neutral: no imports but `request.ts`.
+ * the value; callers word the refusal. Neutral (imports `request.ts` and a util).
  * @module
  */
 import { goParseBool } from './request.js';
+import { setOwn } from './util/own.js';
 
 const isMap = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -69,12 +70,7 @@ export function weakMap(value: unknown): Record<string, unknown> | undefined {
   const merged: Record<string, unknown> = {};
   for (const m of value) {
     for (const [k, v] of Object.entries(m)) {
-      Object.defineProperty(merged, k, {
-        value: v,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      setOwn(merged, k, v);
     }
   }
   return merged;
@@ -88,12 +84,7 @@ export function weakStringMap(value: unknown): Record<string, string> | undefine
   for (const [k, v] of Object.entries(map)) {
     const s = v === null ? '' : weakString(v);
     if (s === undefined) return undefined;
-    Object.defineProperty(out, k, {
-      value: s,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(out, k, s);
   }
   return out;
 }

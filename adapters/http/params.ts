@@ -23,6 +23,7 @@
 import { invalidRequest } from '../../src/errors.js';
 import { goUnmarshalError } from '../../src/request.js';
 import type { EndpointSchema, FieldSpec, FieldType } from '../../src/schema.js';
+import { setOwn } from '../../src/util/own.js';
 import { weakBool, weakInt, weakMap, weakString, weakStrings } from '../../src/weak-decode.js';
 import {
   checkJsonLimits,
@@ -222,12 +223,7 @@ export function queryFields(query: URLSearchParams): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of query) {
     if (k === 'list' || Object.hasOwn(out, k)) continue;
-    Object.defineProperty(out, k, {
-      value: v,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(out, k, v);
   }
   return out;
 }
