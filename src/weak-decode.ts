@@ -27,9 +27,16 @@ const isMap = (v: unknown): v is Record<string, unknown> =>
 const GO_INT =
   /^[+-]?(?:0[xX](?:_?[0-9a-fA-F])+|0[bB](?:_?[01])+|0[oO](?:_?[0-7])+|0(?:_?[0-7])*|[1-9](?:_?[0-9])*)$/;
 
+/**
+ * The longest integer literal read. Any int64 is far shorter; Go would also
+ * read one padded with thousands of leading zeros, but a body of up to 32 MiB
+ * must not make one field cost seconds of regular-expression and BigInt work.
+ */
+const MAX_INT_LITERAL = 128;
+
 /** `strconv.ParseInt(s, 0, 64)`, within JavaScript's safe integers; `undefined` otherwise. @internal */
 export function goParseInt(s: string): number | undefined {
-  if (!GO_INT.test(s)) return undefined;
+  if (s.length > MAX_INT_LITERAL || !GO_INT.test(s)) return undefined;
   const negative = s.startsWith('-');
   let digits = s.replace(/^[+-]/, '').replaceAll('_', '');
   // A leading 0 without a letter is octal in Go.

@@ -50,6 +50,13 @@ describe('goParseInt: strconv.ParseInt(s, 0, 64)', () => {
     expect(goParseInt(s)).toBeUndefined();
   });
 
+  it('refuses a literal past 128 characters at once (a 32 MiB body is no CPU sink)', () => {
+    expect(goParseInt(`0b${'0'.repeat(120)}1`)).toBe(1);
+    expect(goParseInt(`0b${'0'.repeat(127)}1`)).toBeUndefined();
+    expect(goParseInt('9'.repeat(10_000_000))).toBeUndefined();
+    expect(weakInt('1'.repeat(10_000_000))).toBeUndefined();
+  });
+
   it('reads every safe integer written in decimal, hex or binary', () => {
     fc.assert(
       fc.property(fc.maxSafeInteger(), (n) => {
