@@ -68,6 +68,7 @@ export const TOKEN_CREATE_FIELDS = defineSchema({
     description: 'Renew period (root or sudo): the TTL at creation and at every renewal.',
   },
   type: { type: 'string', description: 'service (default); batch is refused.' },
+  id: { type: 'string', description: 'The token itself (root or sudo): no `.` in it.' },
 });
 /** `POST /auth/token/renew-self`. @internal */
 export const TOKEN_RENEW_FIELDS = defineSchema({ increment: INCREMENT });

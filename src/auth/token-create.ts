@@ -29,6 +29,8 @@ import { createDuration, periodTtl } from './token-period.js';
 
 /** What a create request resolves to. @internal */
 export interface TokenPlan {
+  /** The token a root or sudo caller chose (Vault's `id`), not yet checked for use. */
+  id?: string;
   policies: string[];
   orphan: boolean;
   /** Seconds; 0 = no expiry (root only). */
@@ -46,6 +48,19 @@ export interface TokenPlan {
   displayName: string;
   meta: Record<string, string> | null;
   warnings: string[];
+}
+
+/**
+ * Vault's `id` (a chosen token): only for root or sudo, as Vault's
+ * `handleCreateCommon` checks it, after the type and before the policies. Its
+ * form and uniqueness are checked when it is stored (./token-issue.ts), as
+ * Vault's `create` does.
+ */
+function customId(value: unknown, isSudo: boolean): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw invalidRequest("'id' must be a string");
+  if (!isSudo) throw invalidRequest('root or sudo privileges required to specify token id');
+  return value;
 }
 
 /** Vault's `displayNameSanitize`: anything but letters, digits and `-` becomes `-`. */
@@ -81,6 +96,7 @@ export function planToken(
   if (type !== '' && type !== 'service' && type !== 'default' && type !== 'default-service') {
     throw invalidRequest(`invalid token type "${type}"`);
   }
+  const id = customId(req.id, isSudo);
   let policies = policyList(req.policies);
   const noDefault = optBool(req.no_default_policy, 'no_default_policy') ?? false;
   // As Vault's token store: `default` is one more policy a child gets only
@@ -124,6 +140,7 @@ export function planToken(
   const display = req.display_name === undefined ? '' : String(req.display_name);
   const renewable = optBool(req.renewable, 'renewable') ?? true;
   return {
+    ...(id === undefined ? {} : { id }),
     policies,
     orphan,
     ttl,

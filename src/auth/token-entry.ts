@@ -60,6 +60,22 @@ export function checkRootTokenId(token: unknown): asserts token is string {
   }
 }
 
+/**
+ * A token id a caller chose on `auth/token/create` (Vault's `id`): Vault's
+ * refusals in its order (`hvs.` and `s.` prefixes, then any `.`), then the
+ * printable-ASCII rule of {@link checkRootTokenId}.
+ * @throws TransitError `invalid_request` otherwise.
+ * @internal
+ */
+export function checkCustomTokenId(id: string): void {
+  if (id.startsWith('hvs.')) throw invalidRequest("custom token ID cannot have the 'hvs.' prefix");
+  if (id.startsWith('s.')) throw invalidRequest("custom token ID cannot have the 's.' prefix");
+  if (id.includes('.')) throw invalidRequest("custom token ID cannot have a '.' in the value");
+  if (!/^[\x21-\x7e]{1,512}$/.test(id)) {
+    throw invalidRequest('a token id must be 1-512 printable ASCII characters');
+  }
+}
+
 /** @internal */
 export const B62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 /** Vault's default and maximum token TTL: 32 days. @internal */
@@ -136,6 +152,12 @@ export interface TokenCreateRequest {
   period?: number | string;
   /** `service` (or `default`); `batch` is refused. */
   type?: string;
+  /**
+   * The token itself instead of a random one (root or `sudo` only, as Vault's
+   * `id`): 1–512 printable ASCII characters, no `.` (so neither `hvs.` nor
+   * `s.` in front); refused when a token with this id exists.
+   */
+  id?: string;
 }
 
 /** @internal */

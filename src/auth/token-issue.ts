@@ -14,11 +14,12 @@
  */
 import type { Clock } from '../clock.js';
 import { utf8 } from '../encoding.js';
-import { TransitError } from '../errors.js';
+import { invalidRequest, isTransitError, TransitError } from '../errors.js';
 import { withWarnings } from '../result-meta.js';
 import { capAtParent, planToken } from './token-create.js';
 import {
   authOf,
+  checkCustomTokenId,
   checkRootTokenId,
   denied,
   K,
@@ -50,6 +51,9 @@ export interface IssueContext extends RevokeContext {
    */
   liveEntry(hash: string, fresh: boolean): Promise<StoredToken | undefined>;
 }
+
+/** Vault's refusal of a chosen id that a token already has. */
+const duplicateId = () => invalidRequest('cannot create a token with a duplicate ID');
 
 /** Store a new entry (compare-and-set: never over another), then its accessor and parent link. */
 async function storeEntry(ctx: IssueContext, entry: StoredToken): Promise<void> {
@@ -122,7 +126,13 @@ export async function issueChild(
   const { renewable } = plan;
   const now = ctx.clock.now();
   const ttl = ctx.leases ? plan.ttl : capAtParent(plan, parentEntry, now);
-  const token = `hvs.${ctx.salt.random(32)}`;
+  const token = plan.id ?? `hvs.${ctx.salt.random(32)}`;
+  const hash = await ctx.salt.hash(token);
+  if (plan.id !== undefined) {
+    // Vault's `create`: a chosen id's form, then no token may have it already.
+    checkCustomTokenId(plan.id);
+    if (await ctx.entries.read(hash, true)) throw duplicateId();
+  }
   const accessor = ctx.salt.random(24);
   const lease =
     ctx.leases && ttl > 0
@@ -130,7 +140,7 @@ export async function issueChild(
       : undefined;
   const entry: StoredToken = {
     v: 1,
-    hash: await ctx.salt.hash(token),
+    hash,
     accessor,
     policies: plan.policies,
     parent: plan.orphan ? '' : parent.hash,
@@ -147,7 +157,13 @@ export async function issueChild(
     // Only a periodic token's entry has one: other entries keep their earlier form.
     ...(plan.period > 0 ? { period: plan.period } : {}),
   };
-  await storeEntry(ctx, entry);
+  try {
+    await storeEntry(ctx, entry);
+  } catch (e) {
+    // Another request stored the same chosen id first: its lease goes with this token.
+    if (lease && ctx.leases) await ctx.leases.revoke(lease.lease_id).catch(() => undefined);
+    throw plan.id !== undefined && isTransitError(e, 'conflict') ? duplicateId() : e;
+  }
   if (!plan.orphan && !(await ctx.liveEntry(parent.hash, true))) {
     // The parent was revoked while this child was being stored: its revocation may have
     // listed the parent's children before the child's link existed, so the child goes

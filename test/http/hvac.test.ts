@@ -3,7 +3,7 @@
  * (installed by .ci/run) creates keys, encrypts, decrypts, rewraps, hashes, HMACs and
  * verifies, signs and verifies signatures, exports a public key, rotates, lists
  * (hvac sends the LIST method), backs up and restores, creates a policy and a
- * token, is refused by that policy (SHA-1 signing denied as the spec describes,
+ * token (and one with a chosen id), is refused by that policy (SHA-1 signing denied as the spec describes,
  * with hvac naming the algorithm in the body), and reads health and the leader
  * status (`sys.read_leader_status`).
  *
@@ -119,6 +119,15 @@ assert app.auth.token.lookup_self()["data"]["policies"] == ["app", "default"]
 assert app.auth.token.renew_self(increment="2h")["auth"]["lease_duration"] == 7200
 app.auth.token.revoke_self()
 assert not app.is_authenticated()
+# A chosen token id (root only), as "vault token create -id"; a second is refused.
+chosen = c.auth.token.create(id="py-chosen-token", policies=["app"])["auth"]
+assert chosen["client_token"] == "py-chosen-token", chosen
+assert hvac.Client(url=sys.argv[1], token="py-chosen-token").is_authenticated()
+try:
+    c.auth.token.create(id="py-chosen-token", policies=["app"])
+    raise AssertionError("duplicate token id accepted")
+except exceptions.InvalidRequest as e:
+    assert e.errors == ["cannot create a token with a duplicate ID"], e.errors
 done.append("policy/token")
 
 try:
