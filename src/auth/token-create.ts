@@ -133,7 +133,7 @@ export function planToken(
   policies.sort();
 
   const warnings: string[] = [];
-  const { ttl, explicitMax, period } = ttlOf(req, isSudo, isRoot, limits, warnings);
+  const { ttl, explicitMax, period, cap } = ttlOf(req, isSudo, isRoot, limits, warnings);
   if (ttl === 0 && parentEntry.expire_ms !== 0) {
     throw invalidRequest('expiring root tokens cannot create non-expiring root tokens');
   }
@@ -144,13 +144,7 @@ export function planToken(
     policies,
     orphan,
     ttl,
-    // A periodic token's lease is renewed past the store's max TTL (./token-period.ts).
-    cap:
-      period > 0
-        ? explicitMax
-        : explicitMax > 0
-          ? Math.min(explicitMax, limits.maxTtl)
-          : limits.maxTtl,
+    cap,
     explicitMax,
     period,
     numUses,
@@ -166,7 +160,8 @@ export function planToken(
 /**
  * The TTL, `explicit_max_ttl` and period of a create request, in Vault's
  * order (`explicit_max_ttl`, `period` with its sudo check, `ttl`), with
- * Vault's warnings pushed to `warnings`.
+ * Vault's warnings pushed to `warnings`; and the cap of the token's lease
+ * ({@link TokenPlan.cap}).
  */
 function ttlOf(
   req: TokenCreateRequest,
@@ -174,7 +169,7 @@ function ttlOf(
   isRoot: boolean,
   limits: { defaultTtl: number; maxTtl: number },
   warnings: string[],
-): { ttl: number; explicitMax: number; period: number } {
+): { ttl: number; explicitMax: number; period: number; cap: number } {
   // A positive TTL under a second is one second, never 0 (the default, or no cap).
   const explicitMax = createDuration(req.explicit_max_ttl, 'explicit_max_ttl');
   const period = createDuration(req.period, 'period'); // 0: not periodic
@@ -191,7 +186,8 @@ function ttlOf(
     // At creation, now is the creation time: creation 0, now 0.
     const p = periodTtl(period, { maxTtl: limits.maxTtl, explicitMax, creationTime: 0 }, 0);
     warnings.push(...p.warnings);
-    return { ttl: p.ttl, explicitMax, period };
+    // A periodic token's lease is renewed past the store's max TTL (./token-period.ts).
+    return { ttl: p.ttl, explicitMax, period, cap: explicitMax };
   }
   // Vault's CalculateTTL at creation (start = now): the TTL asked for, or the default, is
   // capped by the smaller of the store's max TTL and `explicit_max_ttl`, which is kept as
@@ -211,7 +207,7 @@ function ttlOf(
     ttl = max;
     if (explicitMax > max) warnings.push(cappedWarning(explicitMax, max));
   }
-  return { ttl, explicitMax, period: 0 };
+  return { ttl, explicitMax, period: 0, cap: max };
 }
 
 /**

@@ -48,6 +48,9 @@ export const tokenLease = (
   auth: true,
   data: { accessor },
 });
+/** What a chosen token id may be: 1–512 printable ASCII characters. */
+const PRINTABLE_ID = /^[\x21-\x7e]{1,512}$/;
+
 /**
  * A root token id a caller chose (`initialRootToken`, `createRoot({ id })`):
  * 1–512 printable ASCII characters.
@@ -55,7 +58,7 @@ export const tokenLease = (
  * @internal
  */
 export function checkRootTokenId(token: unknown): asserts token is string {
-  if (typeof token !== 'string' || !/^[\x21-\x7e]{1,512}$/.test(token)) {
+  if (typeof token !== 'string' || !PRINTABLE_ID.test(token)) {
     throw invalidRequest('a root token id must be 1-512 printable ASCII characters');
   }
 }
@@ -71,7 +74,7 @@ export function checkCustomTokenId(id: string): void {
   if (id.startsWith('hvs.')) throw invalidRequest("custom token ID cannot have the 'hvs.' prefix");
   if (id.startsWith('s.')) throw invalidRequest("custom token ID cannot have the 's.' prefix");
   if (id.includes('.')) throw invalidRequest("custom token ID cannot have a '.' in the value");
-  if (!/^[\x21-\x7e]{1,512}$/.test(id)) {
+  if (!PRINTABLE_ID.test(id)) {
     throw invalidRequest('a token id must be 1-512 printable ASCII characters');
   }
 }

@@ -160,7 +160,8 @@ export async function issueChild(
   try {
     await storeEntry(ctx, entry);
   } catch (e) {
-    // Another request stored the same chosen id first: its lease goes with this token.
+    // Not stored (another request took a chosen id first, or storage failed): the
+    // lease issued for this token goes with it.
     if (lease && ctx.leases) await ctx.leases.revoke(lease.lease_id).catch(() => undefined);
     throw plan.id !== undefined && isTransitError(e, 'conflict') ? duplicateId() : e;
   }
