@@ -20,7 +20,8 @@
 import { goParseBool } from './request.js';
 import { setOwn } from './util/own.js';
 
-const isMap = (v: unknown): v is Record<string, unknown> =>
+/** A JSON object (not a list, not null). @internal */
+export const isMap = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Go's integer literal syntax as `strconv.ParseInt(s, 0, 64)` reads it. */

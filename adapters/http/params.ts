@@ -24,7 +24,14 @@ import { invalidRequest } from '../../src/errors.js';
 import { goUnmarshalError } from '../../src/request.js';
 import type { EndpointSchema, FieldSpec, FieldType } from '../../src/schema.js';
 import { setOwn } from '../../src/util/own.js';
-import { weakBool, weakInt, weakMap, weakString, weakStrings } from '../../src/weak-decode.js';
+import {
+  isMap,
+  weakBool,
+  weakInt,
+  weakMap,
+  weakString,
+  weakStrings,
+} from '../../src/weak-decode.js';
 import {
   checkJsonLimits,
   checkValueLimits,
@@ -54,9 +61,6 @@ function refuse(field: string, value: unknown, type: FieldType, why: string): ne
     `Field validation failed: error converting input ${describe(value, type)} for field "${field}": ${why}`,
   );
 }
-
-const isMap = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 type Convert = (value: unknown) => unknown;
 

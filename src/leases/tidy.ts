@@ -99,7 +99,7 @@ export function tidyRunner(ctx: LeaseContext): {
     if (running) return running.done;
     const pass: Pass = { stopped: false };
     const done = tidyLeases(ctx, pass).finally(() => {
-      if (running?.pass === pass) running = undefined;
+      running = undefined; // no other pass starts while this one is `running`
     });
     running = { pass, done };
     return done;
