@@ -8,7 +8,13 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { AclPolicyStore, createHandler, TokenStore } from '../../adapters/http/index.js';
+import {
+  AclPolicyStore,
+  createHandler,
+  type Services,
+  TokenStore,
+} from '../../adapters/http/index.js';
+import { createServer } from '../../adapters/http/node-server.js';
 import { MemoryStorage, Transit } from '../../src/index.js';
 
 export const ROOT_DIR = fileURLToPath(new URL('../../', import.meta.url));
@@ -168,4 +174,21 @@ export async function vaultHandler() {
     policies: new AclPolicyStore({ storage }),
   });
   return { vault, rootToken };
+}
+
+/**
+ * `services` served in this process by `createServer` on 127.0.0.1 (a free
+ * port), errors logged nowhere: the server's `url`, a new root token of
+ * `services.tokens` as `root` (the shape {@link call} takes), and `close()`.
+ */
+export async function serveServices(
+  services: Services & { tokens: TokenStore },
+): Promise<{ url: string; root: string; close(): Promise<void> }> {
+  const server = createServer(createHandler(services, { logger: { error: () => undefined } }));
+  const { url } = await server.listen(0, '127.0.0.1');
+  return {
+    url,
+    root: await services.tokens.createRoot(),
+    close: () => server.close({ drainMs: 0 }),
+  };
 }

@@ -6,17 +6,15 @@
  * `period` in seconds, and the refusals and warnings come in Vault's envelope.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AclPolicyStore, createHandler, TokenStore } from '../../adapters/http/index.js';
-import { createServer, type TransitkitServer } from '../../adapters/http/node-server.js';
+import { AclPolicyStore, TokenStore } from '../../adapters/http/index.js';
 import { Transit } from '../../src/index.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { call } from './helpers.js';
+import { call, serveServices } from './helpers.js';
 
 const clock = new FakeClock();
-let server: TransitkitServer;
-let served: { url: string; root: string };
+let served: Awaited<ReturnType<typeof serveServices>>;
 const as = (token: string) => ({ url: served.url, root: token });
 
 beforeAll(async () => {
@@ -29,16 +27,15 @@ beforeAll(async () => {
     'sudo-maker',
     'path "auth/token/create" { capabilities = ["update", "sudo"] }',
   );
-  const handler = createHandler(
-    { transit: new Transit({ storage, autoRotate: false }), tokens, policies, leases },
-    { logger: { error: () => undefined } },
-  );
-  server = createServer(handler);
-  const { url } = await server.listen(0, '127.0.0.1');
-  served = { url, root: await tokens.createRoot() };
+  served = await serveServices({
+    transit: new Transit({ storage, autoRotate: false }),
+    tokens,
+    policies,
+    leases,
+  });
 });
 afterAll(async () => {
-  await server.close({ drainMs: 0 });
+  await served.close();
 });
 
 const create = (token: string, body: object, path = '/v1/auth/token/create') =>

@@ -6,29 +6,23 @@
  * `[]string`), so a body Vault accepts gives the same token here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AclPolicyStore, createHandler, TokenStore } from '../../adapters/http/index.js';
-import { createServer, type TransitkitServer } from '../../adapters/http/node-server.js';
+import { AclPolicyStore, TokenStore } from '../../adapters/http/index.js';
 import { Transit } from '../../src/index.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
-import { call } from './helpers.js';
+import { call, serveServices } from './helpers.js';
 
-let server: TransitkitServer;
-let served: { url: string; root: string };
+let served: Awaited<ReturnType<typeof serveServices>>;
 
 beforeAll(async () => {
   const storage = new MemoryStorage();
-  const tokens = new TokenStore({ storage });
-  const policies = new AclPolicyStore({ storage });
-  const handler = createHandler(
-    { transit: new Transit({ storage, autoRotate: false }), tokens, policies },
-    { logger: { error: () => undefined } },
-  );
-  server = createServer(handler);
-  const { url } = await server.listen(0, '127.0.0.1');
-  served = { url, root: await tokens.createRoot() };
+  served = await serveServices({
+    transit: new Transit({ storage, autoRotate: false }),
+    tokens: new TokenStore({ storage }),
+    policies: new AclPolicyStore({ storage }),
+  });
 });
 afterAll(async () => {
-  await server.close({ drainMs: 0 });
+  await served.close();
 });
 
 const errorOf = (r: { json: { errors?: string[] } }) => r.json?.errors?.[0] ?? '';
