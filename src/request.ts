@@ -17,10 +17,12 @@
  * `strconv.ParseInt: parsing "1.5": invalid syntax`, `cannot provide negative
  * value`).
  *
- * A neutral module: it imports only `errors.ts`, so any layer may use it.
+ * A neutral module: it imports only `errors.ts` and `json-number.ts`, so any
+ * layer may use it.
  * @module
  */
 import { invalidRequest } from './errors.js';
+import { JsonNumber } from './json-number.js';
 
 /** A plain object (`{}` literal or `Object.create(null)`), or `{}` when omitted. @internal */
 export function asRequest(value: unknown, what = 'request'): Record<string, unknown> {
@@ -75,17 +77,21 @@ export type GoFieldType = 'int' | 'bool' | 'string' | '[]string';
 
 /** How Go's encoding/json names a JSON value's kind in its errors. */
 const goKind = (value: unknown): string =>
-  Array.isArray(value)
-    ? 'array'
-    : value === null
-      ? 'null'
-      : typeof value === 'object'
-        ? 'object'
-        : typeof value === 'boolean'
-          ? 'bool'
-          : typeof value;
+  value instanceof JsonNumber
+    ? 'number'
+    : Array.isArray(value)
+      ? 'array'
+      : value === null
+        ? 'null'
+        : typeof value === 'object'
+          ? 'object'
+          : typeof value === 'boolean'
+            ? 'bool'
+            : typeof value;
 
 const INT64 = 2 ** 63;
+const INT64_BIG = 2n ** 63n;
+const inInt64 = (n: bigint): boolean => n >= -INT64_BIG && n < INT64_BIG;
 
 /**
  * Go's encoding/json storing one decoded JSON value into a struct field
@@ -107,6 +113,13 @@ export function goUnmarshalError(
     `json: cannot unmarshal ${kind} into Go struct field ${field} of type ${into}`;
   switch (type) {
     case 'int':
+      if (value instanceof JsonNumber) {
+        // encoding/json: strconv.ParseInt(literal, 10, 64). JSON has no leading
+        // zeros, so an int64 literal has at most 20 characters.
+        const t = value.text;
+        const ok = t.length <= 20 && /^-?[0-9]+$/.test(t) && inInt64(BigInt(t));
+        return ok ? undefined : error(`number ${t}`, type);
+      }
       if (typeof value !== 'number') return error(goKind(value), type);
       return Number.isInteger(value) && value >= -INT64 && value < INT64
         ? undefined

@@ -13,16 +13,22 @@
  * list of maps merges into one; a single value is lifted into a list, and an
  * empty map is an empty list; a `null` inside a map or list is the zero value.
  *
+ * A {@link JsonNumber} (a number literal JavaScript cannot carry as written,
+ * `json-number.ts`) decodes as Vault's `json.Number`: its text as a string or
+ * for `ParseBool`, `json.Number.Int64()` as an int.
+ *
  * Each function returns the decoded value, or `undefined` when Vault refuses
- * the value; callers word the refusal. Neutral (imports `request.ts` and a util).
+ * the value; callers word the refusal. Neutral (imports `request.ts`,
+ * `json-number.ts` and a util).
  * @module
  */
+import { JsonNumber, jsonNumberInt } from './json-number.js';
 import { goParseBool } from './request.js';
 import { setOwn } from './util/own.js';
 
-/** A JSON object (not a list, not null). @internal */
+/** A JSON object (not a list, not null, not a kept number literal). @internal */
 export const isMap = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof JsonNumber);
 
 /** Go's integer literal syntax as `strconv.ParseInt(s, 0, 64)` reads it. */
 const GO_INT =
@@ -52,6 +58,7 @@ export function weakString(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
   if (typeof value === 'boolean') return value ? '1' : '0';
+  if (value instanceof JsonNumber) return value.text;
   return undefined;
 }
 
@@ -60,6 +67,7 @@ export function weakInt(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (typeof value === 'string') return value === '' ? 0 : goParseInt(value);
+  if (value instanceof JsonNumber) return jsonNumberInt(value);
   return undefined;
 }
 
@@ -68,6 +76,7 @@ export function weakBool(value: unknown): boolean | undefined {
   if (typeof value === 'boolean') return value;
   if (value === 1 || value === 0) return value === 1;
   if (typeof value === 'string') return value === '' ? false : goParseBool(value);
+  if (value instanceof JsonNumber) return goParseBool(value.text);
   return undefined;
 }
 
@@ -113,7 +122,7 @@ export function weakStrings(value: unknown): string[] | undefined {
     }
     return out;
   }
-  if (typeof value === 'number' || typeof value === 'boolean') {
+  if (typeof value === 'number' || typeof value === 'boolean' || value instanceof JsonNumber) {
     const s = weakString(value);
     return s === undefined ? undefined : [s];
   }

@@ -8,11 +8,13 @@
  *
  * The scan only counts: it tracks strings (and their escapes) so brackets
  * inside them do not count, and leaves every syntax error to `JSON.parse`.
+ * On the way it notes a number literal JavaScript cannot carry as written.
  *
  * Runtime-neutral.
  * @module
  */
 import { invalidRequest } from '../../src/errors.js';
+import { carriedExactly } from '../../src/json-number.js';
 
 /**
  * Limits on the shape of a JSON body.
@@ -92,10 +94,13 @@ function stringEnd(text: string, open: number): number {
 
 /**
  * Check a JSON text against the limits, without parsing it.
+ * @returns whether the text holds a number literal that JavaScript cannot
+ *   carry as written (`3.0`, `1e3`: `json-literals.ts` parses such a body again).
  * @throws TransitError `invalid_request` (400) naming the limit exceeded (never the content).
  * @internal
  */
-export function checkJsonLimits(text: string, limits: ResolvedJsonLimits): void {
+export function checkJsonLimits(text: string, limits: ResolvedJsonLimits): boolean {
+  let inexact = false;
   // Per open container: its item count so far (commas seen + 1 once a value appeared).
   const counts: number[] = [];
   const empty: boolean[] = [];
@@ -136,6 +141,7 @@ export function checkJsonLimits(text: string, limits: ResolvedJsonLimits): void 
       empty.push(true);
     } else {
       // A number or literal: skip to its end.
+      const from = i;
       while (i + 1 < n) {
         const d = text.charCodeAt(i + 1);
         if (isSpace(d) || d === COMMA || d === CLOSE_LIST || d === CLOSE_OBJECT || d === 0x3a) {
@@ -143,8 +149,12 @@ export function checkJsonLimits(text: string, limits: ResolvedJsonLimits): void 
         }
         i++;
       }
+      if (!inexact && (c === 0x2d || (c >= 0x30 && c <= 0x39))) {
+        inexact = !carriedExactly(text.slice(from, i + 1));
+      }
     }
   }
+  return inexact;
 }
 
 /** A value JSON.parse could have built: `null`, a boolean, a finite number, a string, a list, an object. */

@@ -15,12 +15,16 @@
  *   name matches in any case (`"Secret_Shares"`, `"KEY"`), as encoding/json.
  * - Undeclared fields are dropped with Vault's warning `Endpoint ignored these
  *   unrecognized parameters: [a b]`, or refused (400) in strict mode.
+ * - A JSON number is read as its literal text, as Vault reads it: a body with
+ *   a literal JavaScript cannot carry as written (`3.0`, `1e3`) is parsed
+ *   again keeping it (`json-literals.ts`, `src/json-number.ts`).
  * - Values of text fields are never echoed in errors (they may be plaintext).
  *
  * Runtime-neutral.
  * @module
  */
 import { invalidRequest } from '../../src/errors.js';
+import { JsonNumber } from '../../src/json-number.js';
 import { goUnmarshalError } from '../../src/request.js';
 import type { EndpointSchema, FieldSpec, FieldType } from '../../src/schema.js';
 import { setOwn } from '../../src/util/own.js';
@@ -38,12 +42,14 @@ import {
   DEFAULT_JSON_LIMITS,
   type ResolvedJsonLimits,
 } from './json-limits.js';
+import { parseKeepingLiterals } from './json-literals.js';
 import type { Route } from './route.js';
 
 /** How undeclared fields are treated. @public */
 export type UnknownFields = 'warn' | 'reject';
 
 function describe(value: unknown, type: FieldType): string {
+  if (value instanceof JsonNumber) value = value.text;
   const echo =
     typeof value === 'number' ||
     typeof value === 'boolean' ||
@@ -99,7 +105,8 @@ function goConverter(spec: GoFieldSpec): Convert {
   return (v) => {
     const error = goUnmarshalError(v, type, spec.go);
     if (error !== undefined) throw invalidRequest(`failed to parse JSON input: ${error}`);
-    return v;
+    // An int literal JavaScript cannot carry as written (`-0`, past 2^53) that Go reads.
+    return v instanceof JsonNumber ? Number(v.text) + 0 : v;
   };
 }
 
@@ -117,10 +124,13 @@ function converterOf(field: string, spec: FieldSpec): Convert {
     case 'bool':
       return (v) => weakBool(v) ?? no(v, 'expected a boolean');
     case 'duration':
+      // Vault's ParseDurationSecond reads a json.Number as its text.
       return (v) =>
         (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string'
           ? v
-          : no(v, 'expected seconds or a duration string');
+          : v instanceof JsonNumber
+            ? v.text
+            : no(v, 'expected seconds or a duration string');
     case 'array':
       return (v) => (Array.isArray(v) ? v : no(v, 'expected a list'));
     case 'map':
@@ -250,13 +260,15 @@ export function parseJsonBody(
     throw invalidRequest('failed to parse JSON input: the body is not valid UTF-8');
   }
   if (text.trim() === '') return {};
-  checkJsonLimits(text, limits);
+  const literals = checkJsonLimits(text, limits);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
     throw invalidRequest(`failed to parse JSON input: ${jsonErrorWhere(text, e)}`);
   }
+  // Vault reads numbers as their text (json-number.ts): `3.0` is no int.
+  if (literals) value = parseKeepingLiterals(text);
   if (!isMap(value)) {
     throw invalidRequest('failed to parse JSON input: the request body must be a JSON object');
   }

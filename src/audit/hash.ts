@@ -16,6 +16,7 @@
 import type { CryptoBackend } from '../crypto/backend.js';
 import { hmacText } from '../crypto/text.js';
 import { encodeBase64 } from '../encoding.js';
+import { JsonNumber } from '../json-number.js';
 
 /** Vault's prefix of a hashed value. @internal */
 export const HMAC_PREFIX = 'hmac-sha256:';
@@ -73,6 +74,7 @@ export function tokenHasher(
 export function hashStructure(value: unknown, hash: Hasher): unknown {
   if (typeof value === 'string') return hash(value);
   if (value === null || typeof value !== 'object') return value;
+  if (value instanceof JsonNumber) return value.toJSON();
   if (value instanceof Uint8Array) return hash(encodeBase64(value));
   if (Array.isArray(value)) return value.map((v) => hashStructure(v, hash));
   const out: Record<string, unknown> = {};
@@ -86,6 +88,7 @@ export function hashStructure(value: unknown, hash: Hasher): unknown {
 /** A copy of `value` that JSON can carry (bytes as base64), nothing hashed: for `log_raw`. @internal */
 export function rawStructure(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
+  if (value instanceof JsonNumber) return value.toJSON();
   if (value instanceof Uint8Array) return encodeBase64(value);
   if (Array.isArray(value)) return value.map(rawStructure);
   const out: Record<string, unknown> = {};
