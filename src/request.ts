@@ -17,12 +17,12 @@
  * `strconv.ParseInt: parsing "1.5": invalid syntax`, `cannot provide negative
  * value`).
  *
- * A neutral module: it imports only `errors.ts` and `json-number.ts`, so any
+ * A neutral module: it imports only `errors.ts` and `util/`, so any
  * layer may use it.
  * @module
  */
 import { invalidRequest } from './errors.js';
-import { JsonNumber } from './json-number.js';
+import { JsonNumber } from './util/json-number.js';
 
 /** A plain object (`{}` literal or `Object.create(null)`), or `{}` when omitted. @internal */
 export function asRequest(value: unknown, what = 'request'): Record<string, unknown> {

@@ -14,16 +14,17 @@
  * empty map is an empty list; a `null` inside a map or list is the zero value.
  *
  * A {@link JsonNumber} (a number literal JavaScript cannot carry as written,
- * `json-number.ts`) decodes as Vault's `json.Number`: its text as a string or
+ * `util/json-number.ts`) decodes as Vault's `json.Number`: its text as a string or
  * for `ParseBool`, `json.Number.Int64()` as an int.
  *
  * Each function returns the decoded value, or `undefined` when Vault refuses
- * the value; callers word the refusal. Neutral (imports `request.ts`,
- * `json-number.ts` and a util).
+ * the value; callers word the refusal. Neutral (imports `request.ts` and two
+ * utils).
  * @module
  */
-import { JsonNumber, jsonNumberInt } from './json-number.js';
+
 import { goParseBool } from './request.js';
+import { JsonNumber, jsonNumberInt } from './util/json-number.js';
 import { setOwn } from './util/own.js';
 
 /** A JSON object (not a list, not null, not a kept number literal). @internal */

@@ -14,7 +14,7 @@
  * @module
  */
 import { invalidRequest } from '../../src/errors.js';
-import { carriedExactly } from '../../src/json-number.js';
+import { carriedExactly } from '../../src/util/json-number.js';
 
 /**
  * Limits on the shape of a JSON body.

@@ -9,7 +9,7 @@
  * @module
  */
 import { parse } from 'lossless-json';
-import { carriedExactly, JsonNumber } from '../../src/json-number.js';
+import { carriedExactly, JsonNumber } from '../../src/util/json-number.js';
 import { setOwn } from '../../src/util/own.js';
 import { isMap } from '../../src/weak-decode.js';
 

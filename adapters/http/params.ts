@@ -17,16 +17,16 @@
  *   unrecognized parameters: [a b]`, or refused (400) in strict mode.
  * - A JSON number is read as its literal text, as Vault reads it: a body with
  *   a literal JavaScript cannot carry as written (`3.0`, `1e3`) is parsed
- *   again keeping it (`json-literals.ts`, `src/json-number.ts`).
+ *   again keeping it (`json-literals.ts`, `src/util/json-number.ts`).
  * - Values of text fields are never echoed in errors (they may be plaintext).
  *
  * Runtime-neutral.
  * @module
  */
 import { invalidRequest } from '../../src/errors.js';
-import { JsonNumber } from '../../src/json-number.js';
 import { goUnmarshalError } from '../../src/request.js';
 import type { EndpointSchema, FieldSpec, FieldType } from '../../src/schema.js';
+import { JsonNumber } from '../../src/util/json-number.js';
 import { setOwn } from '../../src/util/own.js';
 import {
   isMap,

@@ -16,7 +16,7 @@
 import type { CryptoBackend } from '../crypto/backend.js';
 import { hmacText } from '../crypto/text.js';
 import { encodeBase64 } from '../encoding.js';
-import { JsonNumber } from '../json-number.js';
+import { JsonNumber } from '../util/json-number.js';
 
 /** Vault's prefix of a hashed value. @internal */
 export const HMAC_PREFIX = 'hmac-sha256:';

@@ -1,5 +1,5 @@
 /**
- * JSON numbers as Vault reads them (src/json-number.ts), over real HTTP: Vault
+ * JSON numbers as Vault reads them (src/util/json-number.ts), over real HTTP: Vault
  * decodes bodies with `UseNumber`, so a number reaches each field as its
  * literal text. `3.0` and `1e3` are no ints (`sys/init`'s encoding/json and
  * the framework's weak decoding both refuse them), a string field keeps

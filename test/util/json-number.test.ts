@@ -1,17 +1,24 @@
 /**
- * JSON numbers as their literal text (src/json-number.ts): which literals
+ * JSON numbers as their literal text (src/util/json-number.ts): which literals
  * JavaScript carries as written, Go's `json.Number.Int64()`, the weak
  * decoders' reading of a kept literal, the JSON limits scan that notices one,
  * the second parse that keeps it, and the audit copy that writes it as a number.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkJsonLimits, DEFAULT_JSON_LIMITS } from '../adapters/http/json-limits.js';
-import { parseKeepingLiterals } from '../adapters/http/json-literals.js';
-import { hashStructure, rawStructure } from '../src/audit/hash.js';
-import { carriedExactly, JsonNumber, jsonNumberInt } from '../src/json-number.js';
-import { goUnmarshalError } from '../src/request.js';
-import { isMap, weakBool, weakInt, weakMap, weakString, weakStrings } from '../src/weak-decode.js';
+import { checkJsonLimits, DEFAULT_JSON_LIMITS } from '../../adapters/http/json-limits.js';
+import { parseKeepingLiterals } from '../../adapters/http/json-literals.js';
+import { hashStructure, rawStructure } from '../../src/audit/hash.js';
+import { goUnmarshalError } from '../../src/request.js';
+import { carriedExactly, JsonNumber, jsonNumberInt } from '../../src/util/json-number.js';
+import {
+  isMap,
+  weakBool,
+  weakInt,
+  weakMap,
+  weakString,
+  weakStrings,
+} from '../../src/weak-decode.js';
 
 const n = (text: string) => new JsonNumber(text);
 
