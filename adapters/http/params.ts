@@ -137,13 +137,10 @@ function converterOf(field: string, spec: FieldSpec): Convert {
       return (v) => weakMap(v) ?? no(v, 'expected a map');
     case 'strings':
       return (v) => {
-        // Vault lifts a single string into a list whole; a comma-separated one is split here.
-        if (typeof v === 'string') {
-          return v
-            .split(',')
-            .map((s) => s.trim())
-            .filter((s) => s !== '');
-        }
+        // Vault lifts a single string into a list whole (`""` is `[""]`); a
+        // comma-separated one is split here. Empty names stay for the consumer
+        // (a token create's `[""]` names no policy, where `[]` inherits).
+        if (typeof v === 'string') return v.split(',').map((s) => s.trim());
         return weakStrings(v) ?? no(v, 'expected a list of strings');
       };
   }

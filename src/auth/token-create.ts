@@ -97,14 +97,16 @@ export function planToken(
     throw invalidRequest(`invalid token type "${type}"`);
   }
   const id = customId(req.id, isSudo);
-  let policies = policyList(req.policies);
+  const asked = policyList(req.policies);
+  let policies = asked.names;
   const noDefault = optBool(req.no_default_policy, 'no_default_policy') ?? false;
   // As Vault's token store: `default` is one more policy a child gets only
   // from a parent that holds it (or from root or sudo); without it a token would
   // widen its children past itself.
   const parentHasDefault = parentEntry.policies.includes('default');
   let addDefault = !noDefault && (isSudo || parentHasDefault);
-  if (policies.length === 0) {
+  // Vault inherits for an absent or empty list only: `[""]` names no policy.
+  if (!asked.given) {
     policies = [...parentEntry.policies];
     addDefault = false;
   } else if (!isSudo) {

@@ -128,7 +128,12 @@ export const TOKEN_STORE_OPTIONS = optionKeys<TokenStoreOptions>({
  * @public
  */
 export interface TokenCreateRequest {
-  /** Policy names (a list or a comma-separated string). Default: the parent's. */
+  /**
+   * Policy names (a list or a comma-separated string). Absent or `[]`: the
+   * parent's. As Vault, a list whose names are all empty (`[""]`, `""`)
+   * names no policy: the token gets `default` alone (unless
+   * `no_default_policy`), never the parent's.
+   */
   policies?: string[] | string;
   /** TTL (seconds or a duration string). Default: the store's `defaultTtl`. */
   ttl?: number | string;
@@ -334,19 +339,21 @@ export function lookupOf(token: string, t: StoredToken, now: number): TokenLooku
 }
 
 /**
- * Policies from a list or a comma-separated string, trimmed, lowercased,
- * de-duplicated. Each must be a valid policy name (no commas, no whitespace):
- * a name that can never be written would grant nothing and read ambiguously.
+ * The policies a create request names, as Vault's `handleCreateCommon` reads
+ * them (WeakDecode into `[]string`: numbers and booleans as text, a single
+ * value lifted, so `""` is `[""]`; a string is also split at commas here).
+ * `given` is whether the list has any entry, before empty names are dropped:
+ * Vault inherits the parent's policies only for an absent or empty list, so
+ * `[""]` names no policy at all, and gets `default` alone.
  * @throws TransitError `invalid_request` for a bad list or name.
  * @internal
  */
-export function policyList(value: unknown): string[] {
-  if (value === undefined || value === null || value === '') return [];
-  // Vault's WeakDecode into []string (numbers and booleans as text); a string is split at commas.
+export function policyList(value: unknown): { names: string[]; given: boolean } {
+  if (value === undefined || value === null) return { names: [], given: false };
   const parts = typeof value === 'string' ? value.split(',') : weakStrings(value);
   if (!parts) throw invalidRequest("'policies' must be a list of strings");
   const names = parts.map((p) => p.trim()).filter((p) => p !== '');
-  return [...new Set(names.map(policyName))];
+  return { names: [...new Set(names.map(policyName))], given: parts.length > 0 };
 }
 
 /**

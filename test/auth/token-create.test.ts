@@ -31,6 +31,24 @@ describe('create', () => {
     ).toEqual(['app']);
   });
 
+  it("an empty policy name is a policy list naming none: default alone, never the parent's (Vault)", async () => {
+    const { tokens, ctx } = await setup();
+    // Vault inherits only for an absent or empty list; `[""]` (and `""`, lifted to it) names none.
+    for (const policies of [[''], '', [' ', ''], ',']) {
+      const t = await tokens.create(ctx, { policies });
+      expect(t.policies, JSON.stringify(policies)).toEqual(['default']);
+    }
+    expect((await tokens.create(ctx, { policies: [] })).policies).toEqual(['root']);
+    expect(
+      (await tokens.create(ctx, { policies: [''], no_default_policy: true })).policies,
+    ).toEqual([]);
+    // A child of a non-root token likewise: not its parent's `app`.
+    const app = await tokens.create(ctx, { policies: ['app'] });
+    const actx = (await tokens.authenticate(app.client_token)) as TokenContext;
+    expect((await tokens.create(actx, { policies: [''] })).policies).toEqual(['default']);
+    expect((await tokens.create(actx, {})).policies).toEqual(['app', 'default']);
+  });
+
   it('caps the TTL at the max TTL and explicit_max_ttl, with a warning', async () => {
     const storage = new MemoryStorage();
     const tokens = new TokenStore({ storage, maxTtl: '2h', clock: new FakeClock() });

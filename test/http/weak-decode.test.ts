@@ -101,6 +101,18 @@ describe("auth/token/create's body as Vault's token store decodes it", () => {
     expect(made.json.auth.metadata).toEqual({});
   });
 
+  it('policies "" or [""] name no policy (default alone); [] and {} inherit the parent\'s', async () => {
+    for (const policies of ['', [''], [null]]) {
+      const made = await call(served, 'POST', '/v1/auth/token/create', { body: { policies } });
+      expect(made.status, made.text).toBe(200);
+      expect(made.json.auth.policies, JSON.stringify(policies)).toEqual(['default']);
+    }
+    for (const policies of [[], {}]) {
+      const made = await call(served, 'POST', '/v1/auth/token/create', { body: { policies } });
+      expect(made.json.auth.policies, JSON.stringify(policies)).toEqual(['root']);
+    }
+  });
+
   it.each([
     [{ meta: { a: { b: 1 } } }, 'meta'],
     [{ meta: 'a=b' }, 'meta'],
