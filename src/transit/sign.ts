@@ -149,6 +149,14 @@ function materialFor(
 }
 
 /**
+ * The single item of a sign or verify request: as Vault (`path_sign_verify.go`:
+ * "use empty string if input is missing - not an error"), a missing `input`
+ * is the empty message. A batch item without one is still refused.
+ */
+const singleItem = (r: Record<string, unknown>): Record<string, unknown> =>
+  r.input === undefined || r.input === null ? { ...r, input: '' } : r;
+
+/**
  * `POST /transit/sign/:name`.
  * @throws TransitError `invalid_request` (bad options, missing or non-signing key,
  * soft-deleted key, `none` without its requirements; single mode: bad item).
@@ -182,7 +190,7 @@ export async function sign(
     };
   };
   if (!batch) {
-    const { signature, key_version, publicKey } = await one(r);
+    const { signature, key_version, publicKey } = await one(singleItem(r));
     return publicKey === undefined
       ? { signature, key_version }
       : { signature, key_version, public_key: publicKey };
@@ -232,7 +240,7 @@ export async function verifySignatures(
     const { material } = m instanceof Promise ? await m : m;
     return cryptoCall(() => family.verify(e.backend, material, input, signature, o));
   };
-  if (!batch) return { valid: await one(r) };
+  if (!batch) return { valid: await one(singleItem(r)) };
   return runBatch<VerifyBatchItem>(
     batch,
     async (item) => ({ valid: await one(item) }),

@@ -75,6 +75,7 @@ export async function verify(
   const key = await requireKey(e, name, 'signature verification key not found');
   e.ops('verify', key.doc.policy.type, batch);
   assertNotSoftDeleted(key.doc.policy);
-  if (!batch) return { valid: await verifyHmacValue(e, key, hashName, r.hmac, r.input) };
+  // As Vault (`path_hmac.go`): a missing input is the empty message, not an error.
+  if (!batch) return { valid: await verifyHmacValue(e, key, hashName, r.hmac, r.input ?? '') };
   return verifyHmacBatch(e, key, hashName, batch);
 }

@@ -157,7 +157,17 @@ describe.each(['node', 'noble'] as const)('%s backend', (backend) => {
       'invalid_request',
       'signature verification key not found',
     );
-    await expectError(t().sign('ec', {}), 'invalid_request', 'missing input');
+    // As Vault: a missing single input is the empty message; a batch item without one is refused.
+    const empty = await t().sign('ec', {});
+    expect(await t().verify('ec', { signature: empty.signature })).toEqual({ valid: true });
+    expect(await t().verify('ec', { input: '', signature: empty.signature })).toEqual({
+      valid: true,
+    });
+    expect(await t().verify('ec', { input: INPUT, signature: empty.signature })).toEqual({
+      valid: false,
+    });
+    const batch = await t().sign('ec', { batch_input: [{}] });
+    expect(batch.batch_results[0]?.error).toBe('missing input');
     await expectError(
       t().sign('ec', { input: 'not base64!' }),
       'invalid_request',
