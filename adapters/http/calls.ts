@@ -12,6 +12,7 @@ import type { TokenAuth, TokenContext, TokenCreateRequest } from 'transitkit';
 import { aclNow } from '../../src/auth/answer-now.js';
 import { invalidRequest, notFound, TransitError } from '../../src/errors.js';
 import { backupKeyName } from '../../src/keys/vault-backup.js';
+import { warningsOf, withWarnings } from '../../src/result-meta.js';
 import { ACTIVE, type HealthState } from './health.js';
 import type { CallContext, ServedBy, Services } from './route.js';
 
@@ -56,7 +57,29 @@ export async function createToken(
 ): Promise<TokenAuth> {
   const parent = self(ctx);
   const path = orphan ? 'auth/token/create-orphan' : 'auth/token/create';
-  return s.tokens.create(parent, body, { sudo: await hasSudo(s, parent, path), orphan });
+  const made = await s.tokens.create(parent, body, {
+    sudo: await hasSudo(s, parent, path),
+    orphan,
+  });
+  return withWarnings(made, [...warningsOf(made), ...(await missingPolicies(s, made.policies))]);
+}
+
+/**
+ * Vault's `Policy "x" does not exist` warning for each policy of a new token
+ * that no policy document defines (`handleCreateCommon` ends with it). The
+ * token exists by then, so a failed read leaves out its warning rather than
+ * failing a request whose token the caller would never learn.
+ */
+async function missingPolicies(s: ServedBy, policies: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of policies) {
+    const found = await s.policies.read(name).then(
+      (doc) => doc !== undefined,
+      () => true,
+    );
+    if (!found) out.push(`Policy "${name}" does not exist`);
+  }
+  return out;
 }
 
 /** `POST auth/token/revoke-orphan`: root or `sudo` on that path (Vault). @internal */
