@@ -71,6 +71,7 @@ import {
   TOKEN_ACCESSOR_FIELDS,
   TOKEN_CREATE_FIELDS,
   TOKEN_LOOKUP_FIELDS,
+  TOKEN_RENEW_ACCESSOR_FIELDS,
   TOKEN_RENEW_FIELDS,
   TOKEN_RENEW_OTHER_FIELDS,
   TOKEN_REVOKE_FIELDS,
@@ -314,6 +315,15 @@ export const ROUTES: readonly Route[] = [
     { ...AUTH, fields: TOKEN_RENEW_OTHER_FIELDS, reply: 'auth' },
     (s, { body }) =>
       s.tokens.renew(body.token as string, body.increment as number | string | undefined),
+  ),
+  post(
+    '/auth/token/renew-accessor',
+    { ...AUTH, fields: TOKEN_RENEW_ACCESSOR_FIELDS, reply: 'auth' },
+    (s, { body }) =>
+      s.tokens.renewAccessor(
+        body.accessor as string,
+        body.increment as number | string | undefined,
+      ),
   ),
   post(
     '/auth/token/revoke-accessor',

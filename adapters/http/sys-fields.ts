@@ -85,6 +85,11 @@ export const TOKEN_RENEW_OTHER_FIELDS = defineSchema({
   token: { type: 'string', description: 'The token to renew.' },
   increment: INCREMENT,
 });
+/** `POST /auth/token/renew-accessor`. @internal */
+export const TOKEN_RENEW_ACCESSOR_FIELDS = defineSchema({
+  accessor: { type: 'string', description: 'The accessor of the token to renew.' },
+  increment: INCREMENT,
+});
 /** `POST /auth/token/lookup-accessor`, `revoke-accessor`. @internal */
 export const TOKEN_ACCESSOR_FIELDS = defineSchema({
   accessor: { type: 'string', description: 'The accessor of the token.' },

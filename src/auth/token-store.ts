@@ -362,6 +362,19 @@ export class TokenStore {
     return this.#renew(token, await this.#salt.hash(token), increment);
   }
 
+  /**
+   * Renew the token with `accessor` (`POST auth/token/renew-accessor`), as
+   * {@link TokenStore.renew}: what an operator does with the accessor an audit
+   * log shows. The reply's `client_token` is empty, as Vault's: an accessor
+   * never yields its token.
+   * @throws TransitError `invalid_request` `missing accessor`, `invalid accessor`
+   *   for a malformed or unknown one, or as renew-self.
+   */
+  async renewAccessor(accessor: string, increment?: number | string): Promise<TokenAuth> {
+    const hash = await byAccessor(this.#storage, accessor);
+    return this.#renew('', hash, increment);
+  }
+
   async #renew(token: string, hash: string, increment?: number | string): Promise<TokenAuth> {
     const inc = parseDurationSeconds(increment, 'increment');
     for (let i = 0; i < CAS_RETRIES; i++) {

@@ -130,6 +130,13 @@ export const sysSteps = (state: Record<string, string>): Step[] => [
   },
   {
     method: 'POST',
+    url: '/v1/auth/token/renew-accessor',
+    body: () => ({ accessor: state.childAccessor, increment: '40m' }),
+    status: 200,
+    check: (r) => expect(r.json.auth).toMatchObject({ client_token: '', lease_duration: 2400 }),
+  },
+  {
+    method: 'POST',
     url: '/v1/auth/token/create-orphan',
     body: { ttl: '1h' },
     status: 200,
