@@ -209,6 +209,14 @@ export interface StoredToken {
    * any other token, and in entries written before periods.
    */
   period?: number;
+  /**
+   * Seconds: the TTL its last renewal granted, which a renewal without an
+   * increment asks for again (Vault keeps it as the lease's `Auth.TTL`).
+   * Absent until a renewal, and in entries written before this.
+   */
+  renewal_ttl?: number;
+  /** Epoch ms of its last renewal; absent until one. */
+  last_renewal_ms?: number;
 }
 
 /** A stored entry, checked enough that a damaged one can never pass for a token. @internal */
@@ -227,7 +235,9 @@ export function parseEntry(raw: Uint8Array): StoredToken {
     !entry.policies.every((p) => typeof p === 'string') ||
     typeof entry.expire_ms !== 'number' ||
     typeof entry.num_uses !== 'number' ||
-    (entry.period !== undefined && typeof entry.period !== 'number')
+    (entry.period !== undefined && typeof entry.period !== 'number') ||
+    (entry.renewal_ttl !== undefined && typeof entry.renewal_ttl !== 'number') ||
+    (entry.last_renewal_ms !== undefined && typeof entry.last_renewal_ms !== 'number')
   ) {
     throw internal('token store: a token entry is damaged');
   }
@@ -266,6 +276,10 @@ export interface TokenLookup {
   explicit_max_ttl: number;
   id: string;
   issue_time: string;
+  /** When it was last renewed (RFC 3339); absent until a renewal (as Vault). */
+  last_renewal?: string;
+  /** When it was last renewed (Unix seconds); absent until a renewal (as Vault). */
+  last_renewal_time?: number;
   meta: Record<string, string> | null;
   num_uses: number;
   orphan: boolean;
@@ -325,6 +339,12 @@ export function lookupOf(token: string, t: StoredToken, now: number): TokenLooku
     explicit_max_ttl: t.explicit_max_ttl,
     id: token,
     issue_time: rfc3339(t.creation_time * 1000),
+    ...(t.last_renewal_ms === undefined
+      ? {}
+      : {
+          last_renewal: rfc3339(t.last_renewal_ms),
+          last_renewal_time: Math.floor(t.last_renewal_ms / 1000),
+        }),
     meta: t.meta,
     num_uses: t.num_uses,
     orphan: t.parent === '',

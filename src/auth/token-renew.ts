@@ -1,6 +1,7 @@
 /**
  * Renewing a token (`auth/token/renew-self`, `renew`), as Vault's token
- * store: the new TTL is the increment asked for (or the creation TTL), capped
+ * store: the new TTL is the increment asked for (or the TTL the last renewal
+ * granted, at first the creation TTL), capped
  * by the max TTL from creation (the store's, or the token's
  * `explicit_max_ttl` when lower), with Vault's capping warning. A periodic
  * token's new TTL is its period, whatever the increment, bounded by
@@ -36,7 +37,7 @@ export interface RenewContext {
 }
 
 /**
- * One attempt at renewing `token` by `inc` seconds (0: its creation TTL), on
+ * One attempt at renewing `token` by `inc` seconds (0: the TTL last granted), on
  * `found`, its entry as just read from storage (its own, checked by the
  * caller): the `auth` block, or `undefined` when the compare-and-set lost.
  * @throws TransitError `invalid_request` when it has expired, is not renewable
@@ -77,7 +78,13 @@ export async function renewOnce(
       fresh = await renewPeriodLease(ctx.leases, { ...entry, lease_id: entry.lease_id }, seconds);
     } else await ctx.leases.renew(entry.lease_id, seconds, { auth: true });
   }
-  const next = { ...entry, expire_ms: expire, ...(fresh ? { lease_id: fresh } : {}) };
+  const next: StoredToken = {
+    ...entry,
+    expire_ms: expire,
+    renewal_ttl: Math.round((expire - now) / 1000),
+    last_renewal_ms: now,
+    ...(fresh ? { lease_id: fresh } : {}),
+  };
   const renewed = await ctx.storage.compareAndSet(K.id(hash), raw, utf8(JSON.stringify(next)));
   ctx.entries.forget(hash);
   if (fresh !== undefined && ctx.leases) {
@@ -105,7 +112,8 @@ function plainTerm(entry: StoredToken, storeMax: number, inc: number, now: numbe
   );
   const maxEnd = (entry.creation_time + maxTtl) * 1000;
   if (maxEnd <= now) throw invalidRequest('past the max TTL, cannot renew');
-  const want = inc > 0 ? inc : entry.creation_ttl;
+  // As Vault's RenewToken: no increment asks for the TTL last granted (the lease's Auth.TTL).
+  const want = inc > 0 ? inc : (entry.renewal_ttl ?? entry.creation_ttl);
   return {
     expire: Math.min(now + want * 1000, maxEnd),
     warnings: (final) =>

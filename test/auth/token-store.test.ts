@@ -136,7 +136,7 @@ describe('lookup, renew, revoke', () => {
     });
   });
 
-  it('renew-self: increment, the creation TTL by default, the max TTL cap, not renewable', async () => {
+  it('renew-self: increment, the TTL last granted by default, the max TTL cap, not renewable', async () => {
     const storage = new MemoryStorage();
     const clock = new FakeClock();
     const tokens = new TokenStore({ storage, clock, maxTtl: '1h' });
@@ -144,8 +144,15 @@ describe('lookup, renew, revoke', () => {
     const t = await tokens.create(ctx, { policies: ['a'], ttl: 600 });
     const tctx = (await tokens.authenticate(t.client_token)) as TokenContext;
     clock.advance(500_000);
-    expect((await tokens.renewSelf(tctx, 300)).lease_duration).toBe(300);
+    // The first renewal without an increment asks for the creation TTL; after
+    // one with an increment, for that TTL (Vault's RenewToken: the lease's Auth.TTL).
     expect((await tokens.renewSelf(tctx)).lease_duration).toBe(600);
+    expect((await tokens.renewSelf(tctx, 300)).lease_duration).toBe(300);
+    expect((await tokens.renewSelf(tctx)).lease_duration).toBe(300);
+    const looked = await tokens.lookupSelf(tctx);
+    expect(looked.last_renewal_time).toBe(Math.floor(clock.now() / 1000));
+    expect(looked.last_renewal).toBe(new Date(clock.now()).toISOString().replace('.000Z', 'Z'));
+    expect((await tokens.renewSelf(tctx, 600)).lease_duration).toBe(600);
     clock.advance(500_000);
     const capped = await tokens.renewSelf(tctx, '1h');
     expect(capped.lease_duration).toBe(3600 - 1000);
