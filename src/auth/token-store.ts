@@ -344,7 +344,7 @@ export class TokenStore {
 
   /**
    * Extend an authenticated token's TTL (`POST auth/token/renew-self`): `increment` (or
-   * the creation TTL) within the max TTL from creation; a periodic token's period.
+   * the TTL last granted; at first the creation TTL) within the max TTL from creation; a periodic token's period.
    * @throws TransitError `invalid_request` when it is not renewable or past its max TTL.
    */
   async renewSelf(ctx: TokenContext, increment?: number | string): Promise<TokenAuth> {
