@@ -89,13 +89,12 @@ export function planToken(
     throw invalidRequest('restricted use token cannot generate child tokens');
   }
   const isSudo = parent.isRoot || sudo;
-  const numUses = optInt(req.num_uses, 'num_uses') ?? 0;
-  if (numUses < 0) throw invalidRequest('number of uses cannot be negative');
+  // Vault's order and texts (handleCreateCommon, no role): the type, then the uses.
   const type = req.type === undefined ? '' : String(req.type);
   if (type === 'batch') throw invalidRequest('batch tokens are not supported');
-  if (type !== '' && type !== 'service' && type !== 'default' && type !== 'default-service') {
-    throw invalidRequest(`invalid token type "${type}"`);
-  }
+  if (type !== '' && type !== 'service') throw invalidRequest("invalid 'token_type' value");
+  const numUses = optInt(req.num_uses, 'num_uses') ?? 0;
+  if (numUses < 0) throw invalidRequest('number of uses cannot be negative');
   const id = customId(req.id, isSudo);
   const asked = policyList(req.policies);
   let policies = asked.names;

@@ -158,7 +158,7 @@ export interface TokenCreateRequest {
    * ends the token, `explicit_max_ttl` does.
    */
   period?: number | string;
-  /** `service` (or `default`); `batch` is refused. */
+  /** `service` (or empty); `batch` is refused, anything else is Vault's `invalid 'token_type' value`. */
   type?: string;
   /**
    * The token itself instead of a random one (root or `sudo` only, as Vault's

@@ -138,6 +138,12 @@ describe('create', () => {
       'a',
     );
     expect((await tokens.create(ctx, { policies: ['a'], period: 0 })).policies).toContain('a');
+    // Without a role Vault takes "", "service" or "batch" only, and checks the type before the uses.
+    for (const type of ['default', 'default-service', 'x']) {
+      await expect(tokens.create(ctx, { type, num_uses: -1 })).rejects.toMatchObject({
+        message: "invalid 'token_type' value",
+      });
+    }
   });
 
   it("TTLs as Vault's CalculateTTL: sub-second is a second, explicit max kept as given and applied", async () => {
