@@ -284,7 +284,9 @@ export const ROUTES: readonly Route[] = [
     { ...AUTH, fields: TOKEN_CREATE_FIELDS, reply: 'auth' },
     (s, { body }, ctx) => createToken(s, ctx, body),
   ),
+  // Vault serves both lookups on read and update (its default policy grants read on lookup-self).
   get('/auth/token/lookup-self', AUTH, (s, _, ctx) => s.tokens.lookupSelf(self(ctx))),
+  post('/auth/token/lookup-self', AUTH, (s, _, ctx) => s.tokens.lookupSelf(self(ctx))),
   post(
     '/auth/token/renew-self',
     { ...AUTH, fields: TOKEN_RENEW_FIELDS, reply: 'auth' },
@@ -305,6 +307,9 @@ export const ROUTES: readonly Route[] = [
     (s, { body }, ctx) => createToken(s, ctx, body, true),
   ),
   post('/auth/token/lookup', { ...AUTH, fields: TOKEN_LOOKUP_FIELDS }, (s, { body }, ctx) =>
+    s.tokens.lookup(self(ctx), body.token as string | undefined),
+  ),
+  get('/auth/token/lookup', { ...AUTH, fields: TOKEN_LOOKUP_FIELDS }, (s, { body }, ctx) =>
     s.tokens.lookup(self(ctx), body.token as string | undefined),
   ),
   post('/auth/token/lookup-accessor', { ...AUTH, fields: TOKEN_ACCESSOR_FIELDS }, (s, { body }) =>

@@ -115,6 +115,19 @@ export const sysSteps = (state: Record<string, string>): Step[] => [
     check: (r) => expect(r.json.data.accessor).toBe(state.childAccessor),
   },
   {
+    method: 'GET',
+    url: () => `/v1/auth/token/lookup?token=${encodeURIComponent(state.child ?? '')}`,
+    status: 200,
+    check: (r) => expect(r.json.data.accessor).toBe(state.childAccessor),
+  },
+  {
+    method: 'POST',
+    url: '/v1/auth/token/lookup-self',
+    body: {},
+    status: 200,
+    check: (r) => expect(r.json.data.policies).toEqual(['root']),
+  },
+  {
     method: 'POST',
     url: '/v1/auth/token/lookup-accessor',
     body: () => ({ accessor: state.childAccessor }),
