@@ -163,8 +163,13 @@ export function shownValue(value: unknown): string {
 
 const quote = (s: string): string => JSON.stringify(s.length > 32 ? `${s.slice(0, 32)}…` : s);
 
-/** Go's `time.ParseDuration` over `s` (reference §13), in seconds; a DurationRefusal with Go's texts. */
-function goDuration(s: string): number | DurationRefusal {
+/**
+ * Go's `time.ParseDuration` over `s` (reference §13), in seconds; a
+ * DurationRefusal with Go's texts. Unlike Vault's `ParseDurationSecond`, a
+ * unit is required (`"3600"` is refused) and there are no days.
+ * @internal
+ */
+export function goDuration(s: string): number | DurationRefusal {
   const invalid: DurationRefusal = { kind: 'syntax', why: `time: invalid duration ${quote(s)}` };
   let rest = s;
   const neg = rest.startsWith('-');

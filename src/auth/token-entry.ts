@@ -149,7 +149,11 @@ export interface TokenCreateRequest {
   no_default_policy?: boolean;
   /** Create an orphan (root or `sudo` only). */
   no_parent?: boolean;
-  /** Vault's older name of `ttl` (read when `ttl` is absent). */
+  /**
+   * Vault's older name of `ttl` (read when `ttl` is absent), parsed as Vault
+   * parses it, with Go's `time.ParseDuration`: a unit is required (`"90s"`,
+   * `"1.5h"`; `3600` and `"1d"` are refused).
+   */
   lease?: number | string;
   /**
    * Make a periodic token (root or `sudo` only, as Vault): its TTL is the period

@@ -18,7 +18,8 @@
 import { invalidRequest, isTransitError } from '../errors.js';
 import { cappedWarning, humanDuration } from '../leases/lease.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
-import { durationSeconds, parseDurationSeconds } from '../request.js';
+import { durationSeconds, goDuration, parseDurationSeconds } from '../request.js';
+import { weakString } from '../weak-decode.js';
 import { type StoredToken, tokenLease } from './token-entry.js';
 
 /** The lease manager's refusal once a lease's max TTL has passed (Vault's text). */
@@ -37,10 +38,24 @@ export function createDuration(
   value: unknown,
   field: 'ttl' | 'explicit_max_ttl' | 'period' | 'lease',
 ): number {
+  if (field === 'lease') checkLease(value);
   const seconds = durationSeconds(value, 'one');
   if (typeof seconds === 'number') return seconds;
   if (seconds.kind === 'negative') throw invalidRequest(`${field} must be positive`);
   return parseDurationSeconds(value, field, 'one'); // its refusal, with its text
+}
+
+/**
+ * Vault reads `lease` (the older name of `ttl`) as a string with Go's
+ * `time.ParseDuration`, where `ttl` takes `ParseDurationSecond`: a number or
+ * a string without a unit (`3600`, `"3600"`) and days (`"1d"`) are refused.
+ */
+function checkLease(value: unknown): void {
+  if (value === undefined || value === null || value === '') return;
+  const text = weakString(value);
+  if (text === undefined || typeof goDuration(text) !== 'number') {
+    throw invalidRequest(`invalid duration for lease: ${JSON.stringify(value)}`);
+  }
 }
 
 /** Whether a stored token is periodic (an entry written before periods has none). @internal */

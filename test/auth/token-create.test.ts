@@ -193,6 +193,19 @@ describe('create', () => {
     ]);
     // `lease` is Vault's older name of `ttl`.
     expect((await tokens.create(ctx, { policies: ['a'], lease: '90s' })).lease_duration).toBe(90);
+    expect((await tokens.create(ctx, { policies: ['a'], lease: '1.5m' })).lease_duration).toBe(90);
+    // Vault parses `lease` with Go's time.ParseDuration, not ParseDurationSecond: a unit is
+    // required and there are no days (`ttl` takes all three).
+    for (const lease of [3600, '3600', '1d', ' 1h']) {
+      await expect(
+        tokens.create(ctx, { policies: ['a'], lease } as never),
+        JSON.stringify(lease),
+      ).rejects.toMatchObject({
+        code: 'invalid_request',
+        message: `invalid duration for lease: ${JSON.stringify(lease)}`,
+      });
+    }
+    expect((await tokens.create(ctx, { policies: ['a'], ttl: '3600' })).lease_duration).toBe(3600);
   });
 
   it('an expiring root token cannot create a root token that never expires', async () => {
