@@ -4,25 +4,11 @@
  * (`Policy "x" does not exist`), after its TTL warnings; `root` and `default`
  * always exist. The token is made all the same.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AclPolicyStore, TokenStore } from '../../adapters/http/index.js';
-import { Transit } from '../../src/index.js';
-import { MemoryStorage } from '../../src/storage/memory.js';
-import { call, serveServices } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { call } from './helpers.js';
+import { serveTokenServicesForFile } from './token-services.js';
 
-let served: Awaited<ReturnType<typeof serveServices>>;
-
-beforeAll(async () => {
-  const storage = new MemoryStorage();
-  served = await serveServices({
-    transit: new Transit({ storage, autoRotate: false }),
-    tokens: new TokenStore({ storage, defaultTtl: 1800, maxTtl: 3600 }),
-    policies: new AclPolicyStore({ storage }),
-  });
-});
-afterAll(async () => {
-  await served.close();
-});
+const served = serveTokenServicesForFile({ defaultTtl: 1800, maxTtl: 3600 });
 
 describe('auth/token/create warnings', () => {
   it('names each policy that does not exist, in order, after the TTL warning', async () => {

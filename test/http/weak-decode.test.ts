@@ -5,25 +5,11 @@
  * Vault's token store does (`meta` into `map[string]string`, `policies` into
  * `[]string`), so a body Vault accepts gives the same token here.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AclPolicyStore, TokenStore } from '../../adapters/http/index.js';
-import { Transit } from '../../src/index.js';
-import { MemoryStorage } from '../../src/storage/memory.js';
-import { call, serveServices } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { call } from './helpers.js';
+import { serveTokenServicesForFile } from './token-services.js';
 
-let served: Awaited<ReturnType<typeof serveServices>>;
-
-beforeAll(async () => {
-  const storage = new MemoryStorage();
-  served = await serveServices({
-    transit: new Transit({ storage, autoRotate: false }),
-    tokens: new TokenStore({ storage }),
-    policies: new AclPolicyStore({ storage }),
-  });
-});
-afterAll(async () => {
-  await served.close();
-});
+const served = serveTokenServicesForFile();
 
 const errorOf = (r: { json: { errors?: string[] } }) => r.json?.errors?.[0] ?? '';
 
