@@ -22,7 +22,7 @@
  * @module
  */
 import { invalidRequest } from './errors.js';
-import { JsonNumber } from './util/json-number.js';
+import { isDecimalInt, JsonNumber } from './util/json-number.js';
 
 /** A plain object (`{}` literal or `Object.create(null)`), or `{}` when omitted. @internal */
 export function asRequest(value: unknown, what = 'request'): Record<string, unknown> {
@@ -117,7 +117,7 @@ export function goUnmarshalError(
         // encoding/json: strconv.ParseInt(literal, 10, 64). JSON has no leading
         // zeros, so an int64 literal has at most 20 characters.
         const t = value.text;
-        const ok = t.length <= 20 && /^-?[0-9]+$/.test(t) && inInt64(BigInt(t));
+        const ok = t.length <= 20 && isDecimalInt(t) && inInt64(BigInt(t));
         return ok ? undefined : error(`number ${t}`, type);
       }
       if (typeof value !== 'number') return error(goKind(value), type);

@@ -37,13 +37,16 @@ export class JsonNumber {
 /** Whether JavaScript's value of the number literal `text` prints back as `text`. @internal */
 export const carriedExactly = (text: string): boolean => String(Number(text)) === text;
 
+/** Whether `text` is a base-10 integer literal, the syntax `strconv.ParseInt(text, 10, 64)` reads. @internal */
+export const isDecimalInt = (text: string): boolean => /^-?[0-9]+$/.test(text);
+
 /**
  * Go's `json.Number.Int64()` (`strconv.ParseInt(text, 10, 64)`), within
  * JavaScript's safe integers; `undefined` otherwise.
  * @internal
  */
 export function jsonNumberInt(n: JsonNumber): number | undefined {
-  if (!/^-?[0-9]+$/.test(n.text)) return undefined;
+  if (!isDecimalInt(n.text)) return undefined;
   const v = Number(n.text);
   return Number.isSafeInteger(v) ? v + 0 : undefined; // `+ 0`: -0 is 0
 }
