@@ -183,6 +183,9 @@ export function sameHash(a: unknown, b: string): boolean {
 
 const HEX_BYTES = /* @__PURE__ */ new TextEncoder();
 
+/** The `path` of the initial root token (`sys/init`), which has no lease. @internal */
+export const ROOT_PATH = 'auth/token/root';
+
 /** The stored form of a token. @internal */
 export interface StoredToken {
   v: 1;

@@ -9,6 +9,7 @@
  * lease manager (which expires a parent's tree), a child renews no further
  * than its parent's expiry, and not at all once its parent is gone; with one,
  * the token's lease is renewed with it (a revoked or expired lease refuses).
+ * A token that never expires is refused, as in Vault.
  *
  * The store reads the entry from storage and refuses one that is not the
  * token's own; {@link renewOnce} is one attempt on what it read, written with
@@ -23,7 +24,7 @@ import type { LeaseManager } from '../leases/lease-manager.js';
 import { withWarnings } from '../result-meta.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import type { FoundToken, TokenEntries } from './token-entries.js';
-import { authOf, denied, K, type StoredToken, type TokenAuth } from './token-entry.js';
+import { authOf, denied, K, ROOT_PATH, type StoredToken, type TokenAuth } from './token-entry.js';
 import { isPeriodic, periodRenewal, renewPeriodLease } from './token-period.js';
 
 /** What renewing needs of a token store. @internal */
@@ -55,7 +56,11 @@ export async function renewOnce(
   const { raw, entry } = found;
   const now = ctx.clock.now();
   if (entry.expire_ms !== 0 && entry.expire_ms <= now) throw invalidRequest('token not found');
-  if (entry.expire_ms === 0) return authOf(token, entry, now);
+  if (entry.expire_ms === 0) {
+    // As Vault's RenewToken: the initial root token has no lease ("invalid lease
+    // ID"); any other token that never expires has a lease without an expiry.
+    throw invalidRequest(entry.path === ROOT_PATH ? 'invalid lease ID' : 'lease is not renewable');
+  }
   if (!entry.renewable) throw invalidRequest('lease is not renewable');
   const term = isPeriodic(entry)
     ? periodTerm(entry, ctx.maxTtl, now)

@@ -167,6 +167,30 @@ describe('lookup, renew, revoke', () => {
     expect(await code(tokens.renewSelf(fctx))).toBe('invalid_request');
   });
 
+  it('a token that never expires is not renewed: no lease for the initial root token, none renewable for others', async () => {
+    const { tokens, root, ctx } = await setup();
+    const message = async (p: Promise<unknown>) =>
+      p.then(
+        () => 'renewed',
+        (e: Error & { code?: string }) => `${e.code}: ${e.message}`,
+      );
+    // Vault's RenewToken: the initial root token has no lease; a root token
+    // made by auth/token/create has one, without an expiry.
+    expect(await message(tokens.renewSelf(ctx))).toBe('invalid_request: invalid lease ID');
+    expect(await message(tokens.renew(root))).toBe('invalid_request: invalid lease ID');
+    const child = await tokens.create(ctx, {});
+    expect(child.lease_duration).toBe(0);
+    const cctx = (await tokens.authenticate(child.client_token)) as TokenContext;
+    expect(await message(tokens.renewSelf(cctx, 60))).toBe(
+      'invalid_request: lease is not renewable',
+    );
+    expect(await message(tokens.renew(child.client_token))).toBe(
+      'invalid_request: lease is not renewable',
+    );
+    // Nothing was written: the token still never expires.
+    expect((await tokens.lookupSelf(cctx)).ttl).toBe(0);
+  });
+
   it('lookup and renew by value count no use of that token; unknown or expired is bad token', async () => {
     const { tokens, ctx, clock } = await setup();
     const t = await tokens.create(ctx, { policies: ['a'], ttl: 600, num_uses: 1 });

@@ -188,4 +188,22 @@ describe('child tokens', () => {
     expect(f.status).toBe(400);
     expect(f.json.errors).toEqual(['lease is not renewable']);
   });
+
+  it('a token that never expires is refused as Vault refuses it (400, not a 200 with no lease)', async () => {
+    // The initial root token has no lease at all.
+    const self = await call(server, 'POST', '/v1/auth/token/renew-self', { body: {} });
+    expect(self.status).toBe(400);
+    expect(self.json.errors).toEqual(['invalid lease ID']);
+    // A root token made by auth/token/create has a lease that never expires.
+    const made = await call(server, 'POST', '/v1/auth/token/create', { body: {} });
+    expect(made.json.auth.lease_duration).toBe(0);
+    const t = made.json.auth.client_token;
+    for (const r of [
+      await call(as(t), 'POST', '/v1/auth/token/renew-self', { body: { increment: '1h' } }),
+      await call(server, 'POST', '/v1/auth/token/renew', { body: { token: t } }),
+    ]) {
+      expect(r.status).toBe(400);
+      expect(r.json.errors).toEqual(['lease is not renewable']);
+    }
+  });
 });
