@@ -49,6 +49,7 @@ import {
 } from '../asymmetric-checks.js';
 import type { HashName } from '../backend.js';
 import { rsaFromKeyObject, rsaPrivateKeyObject, rsaPublicKeyObject } from './asym-keys.js';
+import { ownedBytes } from './bytes.js';
 
 /**
  * The EMSA encodings of a caller's digest (`../rsa-padding.ts`), loaded on the
@@ -65,7 +66,8 @@ const {
   RSA_PSS_SALTLEN_AUTO,
 } = constants;
 
-const u8 = (b: Buffer): Uint8Array => new Uint8Array(b);
+/** A result of node:crypto as a plain `Uint8Array` (no copy when it owns its memory). */
+const u8 = (b: Buffer): Uint8Array => ownedBytes(b);
 
 /** `crypto.sign` in the libuv threadpool (RSA private operations take ms). */
 function signAsync(hash: HashName, data: Uint8Array, key: SignKeyObjectInput): Promise<Uint8Array> {
