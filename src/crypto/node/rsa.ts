@@ -66,25 +66,24 @@ const {
   RSA_PSS_SALTLEN_AUTO,
 } = constants;
 
-/** A result of node:crypto as a plain `Uint8Array` (no copy when it owns its memory). */
-const u8 = (b: Buffer): Uint8Array => ownedBytes(b);
-
 /** `crypto.sign` in the libuv threadpool (RSA private operations take ms). */
 function signAsync(hash: HashName, data: Uint8Array, key: SignKeyObjectInput): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
-    sign(hash, data, key, (err, sig) => (err ? reject(err) : resolve(u8(sig))));
+    sign(hash, data, key, (err, sig) => (err ? reject(err) : resolve(ownedBytes(sig))));
   });
 }
 
 /** RSASP1 on an encoded `k`-byte block (OpenSSL, no padding). */
 function signBlock(key: RsaPrivateKey, em: Uint8Array): Uint8Array {
-  return u8(privateEncrypt({ key: rsaPrivateKeyObject(key), padding: RSA_NO_PADDING }, em));
+  return ownedBytes(privateEncrypt({ key: rsaPrivateKeyObject(key), padding: RSA_NO_PADDING }, em));
 }
 
 /** RSAVP1 on a `k`-byte signature; `undefined` when out of range. */
 function openBlock(key: RsaPublicKey, signature: Uint8Array): Uint8Array | undefined {
   try {
-    return u8(publicDecrypt({ key: rsaPublicKeyObject(key), padding: RSA_NO_PADDING }, signature));
+    return ownedBytes(
+      publicDecrypt({ key: rsaPublicKeyObject(key), padding: RSA_NO_PADDING }, signature),
+    );
   } catch {
     return undefined;
   }
@@ -122,7 +121,7 @@ export async function nodeRsaSignPss(
   const { emsaPssEncode } = await padding();
   return signBlock(
     key,
-    emsaPssEncode(hash, d.bytes, bitLength(key.n), u8(randomBytes(saltLength))),
+    emsaPssEncode(hash, d.bytes, bitLength(key.n), ownedBytes(randomBytes(saltLength))),
   );
 }
 
@@ -209,7 +208,7 @@ export async function nodeRsaOaepEncrypt(
   checkOaepHash(hash);
   assertBytes(plaintext, 'plaintext');
   checkOaepPlaintext(key.n, hash, plaintext);
-  return u8(
+  return ownedBytes(
     publicEncrypt(
       { key: rsaPublicKeyObject(key), padding: RSA_PKCS1_OAEP_PADDING, oaepHash: hash },
       plaintext,
@@ -227,7 +226,7 @@ export async function nodeRsaOaepDecrypt(
   assertBytes(ciphertext, 'ciphertext');
   const k = rsaPrivateKeyObject(key);
   try {
-    return u8(
+    return ownedBytes(
       privateDecrypt({ key: k, padding: RSA_PKCS1_OAEP_PADDING, oaepHash: hash }, ciphertext),
     );
   } catch {
