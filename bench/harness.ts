@@ -4,11 +4,20 @@
  * against a baseline measured in the same run — never as absolute targets,
  * since machines here are shared and noisy.
  *
- * Timing, and why: the cases of one group run in alternating short rounds
- * (12 × 30 ms, order reversed every round), and each ratio is taken between
- * a case and its baseline *in the same round*, a few milliseconds apart. A burst of load from a neighbour then
- * hits both sides of a ratio alike. The printed ratio is the median over the
- * rounds and its range (min–max) is shown when it is wider than ±5 %.
+ * Timing, and why: the cases of one group run in alternating rounds
+ * (12 × 150 ms, order reversed every round), and each ratio is taken between
+ * a case and its baseline *in the same round*, a moment apart. A burst of
+ * load from a neighbour then hits both sides of a ratio alike. The printed
+ * ratio is the median over the rounds and its range (min–max) is shown when
+ * it is wider than ±5 %.
+ *
+ * A round holds several young-generation collections. In a bench process
+ * (`node --trace-gc`, the sign section) V8 scavenges every 45–85 ms, for
+ * 2–13 ms each. Rounds of 30 ms, as the harness used before, held one
+ * scavenge or none, and the median kept the rounds with none: it left out
+ * the collector's share of whichever case's round missed it. The raw
+ * HMAC loop read 520–580 k calls/s in 30 ms rounds and 462 k in 150 ms
+ * rounds, where the transit side read the same in both (≈ 400 k).
  * A case that allocates far more than the others (the noble backend) is
  * timed `apart`: in rounds of its own after the others, beside a fresh
  * measure of its baseline, so its garbage is not collected in, and charged
@@ -76,7 +85,7 @@ export const quick = process.argv.includes('--quick');
 
 /** Time settings: full runs favour steadiness, `--quick` only keeps every path working. */
 const ROUNDS = quick ? 1 : 12;
-const ROUND_MS = quick ? 15 : 30;
+const ROUND_MS = quick ? 15 : 150;
 
 /** Calls per second of `fn` (awaiting only when it returns a promise). */
 async function rate(fn: Case['fn'], ms: number, minCalls = 2): Promise<number> {
