@@ -81,6 +81,32 @@ describe('batch encrypt/decrypt', () => {
     ]);
   });
 
+  it('every item is its own object, its fields in order and reference last', async () => {
+    const { transit } = makeEngine();
+    await transit.createKey('k');
+    const enc = await transit.encrypt('k', {
+      batch_input: [
+        { plaintext: b64('a'), reference: 'x' },
+        { plaintext: 'not base64!', reference: 'y' },
+        { plaintext: b64('a'), reference: 'z' },
+      ],
+    });
+    const [one, bad, two] = enc.batch_results;
+    expect(Object.keys(one ?? {})).toEqual(['ciphertext', 'key_version', 'reference']);
+    expect(Object.keys(bad ?? {})).toEqual(['error', 'reference']);
+    expect(one).not.toBe(two);
+    expect(one?.ciphertext).not.toBe(two?.ciphertext);
+    const dec = await transit.decrypt('k', {
+      batch_input: [{ ciphertext: one?.ciphertext as string, reference: 'p' }, { ciphertext: 'x' }],
+    });
+    expect(dec.batch_results.map((r) => Object.keys(r))).toEqual([
+      ['plaintext', 'reference'],
+      ['plaintext', 'error', 'reference'],
+    ]);
+    const signed = await transit.hmac('k', { batch_input: [{ input: b64('m'), reference: 'h' }] });
+    expect(Object.keys(signed.batch_results[0] ?? {})).toEqual(['hmac', 'reference']);
+  });
+
   it('a bad encrypt item (bad version, nonce) fails alone', async () => {
     const { transit } = makeEngine();
     await transit.createKey('k');
