@@ -4,7 +4,7 @@
  * a dev server holding it, the key `app-1`, and a 1h token with policy `app`.
  * Not a test file.
  */
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { type CliServer, call, startDev } from './helpers.js';
 
 export const APP_POLICY = `
@@ -39,4 +39,20 @@ export async function startAppServer(): Promise<{ server: CliServer; app: string
     await server.stop();
     throw e;
   }
+}
+
+/**
+ * Start {@link startAppServer} before the calling file's tests and stop it
+ * after them; `use` receives the server and the `app` token once started.
+ */
+export function withAppServer(use: (s: { server: CliServer; app: string }) => void): void {
+  let server: CliServer | undefined;
+  beforeAll(async () => {
+    const started = await startAppServer();
+    server = started.server;
+    use(started);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
 }

@@ -4,19 +4,14 @@
  * default), an exact deny holding for a name in any case, and case-insensitive
  * policy names.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_POLICY, startAppServer } from './acl-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { APP_POLICY, withAppServer } from './acl-helpers.js';
 import { type CliServer, call } from './helpers.js';
 
 let server: CliServer;
 const as = (token: string) => ({ url: server.url, root: token });
 
-beforeAll(async () => {
-  ({ server } = await startAppServer());
-});
-afterAll(async () => {
-  await server.stop();
-});
+withAppServer((s) => ({ server } = s));
 
 describe('sudo paths', () => {
   it('lease listing, revoke-prefix and revoke-force need sudo; lookup does not', async () => {

@@ -4,20 +4,15 @@
  * by exact path, the spec's SHA-1 deny on verify and sign (also when the body
  * names the algorithm), and the default policy's lookup-self.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_POLICY, startAppServer } from './acl-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { APP_POLICY, withAppServer } from './acl-helpers.js';
 import { b64, type CliServer, call } from './helpers.js';
 
 let server: CliServer;
 let app: string;
 const as = (token: string) => ({ url: server.url, root: token });
 
-beforeAll(async () => {
-  ({ server, app } = await startAppServer());
-});
-afterAll(async () => {
-  await server.stop();
-});
+withAppServer((s) => ({ server, app } = s));
 
 const enc = (token: string, key: string) =>
   call(as(token), 'POST', `/v1/transit/encrypt/${key}`, { body: { plaintext: b64('hi') } });

@@ -1,36 +1,19 @@
-/**
- * Audit devices fail closed, over real HTTP (a `TransitNode` behind
- * `createHandler` on a `node:http` server): with the only device unable to
- * record, a key create or rotate is refused with 500 and not applied; a socket
- * listener that stops reading makes requests fail after `write_timeout`,
- * never stall; `sys/seal` logs its request before sealing, and unrecorded it
- * does not seal.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nodeAuditDevices } from '../../adapters/audit/index.js';
 import { createHandler } from '../../adapters/http/index.js';
 import { type AuditFailureInfo, MemoryStorage, TransitNode } from '../../src/index.js';
-import { entries, listen, startAuditServer } from './audit-helpers.js';
+import { entries, listen, withAuditServer } from './audit-helpers.js';
 import { call } from './helpers.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'transitkit-audit-http-'));
+let dir: string;
 const failures: AuditFailureInfo[] = [];
 let node: TransitNode;
 let server: { url: string; root: string };
-let close: () => Promise<void>;
 
-beforeAll(async () => {
-  ({ node, server, close } = await startAuditServer(failures));
-});
-afterAll(async () => {
-  await close();
-  rmSync(dir, { recursive: true, force: true });
-});
+withAuditServer((s) => ({ node, server, dir } = s), failures);
 
 describe('fail closed', () => {
   it('with the only device unable to record, create and rotate are refused and not applied', async () => {

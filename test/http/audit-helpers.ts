@@ -4,8 +4,11 @@
  * node audit devices behind `createHandler` on a loopback `node:http` server,
  * and the entries of a file device's log. Not a test file.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { nodeAuditDevices } from '../../adapters/audit/index.js';
 import { createHandler } from '../../adapters/http/index.js';
 import {
@@ -59,4 +62,25 @@ export async function startAuditServer(failures: AuditFailureInfo[] = []): Promi
       await node.close();
     },
   };
+}
+
+/**
+ * Start {@link startAuditServer} (failures go to `failures`) and a temporary
+ * directory for the logs before the calling file's tests; stop the server and
+ * remove the directory after them. `use` receives both once started.
+ */
+export function withAuditServer(
+  use: (s: AuditServer & { dir: string }) => void,
+  failures: AuditFailureInfo[] = [],
+): void {
+  const dir = mkdtempSync(join(tmpdir(), 'transitkit-audit-http-'));
+  let started: AuditServer | undefined;
+  beforeAll(async () => {
+    started = await startAuditServer(failures);
+    use({ ...started, dir });
+  });
+  afterAll(async () => {
+    await started?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 }

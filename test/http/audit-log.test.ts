@@ -7,24 +7,16 @@
  * requests refused by the token or ACL check, or for their body or fields,
  * logged with their error.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entries, startAuditServer } from './audit-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { entries, withAuditServer } from './audit-helpers.js';
 import { b64, call } from './helpers.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'transitkit-audit-http-'));
+let dir: string;
 let server: { url: string; root: string };
-let close: () => Promise<void>;
 
-beforeAll(async () => {
-  ({ server, close } = await startAuditServer());
-});
-afterAll(async () => {
-  await close();
-  rmSync(dir, { recursive: true, force: true });
-});
+withAuditServer((s) => ({ server, dir } = s));
 
 describe('the log', () => {
   it("holds Vault's entries in order, nothing raw; sys/audit-hash gives the logged value", async () => {

@@ -1,13 +1,5 @@
-/**
- * Audit devices over real HTTP (a `TransitNode` behind `createHandler` on a
- * `node:http` server): the `sys/audit` routes and their sudo rule, enable and
- * list in Vault's shape, the refusals, disable, and the routes of fixed
- * services, served only with an audit broker.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nodeAuditDevices } from '../../adapters/audit/index.js';
 import { createHandler } from '../../adapters/http/index.js';
 import {
@@ -17,20 +9,13 @@ import {
   TokenStore,
   Transit,
 } from '../../src/index.js';
-import { startAuditServer } from './audit-helpers.js';
+import { withAuditServer } from './audit-helpers.js';
 import { call } from './helpers.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'transitkit-audit-http-'));
+let dir: string;
 let server: { url: string; root: string };
-let close: () => Promise<void>;
 
-beforeAll(async () => {
-  ({ server, close } = await startAuditServer());
-});
-afterAll(async () => {
-  await close();
-  rmSync(dir, { recursive: true, force: true });
-});
+withAuditServer((s) => ({ server, dir } = s));
 
 describe('sys/audit routes', () => {
   it('need sudo: a token whose policy grants the paths without sudo is refused', async () => {
