@@ -69,6 +69,10 @@ export const TOKEN_CREATE_FIELDS = defineSchema({
   },
   type: { type: 'string', description: 'service (default); batch is refused.' },
   id: { type: 'string', description: 'The token itself (root or sudo): no `.` in it.' },
+  entity_alias: {
+    type: 'string',
+    description: 'Refused when set: Vault takes it only with a token role, and there are none.',
+  },
 });
 /** `POST /auth/token/renew-self`. @internal */
 export const TOKEN_RENEW_FIELDS = defineSchema({ increment: INCREMENT });

@@ -95,6 +95,11 @@ export function planToken(
   if (type !== '' && type !== 'service') throw invalidRequest("invalid 'token_type' value");
   const numUses = optInt(req.num_uses, 'num_uses') ?? 0;
   if (numUses < 0) throw invalidRequest('number of uses cannot be negative');
+  // Vault's next check: an entity alias needs a token role, and there are none here.
+  const alias = req.entity_alias;
+  if (alias !== undefined && alias !== null && String(alias) !== '') {
+    throw invalidRequest("'entity_alias' is only allowed in combination with token role");
+  }
   const id = customId(req.id, isSudo);
   const asked = policyList(req.policies);
   let policies = asked.names;

@@ -170,6 +170,13 @@ export interface TokenCreateRequest {
    * `s.` in front); refused when a token with this id exists.
    */
   id?: string;
+  /**
+   * Vault's `entity_alias`, which Vault takes only with a token role
+   * (`auth/token/create/:role`). transitkit has no token roles, so a
+   * non-empty value is always refused with Vault's text for a request
+   * without one: `'entity_alias' is only allowed in combination with token role`.
+   */
+  entity_alias?: string;
 }
 
 /** @internal */

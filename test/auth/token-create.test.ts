@@ -10,7 +10,7 @@ import { LeaseManager } from '../../src/leases/lease-manager.js';
 import { warningsOf } from '../../src/result-meta.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { code, setup } from './token-helpers.js';
+import { code, dump, setup } from './token-helpers.js';
 
 describe('create', () => {
   it('defaults: the parent policies plus default, renewable, the default TTL (768h)', async () => {
@@ -262,6 +262,31 @@ describe('create', () => {
       expect(await code(tokens.create(ctx, req as never)), JSON.stringify(req)).toBe(
         'invalid_request',
       );
+    }
+  });
+
+  it('entity_alias is refused as Vault refuses it without a token role, after the uses and before the id', async () => {
+    const { tokens, ctx, storage } = await setup();
+    const before = await dump(storage);
+    const refused = "'entity_alias' is only allowed in combination with token role";
+    for (const entity_alias of ['web', 'x', 5, true]) {
+      await expect(
+        tokens.create(ctx, { entity_alias, policies: ['a'] } as never),
+        String(entity_alias),
+      ).rejects.toMatchObject({ code: 'invalid_request', message: refused });
+    }
+    // Vault's order: the uses first, the alias next, the id after it.
+    await expect(tokens.create(ctx, { num_uses: -1, entity_alias: 'web' })).rejects.toMatchObject({
+      message: 'number of uses cannot be negative',
+    });
+    await expect(tokens.create(ctx, { entity_alias: 'web', id: 'a.b' })).rejects.toMatchObject({
+      message: refused,
+    });
+    expect(await dump(storage)).toBe(before);
+    // Empty or absent: no alias asked for.
+    for (const entity_alias of ['', null, undefined]) {
+      const t = await tokens.create(ctx, { entity_alias, policies: ['a'] } as never);
+      expect(t.policies).toEqual(['a', 'default']);
     }
   });
 

@@ -43,4 +43,19 @@ describe('auth/token/create warnings', () => {
       expect(r.json.warnings, `${JSON.stringify(body)}: ${r.text}`).toBeNull();
     }
   });
+
+  it("entity_alias is a 400 with Vault's text (no token roles here), and no token is made", async () => {
+    const r = await call(served, 'POST', '/v1/auth/token/create', {
+      body: { entity_alias: 'web', policies: ['known'] },
+    });
+    expect(r.status, r.text).toBe(400);
+    expect(r.json).toEqual({
+      errors: ["'entity_alias' is only allowed in combination with token role"],
+    });
+    const empty = await call(served, 'POST', '/v1/auth/token/create', {
+      body: { entity_alias: '', policies: ['known'] },
+    });
+    expect(empty.status, empty.text).toBe(200);
+    expect(empty.json.warnings).toBeNull();
+  });
 });
