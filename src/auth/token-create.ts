@@ -18,13 +18,9 @@
 import { invalidRequest } from '../errors.js';
 import { cappedWarning } from '../leases/lease.js';
 import { optBool, optInt } from '../request.js';
-import {
-  metaOf,
-  policyList,
-  type StoredToken,
-  type TokenContext,
-  type TokenCreateRequest,
-} from './token-entry.js';
+import { weakStringMap, weakStrings } from '../weak-decode.js';
+import { policyName } from './acl-policies.js';
+import type { StoredToken, TokenContext, TokenCreateRequest } from './token-entry.js';
 import { createDuration, periodTtl } from './token-period.js';
 
 /** What a create request resolves to. @internal */
@@ -230,4 +226,35 @@ export function capAtParent(plan: TokenPlan, parent: StoredToken, now: number): 
     `TTL of "${plan.ttl}s" exceeded the parent token's remaining TTL of "${left}s"; TTL value is capped accordingly`,
   );
   return left;
+}
+
+/**
+ * The policies a create request names, as Vault's `handleCreateCommon` reads
+ * them (WeakDecode into `[]string`: numbers and booleans as text, a single
+ * value lifted, so `""` is `[""]`; a string is also split at commas here).
+ * `given` is whether the list has any entry, before empty names are dropped:
+ * Vault inherits the parent's policies only for an absent or empty list, so
+ * `[""]` names no policy at all, and gets `default` alone.
+ * @throws TransitError `invalid_request` for a bad list or name.
+ * @internal
+ */
+export function policyList(value: unknown): { names: string[]; given: boolean } {
+  if (value === undefined || value === null) return { names: [], given: false };
+  const parts = typeof value === 'string' ? value.split(',') : weakStrings(value);
+  if (!parts) throw invalidRequest("'policies' must be a list of strings");
+  const names = parts.map((p) => p.trim()).filter((p) => p !== '');
+  return { names: [...new Set(names.map(policyName))], given: parts.length > 0 };
+}
+
+/**
+ * Token metadata, decoded as Vault's token store decodes `meta` (WeakDecode
+ * into `map[string]string`): numbers as their text, booleans `"1"`/`"0"`,
+ * `null` as `""`, `[]` as `{}`; or null when absent.
+ * @internal
+ */
+export function metaOf(value: unknown): Record<string, string> | null {
+  if (value === undefined || value === null) return null;
+  const meta = weakStringMap(value);
+  if (!meta) throw invalidRequest("'meta' must be an object of strings");
+  return meta;
 }

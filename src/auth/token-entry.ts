@@ -14,8 +14,6 @@ import type { IssueRequest } from '../leases/types.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { constantTimeEqual } from '../util/constant-time.js';
 import { optionKeys } from '../util/options.js';
-import { weakStringMap, weakStrings } from '../weak-decode.js';
-import { policyName } from './acl-policies.js';
 
 /** Where token entries live in storage. @internal */
 export const K = {
@@ -370,35 +368,4 @@ export function lookupOf(token: string, t: StoredToken, now: number): TokenLooku
     ttl: remainingSeconds(t, now),
     type: 'service',
   };
-}
-
-/**
- * The policies a create request names, as Vault's `handleCreateCommon` reads
- * them (WeakDecode into `[]string`: numbers and booleans as text, a single
- * value lifted, so `""` is `[""]`; a string is also split at commas here).
- * `given` is whether the list has any entry, before empty names are dropped:
- * Vault inherits the parent's policies only for an absent or empty list, so
- * `[""]` names no policy at all, and gets `default` alone.
- * @throws TransitError `invalid_request` for a bad list or name.
- * @internal
- */
-export function policyList(value: unknown): { names: string[]; given: boolean } {
-  if (value === undefined || value === null) return { names: [], given: false };
-  const parts = typeof value === 'string' ? value.split(',') : weakStrings(value);
-  if (!parts) throw invalidRequest("'policies' must be a list of strings");
-  const names = parts.map((p) => p.trim()).filter((p) => p !== '');
-  return { names: [...new Set(names.map(policyName))], given: parts.length > 0 };
-}
-
-/**
- * Token metadata, decoded as Vault's token store decodes `meta` (WeakDecode
- * into `map[string]string`): numbers as their text, booleans `"1"`/`"0"`,
- * `null` as `""`, `[]` as `{}`; or null when absent.
- * @internal
- */
-export function metaOf(value: unknown): Record<string, string> | null {
-  if (value === undefined || value === null) return null;
-  const meta = weakStringMap(value);
-  if (!meta) throw invalidRequest("'meta' must be an object of strings");
-  return meta;
 }
