@@ -1,8 +1,9 @@
 /**
  * THE route table: one row per route of spec/transit-service.md, in the
  * spec's order, then the token and policy routes Vault clients need
- * ({@link ROUTES}), and the seal routes of a node ({@link SEAL_ROUTES}):
- * every route the HTTP adapter serves is listed here.
+ * ({@link ROUTES}). The seal routes of a node are in seal-routes.ts, the
+ * stream routes in stream-routes.ts and the audit routes in audit-routes.ts;
+ * route-front.ts joins the four tables.
  *
  * Paths are relative to `/v1`; `/transit` stands for the mount (configurable).
  * Capabilities default by method (GET read, POST update, DELETE delete, LIST
@@ -44,7 +45,6 @@ import { SIGN_FIELDS, VERIFY_FIELDS } from '../../src/transit/sign.js';
 import {
   createToken,
   health,
-  initNode,
   keyExists,
   leaseIdOf,
   listIrrevocable,
@@ -55,12 +55,10 @@ import {
   self,
   writePolicy,
 } from './calls.js';
-import { leaderStatus } from './leader.js';
 import { METRICS_FIELDS, metricsBody } from './metrics.js';
 import { del, get, list, post, type Route } from './route.js';
 import {
   HEALTH_FIELDS,
-  INIT_FIELDS,
   LEASE_COUNT_FIELDS,
   LEASE_LIST_FIELDS,
   LEASE_LOOKUP_FIELDS,
@@ -75,7 +73,6 @@ import {
   TOKEN_RENEW_FIELDS,
   TOKEN_RENEW_OTHER_FIELDS,
   TOKEN_REVOKE_FIELDS,
-  UNSEAL_FIELDS,
 } from './sys-fields.js';
 
 const AUTH = { needsAuth: true } as const;
@@ -363,40 +360,6 @@ export const ROUTES: readonly Route[] = [
   ),
   del('/sys/policies/acl/:name', { ...NAMED, reply: 'none' }, (s, { path }) =>
     s.policies.delete(path.name),
-  ),
-];
-
-const SEALED = { needsNode: true, whileSealed: true, cap: null, reply: 'raw' } as const;
-const SUDO_NODE = { needsNode: true, needsAuth: true, sudo: true, reply: 'none' } as const;
-
-/**
- * The seal routes of a {@link TransitNode} (Vault's `sys/init`, `sys/unseal`,
- * `sys/seal`, `sys/seal-status`, `sys/leader`, `sys/rotate`, `sys/key-status`),
- * with Vault's request and response shapes, so hvac's `sys.initialize`,
- * `sys.is_initialized`, `sys.submit_unseal_key`, `sys.read_seal_status`,
- * `sys.read_leader_status` and `sys.seal` work unchanged.
- *
- * `init`, `unseal`, `seal-status` and `leader` take no token and answer while sealed,
- * with bare JSON bodies (no envelope), as Vault. `seal` and `rotate` need
- * `sudo` on their path (the root token has it). Served only when the handler
- * is given a node (else 404, as an unknown path).
- * @internal
- */
-export const SEAL_ROUTES: readonly Route[] = [
-  get('/sys/init', SEALED, (s) => s.node.initStatus()),
-  post('/sys/init', { ...SEALED, fields: INIT_FIELDS }, (s, { body }) => initNode(s, body)),
-  post('/sys/unseal', { ...SEALED, fields: UNSEAL_FIELDS }, (s, { body }) =>
-    s.node.unseal({ key: body.key as string | undefined, reset: body.reset as boolean }),
-  ),
-  get('/sys/seal-status', SEALED, (s) => s.node.sealStatus()),
-  // Vault's raw handler: no token, any query ignored, another method a bare 405 (leader.ts).
-  get('/sys/leader', { ...SEALED, ignoreUnknown: true, bareMethodError: true }, (s) =>
-    leaderStatus(s),
-  ),
-  post('/sys/seal', SUDO_NODE, (s) => s.node.seal()),
-  post('/sys/rotate', SUDO_NODE, (s) => s.node.rotateKeyring().then(() => undefined)),
-  get('/sys/key-status', { needsNode: true, needsAuth: true, reply: 'legacy' }, (s) =>
-    s.node.keyStatus(),
   ),
 ];
 

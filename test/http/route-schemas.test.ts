@@ -7,7 +7,8 @@
  * fail `tsc` when a drift stops being an error).
  */
 import { describe, expect, it } from 'vitest';
-import { ROUTES, SEAL_ROUTES } from '../../adapters/http/routes.js';
+import { ROUTES } from '../../adapters/http/routes.js';
+import { SEAL_ROUTES } from '../../adapters/http/seal-routes.js';
 import { type EndpointSchema, isEndpointSchema, NO_FIELDS, schemaFor } from '../../src/schema.js';
 import * as backup from '../../src/transit/backup.js';
 import * as byok from '../../src/transit/byok.js';
