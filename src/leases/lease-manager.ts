@@ -3,21 +3,19 @@
  * reliably, as Vault's `/sys/leases`. Each method is a TSDoc
  * block and a call into the module that implements it:
  * issue-renew.ts, lookup.ts, revoke.ts, irrevocable.ts, tidy.ts, and the
- * expiry scheduler in scheduler.ts. Storage layout: src/storage/keyspace.ts.
+ * expiry scheduler in scheduler.ts; its options are checked in
+ * lease-options.ts. Storage layout: src/storage/keyspace.ts.
  * @module
  */
-import { type Clock, systemClock } from '../clock.js';
 import { invalidRequest } from '../errors.js';
-import { resolveMetrics } from '../metrics/noop.js';
 import { Leadership } from '../node/leadership.js';
 import { asRequest } from '../request.js';
-import { requireStorageAdapter } from '../storage/adapter.js';
-import { optionKeys, refuseUnknownOptions } from '../util/options.js';
-import { revokeByTokenKey, sha256TokenKey, tokenKeyOf } from './by-token.js';
+import { revokeByTokenKey, tokenKeyOf } from './by-token.js';
 import { countLeases, listIrrevocable } from './irrevocable.js';
 import { issueLease, renewLease } from './issue-renew.js';
-import { checkPrefix, platformRandom, plausibleLeaseId, requireLeaseId } from './lease.js';
-import { DEFAULT_COUNT_INTERVAL_MS, type LeaseMetrics, leaseMetrics } from './lease-metrics.js';
+import { checkPrefix, plausibleLeaseId, requireLeaseId } from './lease.js';
+import { type LeaseMetrics, leaseMetrics } from './lease-metrics.js';
+import { leaseOptions, positiveInt, syncOf } from './lease-options.js';
 import type { LeaseContext } from './lease-store.js';
 import { listLeases, lookupLease } from './lookup.js';
 import { revokeLater, revokeSync, revokeUnder } from './revoke.js';
@@ -38,60 +36,6 @@ import type {
   TickResult,
   TidyResult,
 } from './types.js';
-
-const DAY = 86_400;
-/** Vault's system default and maximum lease TTL: 32 days. */
-const DEFAULT_MAX_TTL = 32 * DAY;
-/**
- * Default time of the leader lock: a standby takes over within about this
- * plus one refresh interval after the leader dies (issue #15: ≤ 15 s).
- */
-const DEFAULT_LEADER_TTL_MS = 10_000;
-/** TTLs are kept below ~100 years so every time fits the 13-digit index keys. */
-const TTL_LIMIT = 100 * 365 * DAY;
-
-/** Every option of {@link LeaseManagerOptions}. @internal */
-export const LEASE_MANAGER_OPTIONS = optionKeys<LeaseManagerOptions>({
-  storage: true,
-  clock: true,
-  random: true,
-  maxTtlSeconds: true,
-  defaultTtlSeconds: true,
-  revokeTimeoutMs: true,
-  maxRevokeAttempts: true,
-  retryBaseMs: true,
-  sliceSize: true,
-  concurrency: true,
-  leaderTtlMs: true,
-  leaderRefreshMs: true,
-  leadership: true,
-  tokenExists: true,
-  tokenKey: true,
-  onError: true,
-  metrics: true,
-  leaseCountIntervalMs: true,
-});
-
-function positiveInt(
-  value: unknown,
-  name: string,
-  fallback: number,
-  max = Number.MAX_SAFE_INTEGER,
-) {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
-    throw invalidRequest(`'${name}' must be an integer between 1 and ${max}`);
-  }
-  return value;
-}
-
-/** The `sync` option: true unless `false` (Vault's code default). */
-function syncOf(options: unknown): boolean {
-  const sync = asRequest(options, 'options').sync;
-  if (sync !== undefined && typeof sync !== 'boolean')
-    throw invalidRequest("'sync' must be a boolean");
-  return sync !== false;
-}
 
 /**
  * Leases on pluggable storage: issue, look up, list, renew, revoke (now, queued,
@@ -131,70 +75,41 @@ export class LeaseManager {
   readonly #tidy: ReturnType<typeof tidyRunner>;
 
   constructor(options: LeaseManagerOptions) {
-    const o = asRequest(options, 'options') as Partial<LeaseManagerOptions>;
-    refuseUnknownOptions(o, LEASE_MANAGER_OPTIONS, 'LeaseManager');
-    requireStorageAdapter(o.storage);
-    const clock: Clock = o.clock ?? systemClock;
-    if (typeof clock?.now !== 'function') throw invalidRequest("'clock' must have now()");
-    const random = o.random ?? platformRandom;
-    if (typeof random !== 'function') throw invalidRequest("'random' must be a function");
-    const maxTtl = positiveInt(o.maxTtlSeconds, 'maxTtlSeconds', DEFAULT_MAX_TTL, TTL_LIMIT);
-    const defaultTtl = positiveInt(o.defaultTtlSeconds, 'defaultTtlSeconds', maxTtl, maxTtl);
-    for (const fn of ['tokenExists', 'tokenKey', 'onError'] as const) {
-      if (o[fn] !== undefined && typeof o[fn] !== 'function') {
-        throw invalidRequest(`'${fn}' must be a function`);
-      }
-    }
-    if (o.leadership !== undefined && !(o.leadership instanceof Leadership)) {
-      throw invalidRequest("'leadership' must be a Leadership");
-    }
-    const metrics = resolveMetrics(o.metrics, invalidRequest);
-    const countInterval = positiveInt(
-      o.leaseCountIntervalMs,
-      'leaseCountIntervalMs',
-      DEFAULT_COUNT_INTERVAL_MS,
-    );
+    const o = leaseOptions(options);
     this.#ctx = {
       storage: o.storage,
-      clock,
-      random,
-      maxTtl,
-      defaultTtl,
-      revokeTimeoutMs: positiveInt(o.revokeTimeoutMs, 'revokeTimeoutMs', 30_000),
-      maxRevokeAttempts: positiveInt(o.maxRevokeAttempts, 'maxRevokeAttempts', 6, 30),
-      retryBaseMs: positiveInt(o.retryBaseMs, 'retryBaseMs', 10_000),
-      sliceSize: positiveInt(o.sliceSize, 'sliceSize', 256),
-      concurrency: positiveInt(o.concurrency, 'concurrency', 16),
+      clock: o.clock,
+      random: o.random,
+      maxTtl: o.maxTtl,
+      defaultTtl: o.defaultTtl,
+      revokeTimeoutMs: o.revokeTimeoutMs,
+      maxRevokeAttempts: o.maxRevokeAttempts,
+      retryBaseMs: o.retryBaseMs,
+      sliceSize: o.sliceSize,
+      concurrency: o.concurrency,
       revokers: new RevokerRegistry(),
       tokenExists: o.tokenExists,
-      tokenKey: o.tokenKey ?? sha256TokenKey,
-      onError: o.onError ?? (() => undefined),
+      tokenKey: o.tokenKey,
+      onError: o.onError,
       queue: undefined,
       running: new Map(),
       background: new Set(),
     };
-    const leaderTtlMs = positiveInt(o.leaderTtlMs, 'leaderTtlMs', DEFAULT_LEADER_TTL_MS);
-    const leaderRefreshMs = positiveInt(
-      o.leaderRefreshMs,
-      'leaderRefreshMs',
-      Math.max(1, Math.floor(leaderTtlMs / 4)),
-      Math.max(1, Math.floor(leaderTtlMs / 2)),
-    );
     const shared = o.leadership;
     const leadership =
       shared ??
       new Leadership({
         storage: o.storage,
-        clock: this.#ctx.clock,
-        ttlMs: leaderTtlMs,
-        refreshMs: leaderRefreshMs,
-        onError: this.#ctx.onError,
+        clock: o.clock,
+        ttlMs: o.leaderTtlMs,
+        refreshMs: o.leaderRefreshMs,
+        onError: o.onError,
       });
     this.#leadership = leadership;
     this.#scheduler = new Scheduler(this.#ctx, leadership, shared === undefined);
     this.#tidy = tidyRunner(this.#ctx);
     // Last: the gauges are registered only once every option was accepted.
-    this.#metrics = leaseMetrics(metrics, o.storage, clock, countInterval);
+    this.#metrics = leaseMetrics(o.metrics, o.storage, o.clock, o.countIntervalMs);
     this.#ctx.expiryLag = this.#metrics.expiryLag;
   }
 

@@ -10,7 +10,7 @@
 import { AUDIT_BROKER_OPTIONS, type AuditBrokerOptions } from '../audit/broker.js';
 import { TOKEN_STORE_OPTIONS, type TokenStoreOptions } from '../auth/token-entry.js';
 import { invalidRequest } from '../errors.js';
-import { LEASE_MANAGER_OPTIONS } from '../leases/lease-manager.js';
+import { LEASE_MANAGER_OPTIONS } from '../leases/lease-options.js';
 import type { LeaseManagerOptions } from '../leases/types.js';
 import { asRequest, type GoFieldType, goUnmarshalError } from '../request.js';
 import { requireStorageAdapter } from '../storage/adapter.js';
