@@ -18,13 +18,22 @@
  */
 import type { Clock } from '../clock.js';
 import { utf8 } from '../encoding.js';
-import { invalidRequest } from '../errors.js';
+import { invalidRequest, TransitError } from '../errors.js';
 import { cappedWarning } from '../leases/lease.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
+import { parseDurationSeconds } from '../request.js';
 import { withWarnings } from '../result-meta.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import type { FoundToken, TokenEntries } from './token-entries.js';
-import { authOf, denied, K, ROOT_PATH, type StoredToken, type TokenAuth } from './token-entry.js';
+import {
+  authOf,
+  CAS_RETRIES,
+  denied,
+  K,
+  ROOT_PATH,
+  type StoredToken,
+  type TokenAuth,
+} from './token-entry.js';
 import { isPeriodic, periodRenewal, renewPeriodLease } from './token-period.js';
 
 /** What renewing needs of a token store. @internal */
@@ -35,6 +44,37 @@ export interface RenewContext {
   readonly leases: LeaseManager | undefined;
   /** The store's max TTL, in seconds. */
   readonly maxTtl: number;
+  /** After a lost compare-and-set: a random, growing pause (../util/contention.ts). */
+  readonly pause: (attempt: number) => Promise<void>;
+}
+
+/**
+ * Renew the token with `hash` (`token` is its value, or `''` when it came by
+ * accessor) by `increment`: read from storage, renew with a compare-and-set,
+ * retried with a pause when another writer won.
+ * @throws TransitError `invalid_request` `token not found` when it is gone
+ *   (its last use, or revoked meanwhile), or as {@link renewOnce};
+ *   `conflict` after {@link CAS_RETRIES} lost attempts.
+ * @internal
+ */
+export async function renewToken(
+  ctx: RenewContext,
+  token: string,
+  hash: string,
+  increment: number | string | undefined,
+): Promise<TokenAuth> {
+  const inc = parseDurationSeconds(increment, 'increment');
+  for (let i = 0; i < CAS_RETRIES; i++) {
+    // Read storage: the compare-and-set below needs the stored bytes.
+    const found = await ctx.entries.read(hash, true);
+    // Gone since it authenticated this request (its last use, or revoked
+    // meanwhile): Vault's renew finds no token to renew.
+    if (!found?.own) throw invalidRequest('token not found');
+    const renewed = await renewOnce(ctx, token, hash, found, inc);
+    if (renewed !== undefined) return renewed;
+    await ctx.pause(i);
+  }
+  throw new TransitError('conflict', 'too many concurrent renewals of one token; retry');
 }
 
 /**
@@ -44,9 +84,8 @@ export interface RenewContext {
  * @throws TransitError `invalid_request` when it has expired, is not renewable
  *   or is past its max TTL; `permission_denied` (without a lease manager) for a
  *   parent gone or expired; as the lease manager's renew.
- * @internal
  */
-export async function renewOnce(
+async function renewOnce(
   ctx: RenewContext,
   token: string,
   hash: string,

@@ -5,10 +5,10 @@
  * `lookup-self`, `lookup`, `lookup-accessor`, `renew-self`, `renew`,
  * `revoke-self`, `revoke`, `revoke-accessor`, `revoke-orphan`.
  *
- * Here: the store's state, authentication (counting uses) and the checks that an
- * entry read is a live token's own; issuing is ./token-issue.ts, lookups
- * ./token-lookup.ts, renewal ./token-renew.ts, revocation ./token-revoke.ts,
- * the salted hash ./token-salt.ts.
+ * Here: the store's state and the checks that an entry read is a live token's
+ * own; authentication (counting uses) is ./token-authenticate.ts, issuing
+ * ./token-issue.ts, lookups ./token-lookup.ts, renewal ./token-renew.ts,
+ * revocation ./token-revoke.ts, the salted hash ./token-salt.ts.
  *
  * Security shape:
  * - a token is never stored: entries are keyed by SHA-256(salt ‖ token), a
@@ -35,16 +35,16 @@ import { defaultBackend } from '#default-backend';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import { utf8 } from '../encoding.js';
-import { invalidRequest, TransitError } from '../errors.js';
+import { invalidRequest } from '../errors.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
 import { asRequest, parseDurationSeconds } from '../request.js';
 import { requireStorageAdapter, type StorageAdapter } from '../storage/adapter.js';
 import { contended } from '../util/contention.js';
 import { refuseUnknownOptions } from '../util/options.js';
 import { registerTokenNow, type TokenSource } from './answer-now.js';
+import { type AuthenticateContext, authenticateHash, contextOf } from './token-authenticate.js';
 import { TokenEntries } from './token-entries.js';
 import {
-  CAS_RETRIES,
   DAY32,
   K,
   MAX_TOKEN_LENGTH,
@@ -64,23 +64,13 @@ import {
   lookupAccessor,
   lookupSelf,
   lookupToken,
-  spent,
 } from './token-lookup.js';
-import { type RenewContext, renewOnce } from './token-renew.js';
+import { type RenewContext, renewToken } from './token-renew.js';
 import { bindLeases, revokeOrphan, revokeTree } from './token-revoke.js';
 import { type TokenCrypto, TokenSalt } from './token-salt.js';
 
 /** {@link TokenStore}'s answer is not known without a promise. */
 const LATER = Symbol('later');
-
-/** The context of an authenticated token. */
-const contextOf = (token: string, hash: string, entry: StoredToken): TokenContext => ({
-  token,
-  accessor: entry.accessor,
-  policies: entry.policies,
-  isRoot: entry.policies.includes('root'),
-  hash,
-});
 
 /**
  * Service tokens: create, authenticate, look up, renew and revoke.
@@ -107,7 +97,7 @@ export class TokenStore {
   /** Token entries, cached while storage's change feed is live. */
   readonly #entries: TokenEntries;
   /** What issuing, lookups, renewal and revocation need (./token-issue.ts and others). */
-  readonly #parts: IssueContext & LookupContext & RenewContext;
+  readonly #parts: IssueContext & LookupContext & RenewContext & AuthenticateContext;
   constructor(options: TokenStoreOptions) {
     const o = asRequest(options, 'options');
     refuseUnknownOptions(o, TOKEN_STORE_OPTIONS, 'TokenStore');
@@ -136,6 +126,7 @@ export class TokenStore {
       defaultTtl: this.#defaultTtl,
       maxTtl: this.#maxTtl,
       liveEntry: (hash, fresh) => this.#liveEntry(hash, fresh),
+      pause: (attempt) => this.#pause(attempt),
     };
     // With a lease manager: revoking a token revokes the leases issued with it, and
     // revoking (or expiring) a token's lease revokes the token (./token-revoke.ts).
@@ -180,38 +171,7 @@ export class TokenStore {
     // No promise on the cached path: the salt is loaded and the entry cached.
     const hashed = this.#salt.hash(token);
     const hash = typeof hashed === 'string' ? hashed : await hashed;
-    for (let i = 0; i < CAS_RETRIES; i++) {
-      const read = this.#entries.read(hash, i > 0);
-      const found = read instanceof Promise ? await read : read;
-      if (!found) return undefined;
-      const { raw, entry } = found;
-      if (!found.own) return undefined;
-      if (entry.expire_ms !== 0 && entry.expire_ms <= this.#clock.now()) {
-        await this.#revokeTree(hash);
-        return undefined;
-      }
-      if (entry.num_uses > 0) {
-        const last = entry.num_uses === 1;
-        const next = last
-          ? undefined
-          : utf8(JSON.stringify({ ...entry, num_uses: entry.num_uses - 1 }));
-        const used = await this.#storage.compareAndSet(K.id(hash), raw, next);
-        this.#entries.forget(hash);
-        if (!used) {
-          await this.#pause(i);
-          continue;
-        }
-        if (last) {
-          await this.#revokeTree(hash);
-          // The last use is served (Vault revokes after the request).
-          const ctx = contextOf(token, hash, entry);
-          spent.set(ctx, { ...entry, num_uses: -1 });
-          return ctx;
-        }
-      }
-      return contextOf(token, hash, entry);
-    }
-    throw new TransitError('conflict', 'too many concurrent uses of one token; retry');
+    return authenticateHash(this.#parts, token, hash);
   }
 
   /**
@@ -375,19 +335,9 @@ export class TokenStore {
     return this.#renew('', hash, increment);
   }
 
-  async #renew(token: string, hash: string, increment?: number | string): Promise<TokenAuth> {
-    const inc = parseDurationSeconds(increment, 'increment');
-    for (let i = 0; i < CAS_RETRIES; i++) {
-      // Read storage: the compare-and-set below needs the stored bytes.
-      const found = await this.#entries.read(hash, true);
-      // Gone since it authenticated this request (its last use, or revoked
-      // meanwhile): Vault's renew finds no token to renew.
-      if (!found?.own) throw invalidRequest('token not found');
-      const renewed = await renewOnce(this.#parts, token, hash, found, inc);
-      if (renewed !== undefined) return renewed;
-      await this.#pause(i);
-    }
-    throw new TransitError('conflict', 'too many concurrent renewals of one token; retry');
+  /** Renewal by hash, retried on a lost compare-and-set (./token-renew.ts). */
+  #renew(token: string, hash: string, increment?: number | string): Promise<TokenAuth> {
+    return renewToken(this.#parts, token, hash, increment);
   }
 
   /** Revoke the authenticated token and its children (`POST auth/token/revoke-self`). */
