@@ -225,9 +225,7 @@ export const parseFields = (
   mode: UnknownFields,
 ): Parsed => route.parse(pathParams, raw, mode);
 
-/** Vault's warning for ignored fields. @internal */
-export const unknownFieldsWarning = (names: readonly string[]): string =>
-  `Endpoint ignored these unrecognized parameters: [${names.join(' ')}]`;
+export { unknownFieldsWarning } from '../../src/schema.js';
 
 /** A query string as an object of first values (`list` is the method, not a field). @internal */
 export function queryFields(query: URLSearchParams): Record<string, unknown> {

@@ -13,6 +13,7 @@
  */
 
 import { withWarnings } from '../result-meta.js';
+import { type EndpointSchema, unknownFields, warnUnknownFields } from '../schema.js';
 import type { StreamDecryptOptions, StreamEncryptOptions } from '../stream/data-key.js';
 import type { EncryptedObject } from '../stream/reader.js';
 import type { RandomAccessSource } from '../stream/source.js';
@@ -21,15 +22,31 @@ import { lazy } from '../util/lazy.js';
 import { markPromised } from '../util/promised.js';
 import type { AutoRotateResult } from './auto-rotate.js';
 import * as config from './config.js';
-import { decrypt, encrypt, rewrap } from './encrypt.js';
+import {
+  DECRYPT_FIELDS,
+  decrypt,
+  ENCRYPT_FIELDS,
+  encrypt,
+  REWRAP_FIELDS,
+  rewrap,
+} from './encrypt.js';
 import type { Engine } from './engine.js';
-import { hmac } from './hmac.js';
-import { createKey, deleteKey, listKeys, readKey, setSoftDeleted } from './keys.js';
+import { HMAC_FIELDS, hmac } from './hmac.js';
+import {
+  CREATE_KEY_FIELDS,
+  createKey,
+  deleteKey,
+  LIST_KEYS_FIELDS,
+  listKeys,
+  READ_KEY_FIELDS,
+  readKey,
+  setSoftDeleted,
+} from './keys.js';
 import { type Lifecycle, startTransit } from './lifecycle.js';
 import type * as M from './mobility-types.js';
 import type { TransitOptions } from './options.js';
 import type * as T from './types.js';
-import { verify } from './verify.js';
+import { VERIFY_FIELDS, verify } from './verify.js';
 
 /** Endpoint modules loaded on first use (see the module comment). */
 const rotateConfig = lazy(() => import('./rotate-config.js'));
@@ -46,6 +63,15 @@ const byok = lazy(() => import('./byok.js'));
 const autoRotate = lazy(() => import('./auto-rotate.js'));
 
 export type { TransitOptions } from './options.js';
+
+/**
+ * Library fields beyond the routes' schemas, not reported as unrecognized:
+ * byok-export's `version` (a path parameter there), and rewrap's
+ * `partial_failure_response_code`, which the library type declares and
+ * Vault's route does not take.
+ */
+const BYOK_ALSO = ['version'] as const;
+const REWRAP_ALSO = ['partial_failure_response_code'] as const;
 
 /**
  * Vault's transit engine, in-process: named, versioned keys that encrypt,
@@ -76,17 +102,23 @@ export class Transit {
    * tick awaiting it, no async wrapper adopting the call's promise: ≈ 0.3 µs
    * of a 5 µs decrypt), else after it.
    */
-  #run<Q, O, R>(
+  #run<Q, O, R extends object>(
     fn: (e: Engine, name: string, req: Q, options: O) => Promise<R>,
+    schema: EndpointSchema,
     name: string,
     req: Q,
     options: O,
+    also?: readonly string[],
   ): Promise<R> {
     // Fixed arity: a rest parameter and a spread call cost ≈ 130 instructions a call.
     const e = this.#life.started();
-    return e
+    const result = e
       ? fn(e, name, req, options)
       : this.#life.engine().then((x) => fn(x, name, req, options));
+    // The request's undeclared fields: Vault's warning beside the result (a
+    // scan of its few keys; no promise more unless there are some).
+    if (unknownFields(schema, req, also) === undefined) return result;
+    return result.then((r) => warnUnknownFields(schema, req, r, also));
   }
 
   /** The crypto backend in use (`'node'`, `'noble'` or a custom name). */
@@ -101,7 +133,8 @@ export class Transit {
    */
   async createKey(name: string, req: T.CreateKeyRequest = {}): Promise<T.KeyInfo> {
     const { info, created } = await createKey(await this.#life.engine(), name, req);
-    return withWarnings(info, created ? [] : [`key ${name} already existed`]);
+    withWarnings(info, created ? [] : [`key ${name} already existed`]);
+    return warnUnknownFields(CREATE_KEY_FIELDS, req, info);
   }
 
   /**
@@ -111,12 +144,16 @@ export class Transit {
    * @throws TransitError `not_found` when the key does not exist; `invalid_request` for a bad context.
    */
   async readKey(name: string, req: T.ReadKeyRequest = {}): Promise<T.KeyInfo> {
-    return readKey(await this.#life.engine(), name, req);
+    return warnUnknownFields(
+      READ_KEY_FIELDS,
+      req,
+      await readKey(await this.#life.engine(), name, req),
+    );
   }
 
   /** List key names, sorted, optionally paginated (`LIST /transit/keys`). */
   async listKeys(req: T.ListKeysRequest = {}): Promise<{ keys: string[] }> {
-    return listKeys(await this.#life.engine(), req);
+    return warnUnknownFields(LIST_KEYS_FIELDS, req, await listKeys(await this.#life.engine(), req));
   }
 
   /**
@@ -125,9 +162,9 @@ export class Transit {
    * @throws TransitError `invalid_request` when a version bound or flag change is not allowed.
    */
   async updateKeyConfig(name: string, req: T.KeyConfigRequest = {}): Promise<T.KeyInfo> {
-    const { updateKeyConfig } = await rotateConfig();
+    const { updateKeyConfig, KEY_CONFIG_FIELDS } = await rotateConfig();
     const { info, warnings } = await updateKeyConfig(await this.#life.engine(), name, req);
-    return withWarnings(info, warnings);
+    return warnUnknownFields(KEY_CONFIG_FIELDS, req, withWarnings(info, warnings));
   }
 
   /**
@@ -144,8 +181,12 @@ export class Transit {
    * @throws TransitError `invalid_request` when the bound is outside the key's min versions.
    */
   async trimKey(name: string, req: { min_available_version?: number }): Promise<T.KeyInfo> {
-    const { trimKey } = await rotateConfig();
-    return trimKey(await this.#life.engine(), name, req ?? {});
+    const { trimKey, TRIM_FIELDS } = await rotateConfig();
+    return warnUnknownFields(
+      TRIM_FIELDS,
+      req,
+      await trimKey(await this.#life.engine(), name, req ?? {}),
+    );
   }
 
   /**
@@ -191,7 +232,7 @@ export class Transit {
     req: T.EncryptRequest,
     options?: T.EncryptOptions,
   ): Promise<T.CiphertextResult | T.BatchResult<T.CiphertextBatchItem>> {
-    return this.#run(encrypt, name, req, options);
+    return this.#run(encrypt, ENCRYPT_FIELDS, name, req, options);
   }
 
   /**
@@ -207,7 +248,7 @@ export class Transit {
     name: string,
     req: T.DecryptRequest,
   ): Promise<{ plaintext: string } | T.BatchResult<T.DecryptBatchItem>> {
-    return this.#run(decrypt, name, req, undefined);
+    return this.#run(decrypt, DECRYPT_FIELDS, name, req, undefined);
   }
 
   /**
@@ -223,7 +264,7 @@ export class Transit {
     name: string,
     req: T.RewrapRequest,
   ): Promise<T.CiphertextResult | T.BatchResult<T.CiphertextBatchItem>> {
-    return this.#run(rewrap, name, req, undefined);
+    return this.#run(rewrap, REWRAP_FIELDS, name, req, undefined, REWRAP_ALSO);
   }
 
   /**
@@ -235,8 +276,9 @@ export class Transit {
     kind: 'plaintext' | 'wrapped',
     req: T.DataKeyRequest = {},
   ): Promise<T.DataKeyResult> {
-    const { generateDataKey } = await dataKeys();
-    return generateDataKey(await this.#life.engine(), name, kind, req);
+    const { generateDataKey, DATAKEY_FIELDS } = await dataKeys();
+    const result = await generateDataKey(await this.#life.engine(), name, kind, req);
+    return warnUnknownFields(DATAKEY_FIELDS, req, result);
   }
 
   /**
@@ -302,7 +344,7 @@ export class Transit {
     name: string,
     req: T.HmacRequest,
   ): Promise<{ hmac: string; key_version: number } | T.BatchResult<T.HmacBatchItem>> {
-    return this.#run(hmac, name, req, undefined);
+    return this.#run(hmac, HMAC_FIELDS, name, req, undefined);
   }
 
   /**
@@ -321,8 +363,8 @@ export class Transit {
     name: string,
     req: T.SignRequest,
   ): Promise<T.SignResult | T.BatchResult<T.SignBatchItem>> {
-    const { sign } = await signing();
-    return sign(await this.#life.engine(), name, req);
+    const { sign, SIGN_FIELDS } = await signing();
+    return warnUnknownFields(SIGN_FIELDS, req, await sign(await this.#life.engine(), name, req));
   }
 
   /**
@@ -340,7 +382,7 @@ export class Transit {
     name: string,
     req: T.VerifyRequest,
   ): Promise<{ valid: boolean } | T.BatchResult<T.VerifyBatchItem>> {
-    return this.#run(verify, name, req, undefined);
+    return this.#run(verify, VERIFY_FIELDS, name, req, undefined);
   }
 
   /**
@@ -356,8 +398,9 @@ export class Transit {
     version?: string | number,
     options: T.ExportKeyOptions = {},
   ): Promise<T.ExportKeyResult> {
-    const { exportKey } = await exporting();
-    return exportKey(await this.#life.engine(), type, name, version, options);
+    const { exportKey, EXPORT_KEY_FIELDS } = await exporting();
+    const result = await exportKey(await this.#life.engine(), type, name, version, options);
+    return warnUnknownFields(EXPORT_KEY_FIELDS, options, result);
   }
 
   /**
@@ -367,8 +410,12 @@ export class Transit {
    * key, a public-only or missing version, or a template that does not parse.
    */
   async signCsr(name: string, req: T.SignCsrRequest = {}): Promise<T.SignCsrResult> {
-    const { signCsr } = await certificates();
-    return signCsr(await this.#life.engine(), name, req);
+    const { signCsr, SIGN_CSR_FIELDS } = await certificates();
+    return warnUnknownFields(
+      SIGN_CSR_FIELDS,
+      req,
+      await signCsr(await this.#life.engine(), name, req),
+    );
   }
 
   /**
@@ -381,20 +428,22 @@ export class Transit {
     name: string,
     req: T.SetCertificateRequest,
   ): Promise<T.SetCertificateResult> {
-    const { setCertificate } = await certificates();
-    return setCertificate(await this.#life.engine(), name, req);
+    const { setCertificate, SET_CERTIFICATE_FIELDS } = await certificates();
+    const result = await setCertificate(await this.#life.engine(), name, req);
+    return warnUnknownFields(SET_CERTIFICATE_FIELDS, req, result);
   }
 
   /** Hash data (`POST /transit/hash(/:algorithm)`); `format` hex (default) or base64. */
   async hash(req: T.HashRequest): Promise<{ sum: string }> {
-    const { hash } = await hashRandom();
-    return hash(await this.#life.engine(), req ?? {});
+    const { hash, HASH_FIELDS } = await hashRandom();
+    return warnUnknownFields(HASH_FIELDS, req, await hash(await this.#life.engine(), req ?? {}));
   }
 
   /** Random bytes from the platform CSPRNG (`POST /transit/random(/:source)(/:bytes)`). */
   async randomBytes(req: T.RandomRequest = {}): Promise<{ random_bytes: string }> {
-    const { randomBytes } = await hashRandom();
-    return randomBytes(await this.#life.engine(), req ?? {});
+    const { randomBytes, RANDOM_FIELDS } = await hashRandom();
+    const result = await randomBytes(await this.#life.engine(), req ?? {});
+    return warnUnknownFields(RANDOM_FIELDS, req, result);
   }
 
   /**
@@ -465,8 +514,9 @@ export class Transit {
     source: string,
     options: M.ByokExportOptions = {},
   ): Promise<M.ByokExportResult> {
-    const { byokExport } = await byok();
-    return byokExport(await this.#life.engine(), destination, source, options);
+    const { byokExport, BYOK_EXPORT_FIELDS } = await byok();
+    const result = await byokExport(await this.#life.engine(), destination, source, options);
+    return warnUnknownFields(BYOK_EXPORT_FIELDS, options, result, BYOK_ALSO);
   }
 
   /** Read the global key settings (`GET /transit/config/keys`). */
@@ -476,7 +526,8 @@ export class Transit {
 
   /** Write the global key settings (`POST /transit/config/keys`). */
   async writeKeysConfig(req: Partial<T.KeysConfig>): Promise<T.KeysConfig> {
-    return config.writeKeysConfig(await this.#life.engine(), req ?? {});
+    const result = await config.writeKeysConfig(await this.#life.engine(), req ?? {});
+    return warnUnknownFields(config.KEYS_CONFIG_FIELDS, req, result);
   }
 
   /** Read the parsed-key cache size (`GET /transit/cache-config`). */
@@ -489,7 +540,8 @@ export class Transit {
    * else at least 10 (LRU). Applies at once.
    */
   async writeCacheConfig(req: Partial<T.CacheConfig>): Promise<T.CacheConfig> {
-    return config.writeCacheConfig(await this.#life.engine(), req ?? {});
+    const result = await config.writeCacheConfig(await this.#life.engine(), req ?? {});
+    return warnUnknownFields(config.CACHE_CONFIG_FIELDS, req, result);
   }
 
   /** Run one auto-rotation pass now, on the configured clock. */
