@@ -16,10 +16,13 @@
  * gets the engine's message), so the order in which a request with several
  * faults is refused is unchanged. Undeclared fields are ignored, with
  * Vault's warning `Endpoint ignored these unrecognized parameters: [a b]`
- * beside the result ({@link warnUnknownFields}), as over HTTP.
+ * beside the result ({@link warnUnknownFields}), or refused first
+ * ({@link refuseUnknownFields}) when the caller chose `'reject'`, as over
+ * HTTP.
  * @module
  */
 import type { BinaryInput } from './encoding.js';
+import { invalidRequest, type TransitError } from './errors.js';
 import { asRequest } from './request.js';
 import { warningsOf, withWarnings } from './result-meta.js';
 
@@ -111,6 +114,35 @@ export function defineSchema<const S extends FieldSpecs>(fields: S): EndpointSch
   SCHEMAS.add(schema);
   KNOWN.set(schema, new Set(names));
   return Object.freeze(schema);
+}
+
+/**
+ * What a request's fields that its endpoint does not declare get: ignored
+ * with Vault's warning (`'warn'`, the default, as Vault), or refused with
+ * `invalid_request` before anything runs (`'reject'`).
+ * @public
+ */
+export type UnknownFields = 'warn' | 'reject';
+
+/** The refusal of undeclared fields in `'reject'` mode (the HTTP adapter's too). @internal */
+export const unrecognizedParameters = (names: readonly string[]): TransitError =>
+  invalidRequest(`unrecognized parameters: [${names.join(' ')}]`);
+
+/**
+ * In `'reject'` mode, refuse a request with undeclared fields (see
+ * {@link unknownFields}); nothing in `'warn'` mode.
+ * @throws TransitError `invalid_request` `unrecognized parameters: [a b]`.
+ * @internal
+ */
+export function refuseUnknownFields(
+  mode: UnknownFields,
+  schema: EndpointSchema,
+  req: unknown,
+  also?: readonly string[],
+): void {
+  if (mode !== 'reject') return;
+  const unknown = unknownFields(schema, req, also);
+  if (unknown !== undefined) throw unrecognizedParameters(unknown);
 }
 
 /** Vault's warning for ignored fields (the HTTP adapter's too). @internal */

@@ -25,7 +25,13 @@
  */
 import { invalidRequest } from '../../src/errors.js';
 import { goUnmarshalError } from '../../src/request.js';
-import type { EndpointSchema, FieldSpec, FieldType } from '../../src/schema.js';
+import {
+  type EndpointSchema,
+  type FieldSpec,
+  type FieldType,
+  type UnknownFields,
+  unrecognizedParameters,
+} from '../../src/schema.js';
 import { JsonNumber } from '../../src/util/json-number.js';
 import { setOwn } from '../../src/util/own.js';
 import {
@@ -45,8 +51,7 @@ import {
 import { parseKeepingLiterals } from './json-literals.js';
 import type { Route } from './route.js';
 
-/** How undeclared fields are treated. @public */
-export type UnknownFields = 'warn' | 'reject';
+export type { UnknownFields } from '../../src/schema.js';
 
 function describe(value: unknown, type: FieldType): string {
   if (value instanceof JsonNumber) value = value.text;
@@ -208,7 +213,7 @@ export function compileFields(schema: EndpointSchema): FieldParser {
     }
     unknown.sort();
     if (unknown.length > 0 && mode === 'reject') {
-      throw invalidRequest(`unrecognized parameters: [${unknown.join(' ')}]`);
+      throw unrecognizedParameters(unknown);
     }
     return { body, unknown };
   };

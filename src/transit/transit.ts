@@ -13,7 +13,12 @@
  */
 
 import { withWarnings } from '../result-meta.js';
-import { type EndpointSchema, unknownFields, warnUnknownFields } from '../schema.js';
+import {
+  type EndpointSchema,
+  refuseUnknownFields,
+  unknownFields,
+  warnUnknownFields,
+} from '../schema.js';
 import type { StreamDecryptOptions, StreamEncryptOptions } from '../stream/data-key.js';
 import type { EncryptedObject } from '../stream/reader.js';
 import type { RandomAccessSource } from '../stream/source.js';
@@ -112,13 +117,31 @@ export class Transit {
   ): Promise<R> {
     // Fixed arity: a rest parameter and a spread call cost ≈ 130 instructions a call.
     const e = this.#life.started();
-    const result = e
-      ? fn(e, name, req, options)
-      : this.#life.engine().then((x) => fn(x, name, req, options));
-    // The request's undeclared fields: Vault's warning beside the result (a
-    // scan of its few keys; no promise more unless there are some).
-    if (unknownFields(schema, req, also) === undefined) return result;
-    return result.then((r) => warnUnknownFields(schema, req, r, also));
+    // The scan for undeclared fields reads the request's few keys.
+    if (e && unknownFields(schema, req, also) === undefined) return fn(e, name, req, options);
+    // Start-up still running, or fields to refuse or warn about.
+    return this.#fields(schema, req, (x) => fn(x, name, req, options), also);
+  }
+
+  /**
+   * A call whose request `schema` describes, once start-up has finished:
+   * refused before it runs when the request has undeclared fields and
+   * `unknownFields` is `'reject'`, else answered with Vault's warning for
+   * them beside its result (schema.ts).
+   */
+  async #fields<R>(
+    schema: EndpointSchema,
+    req: unknown,
+    call: (e: Engine) => R | Promise<R>,
+    also?: readonly string[],
+  ): Promise<R> {
+    const e = await this.#life.engine();
+    refuseUnknownFields(e.unknownFields, schema, req, also);
+    const result = await call(e);
+    // A method that returns nothing has nowhere to carry the warning.
+    return typeof result === 'object' && result !== null
+      ? warnUnknownFields(schema, req, result, also)
+      : result;
   }
 
   /** The crypto backend in use (`'node'`, `'noble'` or a custom name). */
@@ -132,9 +155,10 @@ export class Transit {
    * @throws TransitError `invalid_request` for a bad name, type, flag combination, key_size or period.
    */
   async createKey(name: string, req: T.CreateKeyRequest = {}): Promise<T.KeyInfo> {
-    const { info, created } = await createKey(await this.#life.engine(), name, req);
-    withWarnings(info, created ? [] : [`key ${name} already existed`]);
-    return warnUnknownFields(CREATE_KEY_FIELDS, req, info);
+    return this.#fields(CREATE_KEY_FIELDS, req, async (e) => {
+      const { info, created } = await createKey(e, name, req);
+      return withWarnings(info, created ? [] : [`key ${name} already existed`]);
+    });
   }
 
   /**
@@ -144,16 +168,12 @@ export class Transit {
    * @throws TransitError `not_found` when the key does not exist; `invalid_request` for a bad context.
    */
   async readKey(name: string, req: T.ReadKeyRequest = {}): Promise<T.KeyInfo> {
-    return warnUnknownFields(
-      READ_KEY_FIELDS,
-      req,
-      await readKey(await this.#life.engine(), name, req),
-    );
+    return this.#fields(READ_KEY_FIELDS, req, (e) => readKey(e, name, req));
   }
 
   /** List key names, sorted, optionally paginated (`LIST /transit/keys`). */
   async listKeys(req: T.ListKeysRequest = {}): Promise<{ keys: string[] }> {
-    return warnUnknownFields(LIST_KEYS_FIELDS, req, await listKeys(await this.#life.engine(), req));
+    return this.#fields(LIST_KEYS_FIELDS, req, (e) => listKeys(e, req));
   }
 
   /**
@@ -163,8 +183,10 @@ export class Transit {
    */
   async updateKeyConfig(name: string, req: T.KeyConfigRequest = {}): Promise<T.KeyInfo> {
     const { updateKeyConfig, KEY_CONFIG_FIELDS } = await rotateConfig();
-    const { info, warnings } = await updateKeyConfig(await this.#life.engine(), name, req);
-    return warnUnknownFields(KEY_CONFIG_FIELDS, req, withWarnings(info, warnings));
+    return this.#fields(KEY_CONFIG_FIELDS, req, async (e) => {
+      const { info, warnings } = await updateKeyConfig(e, name, req);
+      return withWarnings(info, warnings);
+    });
   }
 
   /**
@@ -182,11 +204,7 @@ export class Transit {
    */
   async trimKey(name: string, req: { min_available_version?: number }): Promise<T.KeyInfo> {
     const { trimKey, TRIM_FIELDS } = await rotateConfig();
-    return warnUnknownFields(
-      TRIM_FIELDS,
-      req,
-      await trimKey(await this.#life.engine(), name, req ?? {}),
-    );
+    return this.#fields(TRIM_FIELDS, req, (e) => trimKey(e, name, req ?? {}));
   }
 
   /**
@@ -277,8 +295,7 @@ export class Transit {
     req: T.DataKeyRequest = {},
   ): Promise<T.DataKeyResult> {
     const { generateDataKey, DATAKEY_FIELDS } = await dataKeys();
-    const result = await generateDataKey(await this.#life.engine(), name, kind, req);
-    return warnUnknownFields(DATAKEY_FIELDS, req, result);
+    return this.#fields(DATAKEY_FIELDS, req, (e) => generateDataKey(e, name, kind, req));
   }
 
   /**
@@ -364,7 +381,7 @@ export class Transit {
     req: T.SignRequest,
   ): Promise<T.SignResult | T.BatchResult<T.SignBatchItem>> {
     const { sign, SIGN_FIELDS } = await signing();
-    return warnUnknownFields(SIGN_FIELDS, req, await sign(await this.#life.engine(), name, req));
+    return this.#fields(SIGN_FIELDS, req, (e) => sign(e, name, req));
   }
 
   /**
@@ -399,8 +416,9 @@ export class Transit {
     options: T.ExportKeyOptions = {},
   ): Promise<T.ExportKeyResult> {
     const { exportKey, EXPORT_KEY_FIELDS } = await exporting();
-    const result = await exportKey(await this.#life.engine(), type, name, version, options);
-    return warnUnknownFields(EXPORT_KEY_FIELDS, options, result);
+    return this.#fields(EXPORT_KEY_FIELDS, options, (e) =>
+      exportKey(e, type, name, version, options),
+    );
   }
 
   /**
@@ -411,11 +429,7 @@ export class Transit {
    */
   async signCsr(name: string, req: T.SignCsrRequest = {}): Promise<T.SignCsrResult> {
     const { signCsr, SIGN_CSR_FIELDS } = await certificates();
-    return warnUnknownFields(
-      SIGN_CSR_FIELDS,
-      req,
-      await signCsr(await this.#life.engine(), name, req),
-    );
+    return this.#fields(SIGN_CSR_FIELDS, req, (e) => signCsr(e, name, req));
   }
 
   /**
@@ -429,21 +443,19 @@ export class Transit {
     req: T.SetCertificateRequest,
   ): Promise<T.SetCertificateResult> {
     const { setCertificate, SET_CERTIFICATE_FIELDS } = await certificates();
-    const result = await setCertificate(await this.#life.engine(), name, req);
-    return warnUnknownFields(SET_CERTIFICATE_FIELDS, req, result);
+    return this.#fields(SET_CERTIFICATE_FIELDS, req, (e) => setCertificate(e, name, req));
   }
 
   /** Hash data (`POST /transit/hash(/:algorithm)`); `format` hex (default) or base64. */
   async hash(req: T.HashRequest): Promise<{ sum: string }> {
     const { hash, HASH_FIELDS } = await hashRandom();
-    return warnUnknownFields(HASH_FIELDS, req, await hash(await this.#life.engine(), req ?? {}));
+    return this.#fields(HASH_FIELDS, req, (e) => hash(e, req ?? {}));
   }
 
   /** Random bytes from the platform CSPRNG (`POST /transit/random(/:source)(/:bytes)`). */
   async randomBytes(req: T.RandomRequest = {}): Promise<{ random_bytes: string }> {
     const { randomBytes, RANDOM_FIELDS } = await hashRandom();
-    const result = await randomBytes(await this.#life.engine(), req ?? {});
-    return warnUnknownFields(RANDOM_FIELDS, req, result);
+    return this.#fields(RANDOM_FIELDS, req, (e) => randomBytes(e, req ?? {}));
   }
 
   /**
@@ -463,8 +475,8 @@ export class Transit {
    * @throws TransitError `invalid_request` for a malformed blob or an existing name.
    */
   async restoreKey(req: T.RestoreRequest): Promise<void> {
-    const { restoreKey } = await backups();
-    return restoreKey(await this.#life.engine(), req);
+    const { restoreKey, RESTORE_FIELDS } = await backups();
+    return this.#fields(RESTORE_FIELDS, req, (e) => restoreKey(e, req));
   }
 
   /**
@@ -486,8 +498,8 @@ export class Transit {
    * material that does not unwrap, parse or fit the type.
    */
   async importKey(name: string, req: M.ImportKeyRequest): Promise<void> {
-    const { importKey } = await imports();
-    return importKey(await this.#life.engine(), name, req);
+    const { importKey, IMPORT_KEY_FIELDS } = await imports();
+    return this.#fields(IMPORT_KEY_FIELDS, req, (e) => importKey(e, name, req));
   }
 
   /**
@@ -498,8 +510,8 @@ export class Transit {
    * key that does not take imports, or a key pair that does not match.
    */
   async importKeyVersion(name: string, req: M.ImportKeyVersionRequest): Promise<void> {
-    const { importKeyVersion } = await imports();
-    return importKeyVersion(await this.#life.engine(), name, req);
+    const { importKeyVersion, IMPORT_KEY_VERSION_FIELDS } = await imports();
+    return this.#fields(IMPORT_KEY_VERSION_FIELDS, req, (e) => importKeyVersion(e, name, req));
   }
 
   /**
@@ -515,8 +527,12 @@ export class Transit {
     options: M.ByokExportOptions = {},
   ): Promise<M.ByokExportResult> {
     const { byokExport, BYOK_EXPORT_FIELDS } = await byok();
-    const result = await byokExport(await this.#life.engine(), destination, source, options);
-    return warnUnknownFields(BYOK_EXPORT_FIELDS, options, result, BYOK_ALSO);
+    return this.#fields(
+      BYOK_EXPORT_FIELDS,
+      options,
+      (e) => byokExport(e, destination, source, options),
+      BYOK_ALSO,
+    );
   }
 
   /** Read the global key settings (`GET /transit/config/keys`). */
@@ -526,8 +542,9 @@ export class Transit {
 
   /** Write the global key settings (`POST /transit/config/keys`). */
   async writeKeysConfig(req: Partial<T.KeysConfig>): Promise<T.KeysConfig> {
-    const result = await config.writeKeysConfig(await this.#life.engine(), req ?? {});
-    return warnUnknownFields(config.KEYS_CONFIG_FIELDS, req, result);
+    return this.#fields(config.KEYS_CONFIG_FIELDS, req, (e) =>
+      config.writeKeysConfig(e, req ?? {}),
+    );
   }
 
   /** Read the parsed-key cache size (`GET /transit/cache-config`). */
@@ -540,8 +557,9 @@ export class Transit {
    * else at least 10 (LRU). Applies at once.
    */
   async writeCacheConfig(req: Partial<T.CacheConfig>): Promise<T.CacheConfig> {
-    const result = await config.writeCacheConfig(await this.#life.engine(), req ?? {});
-    return warnUnknownFields(config.CACHE_CONFIG_FIELDS, req, result);
+    return this.#fields(config.CACHE_CONFIG_FIELDS, req, (e) =>
+      config.writeCacheConfig(e, req ?? {}),
+    );
   }
 
   /** Run one auto-rotation pass now, on the configured clock. */

@@ -5,8 +5,8 @@
  * JavaScript caller's misspelt field (`key_verison`) is visible instead of
  * silently taking the default.
  */
-import { type Transit, warningsOf } from 'transitkit';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { Transit, warningsOf } from 'transitkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { b64, expectError, makeEngine } from './support.js';
 
 const PT = b64('hello');
@@ -16,55 +16,72 @@ const warning = (...names: string[]) =>
 const loose = <T>(x: T) => x as never;
 
 let t: Transit;
+/** The same keys in an engine with `unknownFields: 'reject'`. */
+let strict: Transit;
 let ciphertext: string;
 let hmacOf: string;
 let signature: string;
 
 beforeAll(async () => {
-  t = makeEngine().transit;
+  const engine = makeEngine();
+  t = engine.transit;
   await t.createKey('k', { exportable: true, allow_plaintext_backup: true });
   await t.createKey('ec', { type: 'ecdsa-p256' });
   await t.createKey('wrap', { type: 'rsa-2048' });
   await t.createKey('trim');
   await t.updateKeyConfig('trim', { min_encryption_version: 1, min_decryption_version: 1 });
+  strict = new Transit({ storage: engine.storage, autoRotate: false, unknownFields: 'reject' });
   ciphertext = (await t.encrypt('k', { plaintext: PT })).ciphertext;
   hmacOf = (await t.hmac('k', { input: PT })).hmac;
   signature = (await t.sign('ec', { input: PT })).signature;
 });
+afterAll(() => strict.close());
 
 describe('library requests with undeclared fields', () => {
   // Each call once with two extra fields (reported sorted), once without.
-  const calls: [string, (extra: Record<string, unknown>) => Promise<object>][] = [
-    ['encrypt', (x) => t.encrypt('k', loose({ plaintext: PT, ...x }))],
-    ['decrypt', (x) => t.decrypt('k', loose({ ciphertext, ...x }))],
-    ['rewrap', (x) => t.rewrap('k', loose({ ciphertext, ...x }))],
-    ['hmac', (x) => t.hmac('k', loose({ input: PT, ...x }))],
-    ['verify', (x) => t.verify('k', loose({ input: PT, hmac: hmacOf, ...x }))],
-    ['sign', (x) => t.sign('ec', loose({ input: PT, ...x }))],
-    ['verify signature', (x) => t.verify('ec', loose({ input: PT, signature, ...x }))],
-    ['readKey', (x) => t.readKey('k', loose(x))],
-    ['listKeys', (x) => t.listKeys(loose(x))],
-    ['updateKeyConfig', (x) => t.updateKeyConfig('k', loose({ deletion_allowed: false, ...x }))],
-    ['trimKey', (x) => t.trimKey('trim', loose({ min_available_version: 1, ...x }))],
-    ['generateDataKey', (x) => t.generateDataKey('k', 'wrapped', loose(x))],
-    ['exportKey', (x) => t.exportKey('encryption-key', 'k', 1, loose(x))],
-    ['signCsr', (x) => t.signCsr('ec', loose(x))],
-    ['hash', (x) => t.hash(loose({ input: PT, ...x }))],
-    ['randomBytes', (x) => t.randomBytes(loose(x))],
-    ['byokExport', (x) => t.byokExport('wrap', 'k', loose(x))],
-    ['writeKeysConfig', (x) => t.writeKeysConfig(loose(x))],
-    ['writeCacheConfig', (x) => t.writeCacheConfig(loose(x))],
+  const calls: [string, (t: Transit, extra: Record<string, unknown>) => Promise<object>][] = [
+    ['encrypt', (t, x) => t.encrypt('k', loose({ plaintext: PT, ...x }))],
+    ['decrypt', (t, x) => t.decrypt('k', loose({ ciphertext, ...x }))],
+    ['rewrap', (t, x) => t.rewrap('k', loose({ ciphertext, ...x }))],
+    ['hmac', (t, x) => t.hmac('k', loose({ input: PT, ...x }))],
+    ['verify', (t, x) => t.verify('k', loose({ input: PT, hmac: hmacOf, ...x }))],
+    ['sign', (t, x) => t.sign('ec', loose({ input: PT, ...x }))],
+    ['verify signature', (t, x) => t.verify('ec', loose({ input: PT, signature, ...x }))],
+    ['readKey', (t, x) => t.readKey('k', loose(x))],
+    ['listKeys', (t, x) => t.listKeys(loose(x))],
+    ['updateKeyConfig', (t, x) => t.updateKeyConfig('k', loose({ deletion_allowed: false, ...x }))],
+    ['trimKey', (t, x) => t.trimKey('trim', loose({ min_available_version: 1, ...x }))],
+    ['generateDataKey', (t, x) => t.generateDataKey('k', 'wrapped', loose(x))],
+    ['exportKey', (t, x) => t.exportKey('encryption-key', 'k', 1, loose(x))],
+    ['signCsr', (t, x) => t.signCsr('ec', loose(x))],
+    ['hash', (t, x) => t.hash(loose({ input: PT, ...x }))],
+    ['randomBytes', (t, x) => t.randomBytes(loose(x))],
+    ['byokExport', (t, x) => t.byokExport('wrap', 'k', loose(x))],
+    ['writeKeysConfig', (t, x) => t.writeKeysConfig(loose(x))],
+    ['writeCacheConfig', (t, x) => t.writeCacheConfig(loose(x))],
   ];
 
   it.each(calls)('%s: warns once, sorted, and answers as without them', async (_, call) => {
-    const plain = await call({});
+    const plain = await call(t, {});
     expect(warningsOf(plain)).toEqual([]);
-    const extra = await call({ zeta: 1, key_verison: 2 });
+    const extra = await call(t, { zeta: 1, key_verison: 2 });
     expect(warningsOf(extra)).toEqual([warning('key_verison', 'zeta')]);
     expect(Object.keys(extra)).toEqual(Object.keys(plain));
     // The warning stays with that one result: the next plain call has none.
-    expect(warningsOf(await call({}))).toEqual([]);
+    expect(warningsOf(await call(t, {}))).toEqual([]);
   });
+
+  it.each(calls)(
+    "%s with unknownFields 'reject': refused first, else as usual",
+    async (_, call) => {
+      await expectError(
+        call(strict, { zeta: 1, key_verison: 2 }),
+        'invalid_request',
+        'unrecognized parameters: [key_verison zeta]',
+      );
+      expect(warningsOf(await call(strict, {}))).toEqual([]);
+    },
+  );
 
   it('createKey: the unknown-field warning comes before the endpoint’s own', async () => {
     const made = await t.createKey('fresh', loose({ tpye: 'rsa-2048' }));
@@ -114,5 +131,58 @@ describe('library requests with undeclared fields', () => {
       'invalid_request',
       /missing plaintext/,
     );
+  });
+});
+
+describe("unknownFields: 'reject'", () => {
+  it('writes nothing: no key created, upserted, imported or restored', async () => {
+    await expectError(strict.createKey('new-1', loose({ tpye: 'rsa-2048' })), 'invalid_request');
+    await expectError(
+      strict.encrypt('new-2', loose({ plaintext: PT, extra: 1 })),
+      'invalid_request',
+    );
+    const { backup } = await t.backupKey('k');
+    await expectError(
+      strict.restoreKey(loose({ backup, name: 'new-3', extra: 1 })),
+      'invalid_request',
+      'unrecognized parameters: [extra]',
+    );
+    const { public_key } = (await t.readKey('ec')).keys['1'] as { public_key: string };
+    await expectError(
+      strict.importKey('new-4', loose({ type: 'ecdsa-p256', public_key, extra: 1 })),
+      'invalid_request',
+      'unrecognized parameters: [extra]',
+    );
+    expect((await strict.listKeys()).keys.filter((k) => k.startsWith('new-'))).toEqual([]);
+    // The same calls without the field go through.
+    await strict.restoreKey({ backup, name: 'new-3' });
+    await strict.importKey('new-4', { type: 'ecdsa-p256', public_key });
+    expect((await strict.listKeys()).keys.filter((k) => k.startsWith('new-'))).toEqual([
+      'new-3',
+      'new-4',
+    ]);
+  });
+
+  it('refuses before any other check of the call', async () => {
+    // The over-long name and the missing plaintext would be the errors without it.
+    await expectError(
+      strict.encrypt('x'.repeat(200), loose({ extra: 1 })),
+      'invalid_request',
+      'unrecognized parameters: [extra]',
+    );
+  });
+
+  it("the option takes only 'warn' or 'reject'", () => {
+    for (const unknownFields of ['strict', '', 1, true]) {
+      expect(() => new Transit(loose({ unknownFields }))).toThrow(
+        "'unknownFields' must be 'warn' or 'reject'",
+      );
+    }
+  });
+
+  it('warn mode: a method that returns nothing still runs (no result to carry the warning)', async () => {
+    const { backup } = await t.backupKey('k');
+    await t.restoreKey(loose({ backup, name: 'restored-warn', extra: 1 }));
+    expect((await t.readKey('restored-warn')).name).toBe('restored-warn');
   });
 });
