@@ -40,7 +40,7 @@ import type { LeaseManager } from '../leases/lease-manager.js';
 import { asRequest, parseDurationSeconds } from '../request.js';
 import { requireStorageAdapter, type StorageAdapter } from '../storage/adapter.js';
 import { contended } from '../util/contention.js';
-import { refuseUnknownOptions } from '../util/options.js';
+import { optionKeys, refuseUnknownOptions } from '../util/options.js';
 import { registerTokenNow, type TokenSource } from './answer-now.js';
 import { type AuthenticateContext, authenticateHash, contextOf } from './token-authenticate.js';
 import { TokenEntries } from './token-entries.js';
@@ -68,6 +68,17 @@ import {
 import { type RenewContext, renewToken } from './token-renew.js';
 import { bindLeases, revokeOrphan, revokeTree } from './token-revoke.js';
 import { type TokenCrypto, TokenSalt } from './token-salt.js';
+
+/**
+ * The options objects of the store's methods: a misspelt one is refused, never
+ * its default in silence (`sudo: false` for a misspelt `sudo`).
+ */
+const ROOT_OPTIONS = optionKeys<{ id?: string }>({ id: true });
+const CREATE_OPTIONS = optionKeys<{ sudo?: boolean; orphan?: boolean }>({
+  sudo: true,
+  orphan: true,
+});
+const SUDO_OPTIONS = optionKeys<{ sudo?: boolean }>({ sudo: true });
 
 /** {@link TokenStore}'s answer is not known without a promise. */
 const LATER = Symbol('later');
@@ -150,7 +161,9 @@ export class TokenStore {
    * @throws TransitError `invalid_request` for an unusable `id`.
    */
   async createRoot(options: { id?: string } = {}): Promise<string> {
-    return issueRoot(this.#parts, options.id);
+    const o = asRequest(options, 'options');
+    refuseUnknownOptions(o, ROOT_OPTIONS, 'createRoot');
+    return issueRoot(this.#parts, o.id as string | undefined);
   }
 
   /**
@@ -229,6 +242,7 @@ export class TokenStore {
     req: TokenCreateRequest = {},
     options: { sudo?: boolean; orphan?: boolean } = {},
   ): Promise<TokenAuth> {
+    refuseUnknownOptions(asRequest(options, 'options'), CREATE_OPTIONS, 'create');
     return issueChild(this.#parts, parent, req, options);
   }
 
@@ -280,6 +294,7 @@ export class TokenStore {
    * (`missing token ID`), or for an unknown one (`token to revoke not found`, Vault's).
    */
   async revokeOrphan(token: string, options: { sudo?: boolean } = {}): Promise<void> {
+    refuseUnknownOptions(asRequest(options, 'options'), SUDO_OPTIONS, 'revokeOrphan');
     if (options.sudo !== true) {
       throw invalidRequest('root or sudo privileges required to revoke and orphan');
     }

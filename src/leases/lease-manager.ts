@@ -75,41 +75,35 @@ export class LeaseManager {
   readonly #tidy: ReturnType<typeof tidyRunner>;
 
   constructor(options: LeaseManagerOptions) {
-    const o = leaseOptions(options);
+    const {
+      leadership: given,
+      leaderTtlMs,
+      leaderRefreshMs,
+      metrics,
+      countIntervalMs,
+      ...o
+    } = leaseOptions(options);
     this.#ctx = {
-      storage: o.storage,
-      clock: o.clock,
-      random: o.random,
-      maxTtl: o.maxTtl,
-      defaultTtl: o.defaultTtl,
-      revokeTimeoutMs: o.revokeTimeoutMs,
-      maxRevokeAttempts: o.maxRevokeAttempts,
-      retryBaseMs: o.retryBaseMs,
-      sliceSize: o.sliceSize,
-      concurrency: o.concurrency,
+      ...o,
       revokers: new RevokerRegistry(),
-      tokenExists: o.tokenExists,
-      tokenKey: o.tokenKey,
-      onError: o.onError,
       queue: undefined,
       running: new Map(),
       background: new Set(),
     };
-    const shared = o.leadership;
     const leadership =
-      shared ??
+      given ??
       new Leadership({
         storage: o.storage,
         clock: o.clock,
-        ttlMs: o.leaderTtlMs,
-        refreshMs: o.leaderRefreshMs,
+        ttlMs: leaderTtlMs,
+        refreshMs: leaderRefreshMs,
         onError: o.onError,
       });
     this.#leadership = leadership;
-    this.#scheduler = new Scheduler(this.#ctx, leadership, shared === undefined);
+    this.#scheduler = new Scheduler(this.#ctx, leadership, given === undefined);
     this.#tidy = tidyRunner(this.#ctx);
     // Last: the gauges are registered only once every option was accepted.
-    this.#metrics = leaseMetrics(o.metrics, o.storage, o.clock, o.countIntervalMs);
+    this.#metrics = leaseMetrics(metrics, o.storage, o.clock, countIntervalMs);
     this.#ctx.expiryLag = this.#metrics.expiryLag;
   }
 

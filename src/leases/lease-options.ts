@@ -11,12 +11,13 @@ import { resolveMetrics } from '../metrics/noop.js';
 import type { Metrics } from '../metrics/types.js';
 import { Leadership } from '../node/leadership.js';
 import { asRequest } from '../request.js';
-import { requireStorageAdapter, type StorageAdapter } from '../storage/adapter.js';
+import { requireStorageAdapter } from '../storage/adapter.js';
 import { optionKeys, refuseUnknownOptions } from '../util/options.js';
 import { sha256TokenKey } from './by-token.js';
 import { platformRandom } from './lease.js';
 import { DEFAULT_COUNT_INTERVAL_MS } from './lease-metrics.js';
-import type { LeaseManagerOptions } from './types.js';
+import type { LeaseContext } from './lease-store.js';
+import type { LeaseManagerOptions, RevokeOptions } from './types.js';
 
 const DAY = 86_400;
 /** Vault's system default and maximum lease TTL: 32 days. */
@@ -69,36 +70,48 @@ export function positiveInt(
   return value;
 }
 
-/** The `sync` option of a revoke: true unless `false` (Vault's code default). @internal */
+/** Every option of {@link RevokeOptions}. */
+const REVOKE_OPTIONS = optionKeys<RevokeOptions>({ sync: true });
+
+/**
+ * The `sync` option of a revoke: true unless `false` (Vault's code default).
+ * @throws TransitError `invalid_request` for another option (`unknown revoke option 'x'`).
+ * @internal
+ */
 export function syncOf(options: unknown): boolean {
-  const sync = asRequest(options, 'options').sync;
+  const o = asRequest(options, 'options');
+  refuseUnknownOptions(o, REVOKE_OPTIONS, 'revoke');
+  const sync = o.sync;
   if (sync !== undefined && typeof sync !== 'boolean')
     throw invalidRequest("'sync' must be a boolean");
   return sync !== false;
 }
 
+/** The options the lease modules read, as their context holds them. */
+type SharedSettings =
+  | 'storage'
+  | 'clock'
+  | 'random'
+  | 'maxTtl'
+  | 'defaultTtl'
+  | 'revokeTimeoutMs'
+  | 'maxRevokeAttempts'
+  | 'retryBaseMs'
+  | 'sliceSize'
+  | 'concurrency'
+  | 'tokenExists'
+  | 'tokenKey'
+  | 'onError';
+
 /** A manager's options, checked, with every default filled in. @internal */
-export interface LeaseSettings {
-  readonly storage: StorageAdapter;
-  readonly clock: Clock;
-  readonly random: (n: number) => Uint8Array;
-  readonly maxTtl: number;
-  readonly defaultTtl: number;
-  readonly revokeTimeoutMs: number;
-  readonly maxRevokeAttempts: number;
-  readonly retryBaseMs: number;
-  readonly sliceSize: number;
-  readonly concurrency: number;
-  readonly tokenExists: ((token: string) => Promise<boolean>) | undefined;
-  readonly tokenKey: (token: string) => string | Promise<string>;
-  readonly onError: (error: unknown) => void;
+export type LeaseSettings = Pick<LeaseContext, SharedSettings> & {
   /** A leadership shared with other services, or `undefined` for one of the manager's own. */
   readonly leadership: Leadership | undefined;
   readonly leaderTtlMs: number;
   readonly leaderRefreshMs: number;
   readonly metrics: Metrics;
   readonly countIntervalMs: number;
-}
+};
 
 /**
  * Check a `LeaseManager`'s options and fill in the defaults.

@@ -10,6 +10,7 @@ import { TokenStore } from '../../src/auth/token-store.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
 import { TransitNode } from '../../src/node/transit-node.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
+import { Transit } from '../../src/transit/transit.js';
 import { optionKeys, refuseUnknownOptions } from '../../src/util/options.js';
 
 const refusal = (message: string) => expect.objectContaining({ code: 'invalid_request', message });
@@ -155,5 +156,56 @@ describe('the storage check', () => {
     expect(() => new TokenStore({ storage: 'file' as never })).toThrow(
       refusal("'storage' must be a StorageAdapter"),
     );
+  });
+});
+
+describe("the methods' options objects refuse an unknown key too, before doing anything", () => {
+  it("encrypt's { upsert }: a misspelt upsert never creates the key", async () => {
+    const transit = new Transit({ autoRotate: false });
+    await expect(
+      transit.encrypt('new', { plaintext: 'aGk=' }, { upsret: false } as never),
+    ).rejects.toEqual(refusal("unknown encrypt option 'upsret'"));
+    expect((await transit.listKeys()).keys).toEqual([]);
+    await expect(
+      transit.encrypt('new', { plaintext: 'aGk=' }, { upsert: false }),
+    ).rejects.toMatchObject({ code: 'invalid_request', message: 'encryption key not found' });
+    await transit.close();
+  });
+
+  it("a revoke's { sync }: the lease stays until a known option is given", async () => {
+    const storage = new MemoryStorage();
+    const leases = new LeaseManager({ storage });
+    leases.registerRevoker('db/', () => undefined);
+    const { lease_id } = await leases.issue({ path: 'db/creds/ro', ttl: 60, renewable: true });
+    await expect(leases.revoke(lease_id, { snyc: true } as never)).rejects.toEqual(
+      refusal("unknown revoke option 'snyc'"),
+    );
+    await expect(leases.revokePrefix('db/', { synk: false } as never)).rejects.toEqual(
+      refusal("unknown revoke option 'synk'"),
+    );
+    expect((await leases.lookup(lease_id)).id).toBe(lease_id);
+    await leases.revoke(lease_id, { sync: true });
+    await expect(leases.lookup(lease_id)).rejects.toMatchObject({ code: 'invalid_request' });
+    await leases.stop();
+  });
+
+  it("the token store's { sudo, orphan } and { id }: refused, no token made or revoked", async () => {
+    const tokens = new TokenStore({ storage: new MemoryStorage() });
+    const root = await tokens.createRoot();
+    const ctx = await tokens.authenticate(root);
+    if (!ctx) throw new Error('root did not authenticate');
+    await expect(tokens.createRoot({ idd: 'chosen' } as never)).rejects.toEqual(
+      refusal("unknown createRoot option 'idd'"),
+    );
+    expect(await tokens.exists('chosen')).toBe(false);
+    await expect(tokens.create(ctx, {}, { sduo: true } as never)).rejects.toEqual(
+      refusal("unknown create option 'sduo'"),
+    );
+    const child = await tokens.create(ctx, { policies: ['default'] });
+    await expect(tokens.revokeOrphan(child.client_token, { sudoo: true } as never)).rejects.toEqual(
+      refusal("unknown revokeOrphan option 'sudoo'"),
+    );
+    expect(await tokens.exists(child.client_token)).toBe(true);
+    await tokens.close();
   });
 });
