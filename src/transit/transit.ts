@@ -84,7 +84,9 @@ const REWRAP_ALSO = ['partial_failure_response_code'] as const;
  *
  * Method inputs and outputs are the documented JSON shapes of the HTTP API
  * (snake_case fields); binary inputs take base64 strings or `Uint8Array`s.
- * Every failure is a {@link TransitError}.
+ * Every failure is a {@link TransitError}. A request field the endpoint does
+ * not declare is ignored with Vault's warning beside the result
+ * (`warningsOf`), or refused with `unknownFields: 'reject'`.
  *
  * @example
  * ```ts
