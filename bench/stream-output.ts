@@ -96,7 +96,8 @@ for (let r = 0; r < ROUNDS; r++) {
   for (const [name, run] of Object.entries(CASES)) {
     const start = cpuMs();
     run(ROUND);
-    (rates[name] ??= []).push(ROUND / MiB / ((cpuMs() - start) / 1000));
+    const rate = ROUND / MiB / ((cpuMs() - start) / 1000);
+    rates[name] = [...(rates[name] ?? []), rate];
   }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
