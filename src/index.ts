@@ -117,7 +117,6 @@ export type {
   UnsealRequest,
 } from './node/types.js';
 export { warningsOf } from './result-meta.js';
-export type { UnknownFields } from './schema.js';
 export type {
   ListOptions,
   LockHandle,

@@ -14,17 +14,11 @@
  * when omitted). The per-field checks stay where the engine reads each field
  * (the typed request means a TS caller cannot pass a wrong type; a JS caller
  * gets the engine's message), so the order in which a request with several
- * faults is refused is unchanged. Undeclared fields are ignored, with
- * Vault's warning `Endpoint ignored these unrecognized parameters: [a b]`
- * beside the result ({@link warnUnknownFields}), or refused first
- * ({@link refuseUnknownFields}) when the caller chose `'reject'`, as over
- * HTTP.
+ * faults is refused is unchanged. Undeclared fields are ignored.
  * @module
  */
 import type { BinaryInput } from './encoding.js';
-import { invalidRequest, type TransitError } from './errors.js';
 import { asRequest } from './request.js';
-import { warningsOf, withWarnings } from './result-meta.js';
 
 /**
  * Field types, with Vault's weak JSON conversions at the HTTP edge
@@ -93,8 +87,6 @@ export interface EndpointSchema<S extends FieldSpecs = FieldSpecs> {
 }
 
 const SCHEMAS = new WeakSet<object>();
-/** Each schema's field names as a set (the scan for undeclared fields). */
-const KNOWN = new WeakMap<object, ReadonlySet<string>>();
 
 /** Whether a value was built by {@link defineSchema} (the route-table test uses it). @internal */
 export const isEndpointSchema = (value: unknown): value is EndpointSchema =>
@@ -112,87 +104,7 @@ export function defineSchema<const S extends FieldSpecs>(fields: S): EndpointSch
     request: asRequest as EndpointSchema<S>['request'],
   };
   SCHEMAS.add(schema);
-  KNOWN.set(schema, new Set(names));
   return Object.freeze(schema);
-}
-
-/**
- * What a request's fields that its endpoint does not declare get: ignored
- * with Vault's warning (`'warn'`, the default, as Vault), or refused with
- * `invalid_request` before anything runs (`'reject'`).
- * @public
- */
-export type UnknownFields = 'warn' | 'reject';
-
-/** The refusal of undeclared fields in `'reject'` mode (the HTTP adapter's too). @internal */
-export const unrecognizedParameters = (names: readonly string[]): TransitError =>
-  invalidRequest(`unrecognized parameters: [${names.join(' ')}]`);
-
-/**
- * In `'reject'` mode, refuse a request with undeclared fields (see
- * {@link unknownFields}); nothing in `'warn'` mode.
- * @throws TransitError `invalid_request` `unrecognized parameters: [a b]`.
- * @internal
- */
-export function refuseUnknownFields(
-  mode: UnknownFields,
-  schema: EndpointSchema,
-  req: unknown,
-  also?: readonly string[],
-): void {
-  if (mode !== 'reject') return;
-  const unknown = unknownFields(schema, req, also);
-  if (unknown !== undefined) throw unrecognizedParameters(unknown);
-}
-
-/** Vault's warning for ignored fields (the HTTP adapter's too). @internal */
-export const unknownFieldsWarning = (names: readonly string[]): string =>
-  `Endpoint ignored these unrecognized parameters: [${names.join(' ')}]`;
-
-/**
- * The fields of a library request that `schema` does not declare, sorted
- * (as the HTTP adapter reports them); `undefined` when there are none, or
- * when `req` is not a plain object (the endpoint refuses it). A field whose
- * value is `undefined` counts as absent; `also` names fields the library's
- * request type declares beyond the route's (a path parameter, a field the
- * route does not take).
- * @internal
- */
-export function unknownFields(
-  schema: EndpointSchema,
-  req: unknown,
-  also?: readonly string[],
-): string[] | undefined {
-  if (typeof req !== 'object' || req === null) return undefined;
-  const proto = Object.getPrototypeOf(req);
-  if (proto !== Object.prototype && proto !== null) return undefined;
-  const known = KNOWN.get(schema);
-  if (known === undefined) return undefined;
-  let unknown: string[] | undefined;
-  const fields = req as Record<string, unknown>;
-  for (const name in fields) {
-    if (known.has(name) || !Object.hasOwn(fields, name) || fields[name] === undefined) continue;
-    if (also?.includes(name)) continue;
-    if (unknown === undefined) unknown = [];
-    unknown.push(name);
-  }
-  return unknown?.sort();
-}
-
-/**
- * `result`, with Vault's warning for the undeclared fields of `req` placed
- * before the warnings it already carries (the order of the HTTP envelope).
- * @internal
- */
-export function warnUnknownFields<T extends object>(
-  schema: EndpointSchema,
-  req: unknown,
-  result: T,
-  also?: readonly string[],
-): T {
-  const unknown = unknownFields(schema, req, also);
-  if (unknown === undefined) return result;
-  return withWarnings(result, [unknownFieldsWarning(unknown), ...warningsOf(result)]);
 }
 
 /** Which field specs can produce a value of type `V` (loosely: any string member takes a text field). */

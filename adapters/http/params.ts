@@ -25,13 +25,7 @@
  */
 import { invalidRequest } from '../../src/errors.js';
 import { goUnmarshalError } from '../../src/request.js';
-import {
-  type EndpointSchema,
-  type FieldSpec,
-  type FieldType,
-  type UnknownFields,
-  unrecognizedParameters,
-} from '../../src/schema.js';
+import type { EndpointSchema, FieldSpec, FieldType } from '../../src/schema.js';
 import { JsonNumber } from '../../src/util/json-number.js';
 import { setOwn } from '../../src/util/own.js';
 import {
@@ -51,7 +45,8 @@ import {
 import { parseKeepingLiterals } from './json-literals.js';
 import type { Route } from './route.js';
 
-export type { UnknownFields } from '../../src/schema.js';
+/** How undeclared fields are treated. @public */
+export type UnknownFields = 'warn' | 'reject';
 
 function describe(value: unknown, type: FieldType): string {
   if (value instanceof JsonNumber) value = value.text;
@@ -213,7 +208,7 @@ export function compileFields(schema: EndpointSchema): FieldParser {
     }
     unknown.sort();
     if (unknown.length > 0 && mode === 'reject') {
-      throw unrecognizedParameters(unknown);
+      throw invalidRequest(`unrecognized parameters: [${unknown.join(' ')}]`);
     }
     return { body, unknown };
   };
@@ -230,7 +225,9 @@ export const parseFields = (
   mode: UnknownFields,
 ): Parsed => route.parse(pathParams, raw, mode);
 
-export { unknownFieldsWarning } from '../../src/schema.js';
+/** Vault's warning for ignored fields. @internal */
+export const unknownFieldsWarning = (names: readonly string[]): string =>
+  `Endpoint ignored these unrecognized parameters: [${names.join(' ')}]`;
 
 /** A query string as an object of first values (`list` is the method, not a field). @internal */
 export function queryFields(query: URLSearchParams): Record<string, unknown> {

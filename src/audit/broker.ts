@@ -81,7 +81,7 @@ export interface AuditBrokerOptions {
 const REOPEN_EVERY_MS = 5_000;
 
 /** Every option of {@link AuditBrokerOptions}. @internal */
-export const AUDIT_BROKER_OPTIONS = optionKeys<AuditBrokerOptions>({
+export const AUDIT_BROKER_OPTIONS = /* @__PURE__ */ optionKeys<AuditBrokerOptions>({
   storage: true,
   crypto: true,
   clock: true,

@@ -112,7 +112,7 @@ export interface TokenStoreOptions {
 }
 
 /** Every option of {@link TokenStoreOptions}. @internal */
-export const TOKEN_STORE_OPTIONS = optionKeys<TokenStoreOptions>({
+export const TOKEN_STORE_OPTIONS = /* @__PURE__ */ optionKeys<TokenStoreOptions>({
   storage: true,
   clock: true,
   crypto: true,

@@ -73,12 +73,12 @@ import { type TokenCrypto, TokenSalt } from './token-salt.js';
  * The options objects of the store's methods: a misspelt one is refused, never
  * its default in silence (`sudo: false` for a misspelt `sudo`).
  */
-const ROOT_OPTIONS = optionKeys<{ id?: string }>({ id: true });
-const CREATE_OPTIONS = optionKeys<{ sudo?: boolean; orphan?: boolean }>({
+const ROOT_OPTIONS = /* @__PURE__ */ optionKeys<{ id?: string }>({ id: true });
+const CREATE_OPTIONS = /* @__PURE__ */ optionKeys<{ sudo?: boolean; orphan?: boolean }>({
   sudo: true,
   orphan: true,
 });
-const SUDO_OPTIONS = optionKeys<{ sudo?: boolean }>({ sudo: true });
+const SUDO_OPTIONS = /* @__PURE__ */ optionKeys<{ sudo?: boolean }>({ sudo: true });
 
 /** {@link TokenStore}'s answer is not known without a promise. */
 const LATER = Symbol('later');

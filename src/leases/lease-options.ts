@@ -31,7 +31,7 @@ const DEFAULT_LEADER_TTL_MS = 10_000;
 const TTL_LIMIT = 100 * 365 * DAY;
 
 /** Every option of {@link LeaseManagerOptions}. @internal */
-export const LEASE_MANAGER_OPTIONS = optionKeys<LeaseManagerOptions>({
+export const LEASE_MANAGER_OPTIONS = /* @__PURE__ */ optionKeys<LeaseManagerOptions>({
   storage: true,
   clock: true,
   random: true,
@@ -71,7 +71,7 @@ export function positiveInt(
 }
 
 /** Every option of {@link RevokeOptions}. */
-const REVOKE_OPTIONS = optionKeys<RevokeOptions>({ sync: true });
+const REVOKE_OPTIONS = /* @__PURE__ */ optionKeys<RevokeOptions>({ sync: true });
 
 /**
  * The `sync` option of a revoke: true unless `false` (Vault's code default).

@@ -21,7 +21,7 @@ import { checkApiAddr } from './leader-advert.js';
 import type { InitRequest, TransitNodeOptions, UnsealRequest } from './types.js';
 
 /** Every option of {@link TransitNodeOptions}. */
-const NODE_OPTIONS = optionKeys<TransitNodeOptions>({
+const NODE_OPTIONS = /* @__PURE__ */ optionKeys<TransitNodeOptions>({
   storage: true,
   crypto: true,
   clock: true,

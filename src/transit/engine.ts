@@ -8,7 +8,6 @@ import type { Clock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
 import { invalidRequest } from '../errors.js';
 import type { LoadedKey, PolicyStore } from '../keys/policy-store.js';
-import type { UnknownFields } from '../schema.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import type { OpRecorder } from './metrics.js';
 
@@ -28,8 +27,6 @@ export interface Engine {
   readonly ops: OpRecorder;
   /** Global settings (persisted; loaded at start). */
   readonly settings: { disable_upsert: boolean; cache_size: number };
-  /** What a library request's undeclared fields get (`TransitOptions.unknownFields`). */
-  readonly unknownFields: UnknownFields;
 }
 
 /** Load a key or fail with Vault's message for the operation. @internal */

@@ -15,7 +15,6 @@ import { PolicyStore } from '../keys/policy-store.js';
 import { resolveMetrics } from '../metrics/noop.js';
 import type { Metrics } from '../metrics/types.js';
 import { Leadership } from '../node/leadership.js';
-import type { UnknownFields } from '../schema.js';
 import { requireStorageAdapter, type StorageAdapter } from '../storage/adapter.js';
 import { MemoryStorage } from '../storage/memory.js';
 import { optionKeys, refuseUnknownOptions } from '../util/options.js';
@@ -75,16 +74,6 @@ export interface TransitOptions {
    * evictions (see `METRICS`). Default: none.
    */
   metrics?: Metrics;
-  /**
-   * What a request field that its endpoint does not declare gets: `'warn'`
-   * (the default, as Vault) ignores it with Vault's warning
-   * `Endpoint ignored these unrecognized parameters: [a b]` beside the
-   * result (`warningsOf`); `'reject'` refuses the call with `invalid_request`
-   * `unrecognized parameters: [a b]` before it does anything (the HTTP
-   * adapter's `unknownFields` does the same for its requests). Only
-   * top-level fields are checked, as Vault's (not `batch_input` items).
-   */
-  unknownFields?: UnknownFields;
 }
 
 /** The backend an option names. @internal */
@@ -117,7 +106,6 @@ export const TRANSIT_OPTIONS = optionKeys<TransitOptions>({
   autoRotate: true,
   leadership: true,
   metrics: true,
-  unknownFields: true,
 });
 
 /**
@@ -153,10 +141,6 @@ export function engineFromOptions(options: TransitOptions): Engine {
   if (!Number.isSafeInteger(maxVersions) || maxVersions < 1) {
     throw invalidRequest('maxKeyVersions must be a positive integer');
   }
-  const unknownFields = options.unknownFields ?? 'warn';
-  if (unknownFields !== 'warn' && unknownFields !== 'reject') {
-    throw invalidRequest("'unknownFields' must be 'warn' or 'reject'");
-  }
   const clock = options.clock ?? systemClock;
   const metrics = resolveMetrics(options.metrics, invalidRequest);
   return {
@@ -169,6 +153,5 @@ export function engineFromOptions(options: TransitOptions): Engine {
     maxBatch,
     maxVersions,
     settings: { disable_upsert: false, cache_size: cacheSize },
-    unknownFields,
   };
 }

@@ -13,12 +13,6 @@
  */
 
 import { withWarnings } from '../result-meta.js';
-import {
-  type EndpointSchema,
-  refuseUnknownFields,
-  unknownFields,
-  warnUnknownFields,
-} from '../schema.js';
 import type { StreamDecryptOptions, StreamEncryptOptions } from '../stream/data-key.js';
 import type { EncryptedObject } from '../stream/reader.js';
 import type { RandomAccessSource } from '../stream/source.js';
@@ -27,31 +21,15 @@ import { lazy } from '../util/lazy.js';
 import { markPromised } from '../util/promised.js';
 import type { AutoRotateResult } from './auto-rotate.js';
 import * as config from './config.js';
-import {
-  DECRYPT_FIELDS,
-  decrypt,
-  ENCRYPT_FIELDS,
-  encrypt,
-  REWRAP_FIELDS,
-  rewrap,
-} from './encrypt.js';
+import { decrypt, encrypt, rewrap } from './encrypt.js';
 import type { Engine } from './engine.js';
-import { HMAC_FIELDS, hmac } from './hmac.js';
-import {
-  CREATE_KEY_FIELDS,
-  createKey,
-  deleteKey,
-  LIST_KEYS_FIELDS,
-  listKeys,
-  READ_KEY_FIELDS,
-  readKey,
-  setSoftDeleted,
-} from './keys.js';
+import { hmac } from './hmac.js';
+import { createKey, deleteKey, listKeys, readKey, setSoftDeleted } from './keys.js';
 import { type Lifecycle, startTransit } from './lifecycle.js';
 import type * as M from './mobility-types.js';
 import type { TransitOptions } from './options.js';
 import type * as T from './types.js';
-import { VERIFY_FIELDS, verify } from './verify.js';
+import { verify } from './verify.js';
 
 /** Endpoint modules loaded on first use (see the module comment). */
 const rotateConfig = lazy(() => import('./rotate-config.js'));
@@ -70,23 +48,12 @@ const autoRotate = lazy(() => import('./auto-rotate.js'));
 export type { TransitOptions } from './options.js';
 
 /**
- * Library fields beyond the routes' schemas, not reported as unrecognized:
- * byok-export's `version` (a path parameter there), and rewrap's
- * `partial_failure_response_code`, which the library type declares and
- * Vault's route does not take.
- */
-const BYOK_ALSO = ['version'] as const;
-const REWRAP_ALSO = ['partial_failure_response_code'] as const;
-
-/**
  * Vault's transit engine, in-process: named, versioned keys that encrypt,
  * decrypt, rewrap, HMAC and hash without exposing their material.
  *
  * Method inputs and outputs are the documented JSON shapes of the HTTP API
  * (snake_case fields); binary inputs take base64 strings or `Uint8Array`s.
- * Every failure is a {@link TransitError}. A request field the endpoint does
- * not declare is ignored with Vault's warning beside the result
- * (`warningsOf`), or refused with `unknownFields: 'reject'`.
+ * Every failure is a {@link TransitError}.
  *
  * @example
  * ```ts
@@ -109,41 +76,17 @@ export class Transit {
    * tick awaiting it, no async wrapper adopting the call's promise: ≈ 0.3 µs
    * of a 5 µs decrypt), else after it.
    */
-  #run<Q, O, R extends object>(
+  #run<Q, O, R>(
     fn: (e: Engine, name: string, req: Q, options: O) => Promise<R>,
-    schema: EndpointSchema,
     name: string,
     req: Q,
     options: O,
-    also?: readonly string[],
   ): Promise<R> {
     // Fixed arity: a rest parameter and a spread call cost ≈ 130 instructions a call.
     const e = this.#life.started();
-    // The scan for undeclared fields reads the request's few keys.
-    if (e && unknownFields(schema, req, also) === undefined) return fn(e, name, req, options);
-    // Start-up still running, or fields to refuse or warn about.
-    return this.#fields(schema, req, (x) => fn(x, name, req, options), also);
-  }
-
-  /**
-   * A call whose request `schema` describes, once start-up has finished:
-   * refused before it runs when the request has undeclared fields and
-   * `unknownFields` is `'reject'`, else answered with Vault's warning for
-   * them beside its result (schema.ts).
-   */
-  async #fields<R>(
-    schema: EndpointSchema,
-    req: unknown,
-    call: (e: Engine) => R | Promise<R>,
-    also?: readonly string[],
-  ): Promise<R> {
-    const e = await this.#life.engine();
-    refuseUnknownFields(e.unknownFields, schema, req, also);
-    const result = await call(e);
-    // A method that returns nothing has nowhere to carry the warning.
-    return typeof result === 'object' && result !== null
-      ? warnUnknownFields(schema, req, result, also)
-      : result;
+    return e
+      ? fn(e, name, req, options)
+      : this.#life.engine().then((x) => fn(x, name, req, options));
   }
 
   /** The crypto backend in use (`'node'`, `'noble'` or a custom name). */
@@ -157,10 +100,8 @@ export class Transit {
    * @throws TransitError `invalid_request` for a bad name, type, flag combination, key_size or period.
    */
   async createKey(name: string, req: T.CreateKeyRequest = {}): Promise<T.KeyInfo> {
-    return this.#fields(CREATE_KEY_FIELDS, req, async (e) => {
-      const { info, created } = await createKey(e, name, req);
-      return withWarnings(info, created ? [] : [`key ${name} already existed`]);
-    });
+    const { info, created } = await createKey(await this.#life.engine(), name, req);
+    return withWarnings(info, created ? [] : [`key ${name} already existed`]);
   }
 
   /**
@@ -170,12 +111,12 @@ export class Transit {
    * @throws TransitError `not_found` when the key does not exist; `invalid_request` for a bad context.
    */
   async readKey(name: string, req: T.ReadKeyRequest = {}): Promise<T.KeyInfo> {
-    return this.#fields(READ_KEY_FIELDS, req, (e) => readKey(e, name, req));
+    return readKey(await this.#life.engine(), name, req);
   }
 
   /** List key names, sorted, optionally paginated (`LIST /transit/keys`). */
   async listKeys(req: T.ListKeysRequest = {}): Promise<{ keys: string[] }> {
-    return this.#fields(LIST_KEYS_FIELDS, req, (e) => listKeys(e, req));
+    return listKeys(await this.#life.engine(), req);
   }
 
   /**
@@ -184,11 +125,9 @@ export class Transit {
    * @throws TransitError `invalid_request` when a version bound or flag change is not allowed.
    */
   async updateKeyConfig(name: string, req: T.KeyConfigRequest = {}): Promise<T.KeyInfo> {
-    const { updateKeyConfig, KEY_CONFIG_FIELDS } = await rotateConfig();
-    return this.#fields(KEY_CONFIG_FIELDS, req, async (e) => {
-      const { info, warnings } = await updateKeyConfig(e, name, req);
-      return withWarnings(info, warnings);
-    });
+    const { updateKeyConfig } = await rotateConfig();
+    const { info, warnings } = await updateKeyConfig(await this.#life.engine(), name, req);
+    return withWarnings(info, warnings);
   }
 
   /**
@@ -205,8 +144,8 @@ export class Transit {
    * @throws TransitError `invalid_request` when the bound is outside the key's min versions.
    */
   async trimKey(name: string, req: { min_available_version?: number }): Promise<T.KeyInfo> {
-    const { trimKey, TRIM_FIELDS } = await rotateConfig();
-    return this.#fields(TRIM_FIELDS, req, (e) => trimKey(e, name, req ?? {}));
+    const { trimKey } = await rotateConfig();
+    return trimKey(await this.#life.engine(), name, req ?? {});
   }
 
   /**
@@ -252,7 +191,7 @@ export class Transit {
     req: T.EncryptRequest,
     options?: T.EncryptOptions,
   ): Promise<T.CiphertextResult | T.BatchResult<T.CiphertextBatchItem>> {
-    return this.#run(encrypt, ENCRYPT_FIELDS, name, req, options);
+    return this.#run(encrypt, name, req, options);
   }
 
   /**
@@ -268,7 +207,7 @@ export class Transit {
     name: string,
     req: T.DecryptRequest,
   ): Promise<{ plaintext: string } | T.BatchResult<T.DecryptBatchItem>> {
-    return this.#run(decrypt, DECRYPT_FIELDS, name, req, undefined);
+    return this.#run(decrypt, name, req, undefined);
   }
 
   /**
@@ -284,7 +223,7 @@ export class Transit {
     name: string,
     req: T.RewrapRequest,
   ): Promise<T.CiphertextResult | T.BatchResult<T.CiphertextBatchItem>> {
-    return this.#run(rewrap, REWRAP_FIELDS, name, req, undefined, REWRAP_ALSO);
+    return this.#run(rewrap, name, req, undefined);
   }
 
   /**
@@ -296,8 +235,8 @@ export class Transit {
     kind: 'plaintext' | 'wrapped',
     req: T.DataKeyRequest = {},
   ): Promise<T.DataKeyResult> {
-    const { generateDataKey, DATAKEY_FIELDS } = await dataKeys();
-    return this.#fields(DATAKEY_FIELDS, req, (e) => generateDataKey(e, name, kind, req));
+    const { generateDataKey } = await dataKeys();
+    return generateDataKey(await this.#life.engine(), name, kind, req);
   }
 
   /**
@@ -363,7 +302,7 @@ export class Transit {
     name: string,
     req: T.HmacRequest,
   ): Promise<{ hmac: string; key_version: number } | T.BatchResult<T.HmacBatchItem>> {
-    return this.#run(hmac, HMAC_FIELDS, name, req, undefined);
+    return this.#run(hmac, name, req, undefined);
   }
 
   /**
@@ -382,8 +321,8 @@ export class Transit {
     name: string,
     req: T.SignRequest,
   ): Promise<T.SignResult | T.BatchResult<T.SignBatchItem>> {
-    const { sign, SIGN_FIELDS } = await signing();
-    return this.#fields(SIGN_FIELDS, req, (e) => sign(e, name, req));
+    const { sign } = await signing();
+    return sign(await this.#life.engine(), name, req);
   }
 
   /**
@@ -401,7 +340,7 @@ export class Transit {
     name: string,
     req: T.VerifyRequest,
   ): Promise<{ valid: boolean } | T.BatchResult<T.VerifyBatchItem>> {
-    return this.#run(verify, VERIFY_FIELDS, name, req, undefined);
+    return this.#run(verify, name, req, undefined);
   }
 
   /**
@@ -417,10 +356,8 @@ export class Transit {
     version?: string | number,
     options: T.ExportKeyOptions = {},
   ): Promise<T.ExportKeyResult> {
-    const { exportKey, EXPORT_KEY_FIELDS } = await exporting();
-    return this.#fields(EXPORT_KEY_FIELDS, options, (e) =>
-      exportKey(e, type, name, version, options),
-    );
+    const { exportKey } = await exporting();
+    return exportKey(await this.#life.engine(), type, name, version, options);
   }
 
   /**
@@ -430,8 +367,8 @@ export class Transit {
    * key, a public-only or missing version, or a template that does not parse.
    */
   async signCsr(name: string, req: T.SignCsrRequest = {}): Promise<T.SignCsrResult> {
-    const { signCsr, SIGN_CSR_FIELDS } = await certificates();
-    return this.#fields(SIGN_CSR_FIELDS, req, (e) => signCsr(e, name, req));
+    const { signCsr } = await certificates();
+    return signCsr(await this.#life.engine(), name, req);
   }
 
   /**
@@ -444,20 +381,20 @@ export class Transit {
     name: string,
     req: T.SetCertificateRequest,
   ): Promise<T.SetCertificateResult> {
-    const { setCertificate, SET_CERTIFICATE_FIELDS } = await certificates();
-    return this.#fields(SET_CERTIFICATE_FIELDS, req, (e) => setCertificate(e, name, req));
+    const { setCertificate } = await certificates();
+    return setCertificate(await this.#life.engine(), name, req);
   }
 
   /** Hash data (`POST /transit/hash(/:algorithm)`); `format` hex (default) or base64. */
   async hash(req: T.HashRequest): Promise<{ sum: string }> {
-    const { hash, HASH_FIELDS } = await hashRandom();
-    return this.#fields(HASH_FIELDS, req, (e) => hash(e, req ?? {}));
+    const { hash } = await hashRandom();
+    return hash(await this.#life.engine(), req ?? {});
   }
 
   /** Random bytes from the platform CSPRNG (`POST /transit/random(/:source)(/:bytes)`). */
   async randomBytes(req: T.RandomRequest = {}): Promise<{ random_bytes: string }> {
-    const { randomBytes, RANDOM_FIELDS } = await hashRandom();
-    return this.#fields(RANDOM_FIELDS, req, (e) => randomBytes(e, req ?? {}));
+    const { randomBytes } = await hashRandom();
+    return randomBytes(await this.#life.engine(), req ?? {});
   }
 
   /**
@@ -477,8 +414,8 @@ export class Transit {
    * @throws TransitError `invalid_request` for a malformed blob or an existing name.
    */
   async restoreKey(req: T.RestoreRequest): Promise<void> {
-    const { restoreKey, RESTORE_FIELDS } = await backups();
-    return this.#fields(RESTORE_FIELDS, req, (e) => restoreKey(e, req));
+    const { restoreKey } = await backups();
+    return restoreKey(await this.#life.engine(), req);
   }
 
   /**
@@ -500,8 +437,8 @@ export class Transit {
    * material that does not unwrap, parse or fit the type.
    */
   async importKey(name: string, req: M.ImportKeyRequest): Promise<void> {
-    const { importKey, IMPORT_KEY_FIELDS } = await imports();
-    return this.#fields(IMPORT_KEY_FIELDS, req, (e) => importKey(e, name, req));
+    const { importKey } = await imports();
+    return importKey(await this.#life.engine(), name, req);
   }
 
   /**
@@ -512,8 +449,8 @@ export class Transit {
    * key that does not take imports, or a key pair that does not match.
    */
   async importKeyVersion(name: string, req: M.ImportKeyVersionRequest): Promise<void> {
-    const { importKeyVersion, IMPORT_KEY_VERSION_FIELDS } = await imports();
-    return this.#fields(IMPORT_KEY_VERSION_FIELDS, req, (e) => importKeyVersion(e, name, req));
+    const { importKeyVersion } = await imports();
+    return importKeyVersion(await this.#life.engine(), name, req);
   }
 
   /**
@@ -528,13 +465,8 @@ export class Transit {
     source: string,
     options: M.ByokExportOptions = {},
   ): Promise<M.ByokExportResult> {
-    const { byokExport, BYOK_EXPORT_FIELDS } = await byok();
-    return this.#fields(
-      BYOK_EXPORT_FIELDS,
-      options,
-      (e) => byokExport(e, destination, source, options),
-      BYOK_ALSO,
-    );
+    const { byokExport } = await byok();
+    return byokExport(await this.#life.engine(), destination, source, options);
   }
 
   /** Read the global key settings (`GET /transit/config/keys`). */
@@ -544,9 +476,7 @@ export class Transit {
 
   /** Write the global key settings (`POST /transit/config/keys`). */
   async writeKeysConfig(req: Partial<T.KeysConfig>): Promise<T.KeysConfig> {
-    return this.#fields(config.KEYS_CONFIG_FIELDS, req, (e) =>
-      config.writeKeysConfig(e, req ?? {}),
-    );
+    return config.writeKeysConfig(await this.#life.engine(), req ?? {});
   }
 
   /** Read the parsed-key cache size (`GET /transit/cache-config`). */
@@ -559,9 +489,7 @@ export class Transit {
    * else at least 10 (LRU). Applies at once.
    */
   async writeCacheConfig(req: Partial<T.CacheConfig>): Promise<T.CacheConfig> {
-    return this.#fields(config.CACHE_CONFIG_FIELDS, req, (e) =>
-      config.writeCacheConfig(e, req ?? {}),
-    );
+    return config.writeCacheConfig(await this.#life.engine(), req ?? {});
   }
 
   /** Run one auto-rotation pass now, on the configured clock. */
