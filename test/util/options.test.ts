@@ -177,17 +177,20 @@ describe("the methods' options objects refuse an unknown key too, before doing a
   });
 
   it("the token store's { sudo, orphan } and { id }: refused, no token made or revoked", async () => {
-    const tokens = new TokenStore({ storage: new MemoryStorage() });
+    const storage = new MemoryStorage();
+    const tokens = new TokenStore({ storage });
     const root = await tokens.createRoot();
     const ctx = await tokens.authenticate(root);
     if (!ctx) throw new Error('root did not authenticate');
+    const stored = await storage.list('');
     await expect(tokens.createRoot({ idd: 'chosen' } as never)).rejects.toEqual(
       refusal("unknown createRoot option 'idd'"),
     );
-    expect(await tokens.exists('chosen')).toBe(false);
     await expect(tokens.create(ctx, {}, { sduo: true } as never)).rejects.toEqual(
       refusal("unknown create option 'sduo'"),
     );
+    // Neither refusal stored a token (a root or a child) or anything else.
+    expect(await storage.list('')).toEqual(stored);
     const child = await tokens.create(ctx, { policies: ['default'] });
     await expect(tokens.revokeOrphan(child.client_token, { sudoo: true } as never)).rejects.toEqual(
       refusal("unknown revokeOrphan option 'sudoo'"),
