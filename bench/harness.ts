@@ -27,6 +27,7 @@
 
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { median } from './stats.js';
 
 /** What a ratio must reach (`min`) or stay under (`max`). */
 export interface Target {
@@ -100,12 +101,6 @@ async function rate(fn: Case['fn'], ms: number, minCalls = 2): Promise<number> {
   } while (now - start < ms || n < minCalls);
   return (n * 1000) / (now - start);
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
 
 /** Rates of `cases` in alternating rounds (order reversed every round), after a warm-up. */
 async function rounds(

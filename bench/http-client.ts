@@ -190,6 +190,3 @@ export function serveTargets(targets: LoadTarget[], stop: () => void): void {
   // The bench is gone (a failure elsewhere): so is this server.
   process.on('disconnect', stop);
 }
-
-/** The median (upper middle for an even count; 0 when empty). */
-export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;

@@ -41,15 +41,8 @@ import { MemoryStorage, Transit } from 'transitkit';
 import { AclPolicyStore, createHandler, TokenStore } from 'transitkit/http';
 import { createServer as createListServer } from 'transitkit/http/node';
 import type { Row } from './harness.js';
-import {
-  type LoadTarget,
-  listen,
-  load,
-  median,
-  send,
-  serveTargets,
-  startEach,
-} from './http-client.js';
+import { type LoadTarget, listen, load, send, serveTargets, startEach } from './http-client.js';
+import { upperMedian } from './stats.js';
 
 interface Target extends LoadTarget {
   path: string;
@@ -274,9 +267,9 @@ export async function httpBench({
       rows.push({
         group: 'http encrypt 64 B',
         name: `${t.name} (req/s)`,
-        value: median(mine),
+        value: upperMedian(mine),
         unit: 'req/s',
-        ratio: median(ratios),
+        ratio: upperMedian(ratios),
         range: [Math.min(...ratios), Math.max(...ratios)],
         baseline: baseName,
         target,
@@ -284,9 +277,9 @@ export async function httpBench({
       rows.push({
         group: 'http encrypt 64 B',
         name: `${t.name} (server CPU/req)`,
-        value: median(cpu.get(t.name) ?? []),
+        value: upperMedian(cpu.get(t.name) ?? []),
         unit: 'µs',
-        ratio: median(cpuRatios),
+        ratio: upperMedian(cpuRatios),
         range: [Math.min(...cpuRatios), Math.max(...cpuRatios)],
         baseline: `${baseName}: its CPU/req ÷ this`,
         target,

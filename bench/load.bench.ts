@@ -32,6 +32,7 @@ import { RedisStorage } from 'transitkit/adapters/redis';
 import { AclPolicyStore, createHandler, TokenStore } from 'transitkit/http';
 import { REDIS_SERVER, RedisServer } from '../test/helpers/redis-server.js';
 import type { Row } from './harness.js';
+import { upperMedian } from './stats.js';
 
 const WORKER_FLAG = '--load-bench-worker';
 const KEY = 'bench';
@@ -101,8 +102,6 @@ async function measure(
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;
-
 /**
  * Run the section; no rows (a note on stderr) without redis-server.
  * @param options.quick - a short smoke run (CI), numbers mean little
@@ -141,8 +140,8 @@ export async function loadBench({ quick = false }: { quick?: boolean } = {}): Pr
       four.push(await measure(port, root, body, seconds));
     }
     const cores = os.availableParallelism?.() ?? os.cpus().length;
-    const rps4 = median(four.map((f) => f.rps));
-    const rps1 = median(one);
+    const rps4 = upperMedian(four.map((f) => f.rps));
+    const rps1 = upperMedian(one);
     const ratios = four.map((f, i) => f.rps / (one[i] ?? Number.NaN));
     const linear = Math.min(4, cores);
     const mid = four.find((f) => f.rps === rps4) ?? four[0];
@@ -153,14 +152,14 @@ export async function loadBench({ quick = false }: { quick?: boolean } = {}): Pr
         name: '4 workers (req/s)',
         value: rps4,
         unit: 'req/s',
-        ratio: median(ratios),
+        ratio: upperMedian(ratios),
         range: [Math.min(...ratios), Math.max(...ratios)],
         baseline: `1 worker; linear on ${cores} cores = ${linear}×`,
       },
       {
         group: G,
         name: '4 workers, share of linear',
-        value: median(ratios) / linear,
+        value: upperMedian(ratios) / linear,
         unit: '×',
         baseline: `(4 ÷ 1) ÷ ${linear}; client and redis share the cores`,
       },

@@ -42,6 +42,7 @@ import { createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { type IncomingMessage, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { Row } from './harness.js';
+import { median } from './stats.js';
 import type { Ports } from './stream-http-server.js';
 
 const MiB = 1024 * 1024;
@@ -217,12 +218,6 @@ async function check(p: Ports, key: Buffer): Promise<void> {
   const kit = await pipeline(p, n);
   if (kit.digest !== expectedDigest(n)) throw new Error('transitkit: round trip differs');
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
 
 /**
  * Run the HTTP streaming benchmark.

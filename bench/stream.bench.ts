@@ -36,6 +36,7 @@ import { pathToFileURL } from 'node:url';
 import { nobleBackend, Transit } from 'transitkit';
 import { toNodeStream } from 'transitkit/stream/node';
 import { gc, printTable, quick, type Row } from './harness.js';
+import { upperMedian } from './stats.js';
 import {
   ceilingTransform,
   cpuMs,
@@ -50,7 +51,6 @@ import {
   SOURCE,
 } from './stream-baselines.js';
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
 
 type Timed = { streamMs: number[]; rawMs: number[]; ratios: number[] };
@@ -176,7 +176,7 @@ export async function throughput(
     name,
     value: mbps(r.streamMs),
     unit: 'MiB/s',
-    ratio: median(r.ratios),
+    ratio: upperMedian(r.ratios),
     range: [Math.min(...r.ratios), Math.max(...r.ratios)],
     baseline: base,
     target: { min: 0.85 },
