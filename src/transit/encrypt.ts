@@ -16,6 +16,7 @@ import type { LoadedKey } from '../keys/policy-store.js';
 import { asRequest, optBool, optString } from '../request.js';
 import { batchErrorCodes } from '../result-meta.js';
 import { schemaFor } from '../schema.js';
+import { optionKeys, refuseUnknownOptions } from '../util/options.js';
 import { optionalBatch, runBatch } from './batch.js';
 import { type Engine, requireKey } from './engine.js';
 import * as F from './fields.js';
@@ -77,6 +78,8 @@ export const REWRAP_FIELDS = schemaFor<Omit<RewrapRequest, 'partial_failure_resp
 });
 
 const NOT_FOUND = 'encryption key not found';
+/** Every option of {@link EncryptOptions}. */
+const ENCRYPT_OPTIONS = optionKeys<EncryptOptions>({ upsert: true });
 
 function plaintextOf(item: Record<string, unknown>): Uint8Array {
   if (item.plaintext === undefined || item.plaintext === null) {
@@ -128,7 +131,10 @@ export async function encrypt(
 ): Promise<EncryptResult> {
   checkKeyName(name);
   const r = ENCRYPT_FIELDS.request(req);
-  const upsertAllowed = optBool(asRequest(options, 'options').upsert, 'upsert') ?? true;
+  const o = asRequest(options, 'options');
+  // A library-only options object: a misspelt `upsert` is refused, never true in silence.
+  refuseUnknownOptions(o, ENCRYPT_OPTIONS, 'encrypt');
+  const upsertAllowed = optBool(o.upsert, 'upsert') ?? true;
   const batch = optionalBatch(r, e.maxBatch);
   if (batch) {
     sameContextShape(batch);

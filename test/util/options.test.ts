@@ -10,6 +10,7 @@ import { TokenStore } from '../../src/auth/token-store.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
 import { TransitNode } from '../../src/node/transit-node.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
+import { Transit } from '../../src/transit/transit.js';
 import { optionKeys, refuseUnknownOptions } from '../../src/util/options.js';
 
 const refusal = (message: string) => expect.objectContaining({ code: 'invalid_request', message });
@@ -159,6 +160,18 @@ describe('the storage check', () => {
 });
 
 describe("the methods' options objects refuse an unknown key too, before doing anything", () => {
+  it("encrypt's { upsert }: a misspelt upsert never creates the key", async () => {
+    const transit = new Transit({ autoRotate: false });
+    await expect(
+      transit.encrypt('new', { plaintext: 'aGk=' }, { upsret: false } as never),
+    ).rejects.toEqual(refusal("unknown encrypt option 'upsret'"));
+    expect((await transit.listKeys()).keys).toEqual([]);
+    await expect(
+      transit.encrypt('new', { plaintext: 'aGk=' }, { upsert: false }),
+    ).rejects.toMatchObject({ code: 'invalid_request', message: 'encryption key not found' });
+    await transit.close();
+  });
+
   it("a revoke's { sync }: the lease stays until a known option is given", async () => {
     const storage = new MemoryStorage();
     const leases = new LeaseManager({ storage });
