@@ -41,7 +41,8 @@ export type HashName =
 
 /**
  * The text forms of {@link CryptoBackend.digestText},
- * {@link CryptoBackend.hmacText} and {@link CryptoBackend.aeadOpenText}:
+ * {@link CryptoBackend.hmacText}, {@link CryptoBackend.aeadOpenText} and
+ * {@link CryptoBackend.aeadSealText}:
  * lower-case hex, or standard base64 with padding.
  * @public
  */
@@ -117,6 +118,21 @@ export interface CryptoBackend extends AsymmetricBackend {
     key: Uint8Array,
     nonce: Uint8Array,
     sealed: Uint8Array,
+    aad: Uint8Array | undefined,
+    encoding: TextEncodingName,
+  ): string;
+  /**
+   * Optional: `nonce ‖` {@link CryptoBackend.aeadSeal}'s `ciphertext ‖ tag`
+   * as text, the payload of a transit ciphertext (`vault:v1:<base64>`). The
+   * node backend joins OpenSSL's output once and encodes it, with no typed
+   * array of its own; without it, callers encode `aeadSeal`'s bytes. Same
+   * errors as `aeadSeal`; `RangeError` for another encoding.
+   */
+  aeadSealText?(
+    alg: AeadAlgorithm,
+    key: Uint8Array,
+    nonce: Uint8Array,
+    plaintext: Uint8Array,
     aad: Uint8Array | undefined,
     encoding: TextEncodingName,
   ): string;

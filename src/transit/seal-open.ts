@@ -172,7 +172,13 @@ function sealAead(alg: AeadAlgorithm, version: KeyVersion, input: SealInput): Ci
   } else {
     nonce = e.backend.randomBytes(info.nonceBytes);
   }
-  const sealed = e.backend.aeadSeal(alg, derived.key, nonce, plaintext, aad);
+  const b = e.backend;
+  if (conv !== 1 && b.aeadSealText) {
+    // The backend's own text (node: OpenSSL's output joined once and encoded).
+    const text = b.aeadSealText(alg, derived.key, nonce, plaintext, aad, 'base64');
+    return { ciphertext: versionedHead(e.prefix, ver) + text, key_version: ver };
+  }
+  const sealed = b.aeadSeal(alg, derived.key, nonce, plaintext, aad);
   if (conv === 1) return { ciphertext: formatVersioned(e.prefix, ver, sealed), key_version: ver };
   // base64(nonce ‖ sealed) is base64(nonce) + base64(sealed) when the nonce is
   // whole 3-byte groups (12 and 24 bytes are): no copy of the sealed bytes.

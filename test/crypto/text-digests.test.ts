@@ -39,6 +39,7 @@ const bytesOnly: CryptoBackend = {
   digestText: undefined,
   hmacText: undefined,
   aeadOpenText: undefined,
+  aeadSealText: undefined,
 };
 
 /** The bytes `parts` stand for: strings as UTF-8, one after another. */

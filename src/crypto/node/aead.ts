@@ -89,6 +89,40 @@ export function nodeAeadSeal(
   return out;
 }
 
+/**
+ * `nonce ‖ ciphertext ‖ tag(16)` as hex or base64: OpenSSL's output joined
+ * once (in Node's buffer pool: the bytes are the ciphertext, public, and only
+ * the text leaves) and encoded, where {@link nodeAeadSeal} would make a typed
+ * array (off V8's heap past 64 bytes) and the caller encode it.
+ * @throws as `nodeAeadSeal`; RangeError for another encoding.
+ * @internal
+ */
+export function nodeAeadSealText(
+  alg: AeadAlgorithm,
+  key: Uint8Array,
+  nonce: Uint8Array,
+  plaintext: Uint8Array,
+  aad: Uint8Array | undefined,
+  encoding: TextEncodingName,
+): string {
+  checkTextEncoding(encoding);
+  if (alg === 'xchacha20-poly1305') {
+    const sealed = nobleAeadSeal(alg, key, nonce, plaintext, aad);
+    return Buffer.concat([nonce, sealed]).toString(encoding);
+  }
+  checkAead(alg, key, nonce, aad);
+  assertBytes(plaintext, alg, 'plaintext');
+  const cipher = encryptor(alg, key, nonce);
+  if (aad !== undefined && aad.length > 0) {
+    cipher.setAAD(aad, { plaintextLength: plaintext.length });
+  }
+  const body = cipher.update(plaintext);
+  const rest = cipher.final();
+  if (body.length + rest.length !== plaintext.length) throw new Error(`${alg}: short output`);
+  const parts = [nonce, body, rest, cipher.getAuthTag()];
+  return Buffer.concat(parts, nonce.length + plaintext.length + TAG_LENGTH).toString(encoding);
+}
+
 /** Run `cipher` over `plaintext` into `out` at `offset` as `ciphertext ‖ tag`. */
 function sealTo(
   alg: AeadAlgorithm,

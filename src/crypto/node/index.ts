@@ -20,6 +20,7 @@ import {
   nodeAeadSeal,
   nodeAeadSealInto,
   nodeAeadSealParts,
+  nodeAeadSealText,
 } from './aead.js';
 import { nodeAsymmetric } from './asymmetric.js';
 import { nodeDigest, nodeDigestText, nodeHkdf, nodeHmac, nodeHmacText } from './hash.js';
@@ -83,6 +84,7 @@ export const nodeBackend: CryptoBackend = /* @__PURE__ */ Object.freeze({
   aeadSealParts: nodeAeadSealParts,
   aeadOpen: nodeAeadOpen,
   aeadOpenText: nodeAeadOpenText,
+  aeadSealText: nodeAeadSealText,
   digest: nodeDigest,
   digestText: nodeDigestText,
   hmac: nodeHmac,
