@@ -20,6 +20,26 @@ const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 const quoted = (s: string): string => (PLAIN.test(s) ? `"${s}"` : JSON.stringify(s));
 
 /**
+ * Object keys already written, quoted: replies have few (`ciphertext`,
+ * `key_version`, …), and a key's map lookup (its hash is kept with the
+ * string) is cheaper than the scan and the new string. Bounded in count and
+ * length, so keys from data cannot grow it.
+ */
+const KEYS = new Map<string, string>();
+const KEYS_MAX = 1024;
+const KEY_MAX_LENGTH = 64;
+
+/** {@link quoted} for an object key, from {@link KEYS} once seen. */
+function quotedKey(k: string): string {
+  let q = KEYS.get(k);
+  if (q === undefined) {
+    q = quoted(k);
+    if (KEYS.size < KEYS_MAX && k.length <= KEY_MAX_LENGTH) KEYS.set(k, q);
+  }
+  return q;
+}
+
+/**
  * The JSON text of `value`, equal to `JSON.stringify(value)` (`undefined`
  * where that gives `undefined`).
  * @internal
@@ -42,7 +62,7 @@ export function jsonText(value: unknown): string | undefined {
     // A nested value (its `toJSON` is called with its key) or a bigint (which
     // throws): the whole value as JSON.stringify serialises it.
     else return JSON.stringify(value);
-    out += `${out === '' ? '{' : ','}${quoted(k)}:${text}`;
+    out += `${out === '' ? '{' : ','}${quotedKey(k)}:${text}`;
   }
   return out === '' ? '{}' : `${out}}`;
 }

@@ -58,7 +58,12 @@ export const noContent = (): HttpReply => ({
   body: undefined,
 });
 
-/** Vault's standard envelope. @internal */
+/**
+ * Vault's standard envelope.
+ * @param requestId - the handler's `randomUUID()` (hex digits and hyphens:
+ *   written between quotes as it is, with no scan for escapes)
+ * @internal
+ */
 export function envelope(
   requestId: string,
   parts: {
@@ -76,7 +81,7 @@ export function envelope(
     const w = parts.warnings;
     const warnings = w && w.length > 0 ? JSON.stringify(w) : 'null';
     const auth = parts.auth === undefined ? 'null' : (jsonText(parts.auth) ?? 'null');
-    return `{"request_id":${jsonText(requestId)},"lease_id":"","renewable":false,"lease_duration":0,"data":${data},"wrap_info":null,"warnings":${warnings},"auth":${auth}}`;
+    return `{"request_id":"${requestId}","lease_id":"","renewable":false,"lease_duration":0,"data":${data},"wrap_info":null,"warnings":${warnings},"auth":${auth}}`;
   }
   return JSON.stringify({
     ...(parts.top ?? {}),
@@ -126,6 +131,7 @@ export interface ReplyContext {
 
 /**
  * The response for a row's result.
+ * @param requestId - the handler's `randomUUID()` (see {@link envelope})
  * @param warnings - the request's own warnings (ignored fields)
  * @param body - the request's fields (`partial_failure_response_code`, `sync`, health's codes)
  * @internal

@@ -42,6 +42,20 @@ describe('jsonText', () => {
     same({ 'a"b': 1, 'new\nline': 2, é: 3, '': 4 });
   });
 
+  it('writes a key the same once it is remembered, and past the bounds of what it remembers', () => {
+    for (let round = 0; round < 3; round++) {
+      same({ ciphertext: 'vault:v1:AAAA', key_version: 1 });
+      same({ 'a"b': 1, 'new\nline': 2, é: 3, '': 4 });
+    }
+    // Long keys are not remembered; more than the bound of distinct keys neither.
+    const long = { [`${'k'.repeat(100)}"`]: 1, ['x'.repeat(65)]: 2 };
+    same(long);
+    same(long);
+    const many = Object.fromEntries(Array.from({ length: 1500 }, (_, i) => [`key\t${i}`, i]));
+    same(many);
+    same(many);
+  });
+
   it('keeps JSON.stringify order, omissions and number forms', () => {
     same({ b: 1, a: 2, 10: 'ten', 2: 'two', z: undefined, f: () => 1, s: Symbol('x') });
     same({ nan: Number.NaN, inf: Number.POSITIVE_INFINITY, ninf: -Infinity, neg: -0 });
