@@ -238,8 +238,9 @@ export async function httpBench({
     for (const t of targets) await check(agentOf(t), t, key, plaintext, body);
     const concurrency = quick ? 8 : 32;
     const ms = quick ? 300 : 1500;
-    // Nine rounds: with three, one round's neighbour on this shared host moved the
-    // median; the per-round ratios spread over 0.3 (the row prints the range).
+    // Nine rounds, not three: one round's ratio moves by 0.3 on this shared host (the
+    // row prints the range), and with three a single disturbed round moved the median.
+    // Whole runs still differ more than that: the host's load changes between them.
     const rounds = quick ? 1 : 9;
     // Warm-up.
     for (const t of targets)
