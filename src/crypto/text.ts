@@ -3,7 +3,8 @@
  * (`digestText` / `hmacText`, which node:crypto encodes inside its call) when
  * it has one, else its byte form over the concatenated parts, encoded here.
  * Token ids, audit hashes, `hash` and Vault's `vault:v1:` HMACs use these;
- * decrypt's base64 plaintext uses {@link aeadOpenText}.
+ * decrypt's base64 plaintext uses {@link aeadOpenText}, and encrypt's
+ * ciphertext payload {@link aeadSealText}.
  * @module
  */
 import { concatBytes, encodeBase64, encodeHex, utf8 } from '../encoding.js';
@@ -64,6 +65,31 @@ export function aeadOpenText(
 ): string {
   if (b.aeadOpenText) return b.aeadOpenText(alg, key, nonce, sealed, aad, encoding);
   return encodeWiped(b.aeadOpen(alg, key, nonce, sealed, aad), encoding);
+}
+
+/**
+ * Seal `plaintext` and give `nonce ‖ ciphertext ‖ tag` as hex or base64 (the
+ * payload of a transit ciphertext): the backend's `aeadSealText` when it has
+ * one, else `aeadSeal`'s bytes encoded here. Same errors as `aeadSeal`.
+ * @internal
+ */
+export function aeadSealText(
+  b: Pick<CryptoBackend, 'aeadSeal' | 'aeadSealText'>,
+  alg: AeadAlgorithm,
+  key: Uint8Array,
+  nonce: Uint8Array,
+  plaintext: Uint8Array,
+  aad: Uint8Array | undefined,
+  encoding: TextEncodingName,
+): string {
+  if (b.aeadSealText) return b.aeadSealText(alg, key, nonce, plaintext, aad, encoding);
+  const sealed = b.aeadSeal(alg, key, nonce, plaintext, aad);
+  // base64(nonce ‖ sealed) is base64(nonce) + base64(sealed) when the nonce is
+  // whole 3-byte groups (12 and 24 bytes are): no copy of the sealed bytes.
+  if (encoding === 'base64' && nonce.length % 3 === 0) {
+    return encodeBase64(nonce) + encodeBase64(sealed);
+  }
+  return encode(concatBytes(nonce, sealed), encoding);
 }
 
 /**

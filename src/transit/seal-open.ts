@@ -14,8 +14,8 @@
  * @module
  */
 import { type AeadAlgorithm, AeadAuthError } from '../crypto/backend.js';
-import { aeadOpenText, encodeWiped } from '../crypto/text.js';
-import { concatBytes, encodeBase64, toBytes, tryDecodeBase64Scratch } from '../encoding.js';
+import { aeadOpenText, aeadSealText, encodeWiped } from '../crypto/text.js';
+import { toBytes, tryDecodeBase64Scratch } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { familyOf } from '../keys/asymmetric/family.js';
 import { requireMaterial } from '../keys/asymmetric/material.js';
@@ -173,20 +173,13 @@ function sealAead(alg: AeadAlgorithm, version: KeyVersion, input: SealInput): Ci
     nonce = e.backend.randomBytes(info.nonceBytes);
   }
   const b = e.backend;
-  if (conv !== 1 && b.aeadSealText) {
-    // The backend's own text (node: OpenSSL's output joined once and encoded).
-    const text = b.aeadSealText(alg, derived.key, nonce, plaintext, aad, 'base64');
-    return { ciphertext: versionedHead(e.prefix, ver) + text, key_version: ver };
+  if (conv === 1) {
+    // Legacy convergent v1: the caller keeps the nonce; the payload is the sealed bytes alone.
+    const sealed = b.aeadSeal(alg, derived.key, nonce, plaintext, aad);
+    return { ciphertext: formatVersioned(e.prefix, ver, sealed), key_version: ver };
   }
-  const sealed = b.aeadSeal(alg, derived.key, nonce, plaintext, aad);
-  if (conv === 1) return { ciphertext: formatVersioned(e.prefix, ver, sealed), key_version: ver };
-  // base64(nonce ‖ sealed) is base64(nonce) + base64(sealed) when the nonce is
-  // whole 3-byte groups (12 and 24 bytes are): no copy of the sealed bytes.
-  const ciphertext =
-    nonce.length % 3 === 0
-      ? versionedHead(e.prefix, ver) + encodeBase64(nonce) + encodeBase64(sealed)
-      : formatVersioned(e.prefix, ver, concatBytes(nonce, sealed));
-  return { ciphertext, key_version: ver };
+  const payload = aeadSealText(b, alg, derived.key, nonce, plaintext, aad, 'base64');
+  return { ciphertext: versionedHead(e.prefix, ver) + payload, key_version: ver };
 }
 
 /**

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import type { CryptoBackend } from '../../src/crypto/backend.js';
 import { nobleBackend } from '../../src/crypto/noble/index.js';
 import { nodeBackend } from '../../src/crypto/node/index.js';
+import { aeadSealText } from '../../src/crypto/text.js';
 import { concatBytes, encodeBase64, encodeHex, tryDecodeBase64, utf8 } from '../../src/encoding.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { Transit } from '../../src/transit/transit.js';
@@ -21,7 +22,7 @@ const sealText = nodeBackend.aeadSealText as NonNullable<CryptoBackend['aeadSeal
 const key = new Uint8Array(32).fill(3);
 const nonce = new Uint8Array(12).fill(4);
 
-describe('aeadSealText (node backend)', () => {
+describe('aeadSealText (node backend, and the fallback of src/crypto/text.ts)', () => {
   it('is on the node backend only (noble gains nothing from it)', () => {
     expect(typeof nodeBackend.aeadSealText).toBe('function');
     expect(nobleBackend.aeadSealText).toBeUndefined();
@@ -38,6 +39,11 @@ describe('aeadSealText (node backend)', () => {
           const label = `${alg} ${k.length} ${length} ${aad?.length}`;
           expect(sealText(alg, k, n, plain, aad, 'base64'), label).toBe(encodeBase64(want));
           expect(sealText(alg, k, n, plain, aad, 'hex'), label).toBe(encodeHex(want));
+          // The neutral helper's fallback (src/crypto/text.ts), on a backend without it.
+          expect(aeadSealText(nobleBackend, alg, k, n, plain, aad, 'base64')).toBe(
+            encodeBase64(want),
+          );
+          expect(aeadSealText(nobleBackend, alg, k, n, plain, aad, 'hex')).toBe(encodeHex(want));
           const payload = tryDecodeBase64(sealText(alg, k, n, plain, aad, 'base64')) as Uint8Array;
           const opened = nobleBackend.aeadOpen(alg, k, n, payload.subarray(n.length), aad);
           expect(opened, label).toEqual(plain);

@@ -31,7 +31,7 @@ import {
   checkTextEncoding,
   TAG_LENGTH,
 } from '../noble/params.js';
-import { aeadOpenText } from '../text.js';
+import { aeadOpenText, aeadSealText } from '../text.js';
 import { ownedBytes } from './bytes.js';
 
 /** The algorithms OpenSSL runs for us. */
@@ -106,9 +106,9 @@ export function nodeAeadSealText(
   encoding: TextEncodingName,
 ): string {
   checkTextEncoding(encoding);
+  // XChaCha20 runs on noble: its bytes encoded by the neutral helper.
   if (alg === 'xchacha20-poly1305') {
-    const sealed = nobleAeadSeal(alg, key, nonce, plaintext, aad);
-    return Buffer.concat([nonce, sealed]).toString(encoding);
+    return aeadSealText(NOBLE_SEAL, alg, key, nonce, plaintext, aad, encoding);
   }
   checkAead(alg, key, nonce, aad);
   assertBytes(plaintext, alg, 'plaintext');
@@ -240,7 +240,8 @@ export function nodeAeadOpenText(
   }
 }
 
-/** noble's open, for the one algorithm this backend delegates to it. */
+/** noble's seal and open, for the one algorithm this backend delegates to it. */
+const NOBLE_SEAL = { aeadSeal: nobleAeadSeal };
 const NOBLE_OPEN = { aeadOpen: nobleAeadOpen };
 
 /** Open with OpenSSL: its output buffer, once the tag has verified. */
