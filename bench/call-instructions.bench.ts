@@ -31,6 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Transit } from 'transitkit';
+import { decryptFloor, hmacFloor } from './call-floor.js';
 import { callgrindCommand, counted, perCall, V8_FIXED_SEEDS } from './callgrind.js';
 import { printTable, type Row } from './harness.js';
 import { ALGS, raw } from './transit.bench.js';
@@ -58,11 +59,21 @@ const CASES: CaseInfo[] = [
     name: 'raw node:crypto, awaited in an async function',
     vs: 'raw node:crypto',
   },
+  {
+    group: 'decrypt 64 B aes256-gcm96',
+    name: 'floor of any implementation (call-floor.ts)',
+    vs: 'raw node:crypto',
+  },
   { group: 'decrypt 64 B aes256-gcm96', name: 'transit (node)', vs: 'raw node:crypto' },
   { group: 'hmac sha2-256 64 B', name: 'raw node:crypto hmac' },
   {
     group: 'hmac sha2-256 64 B',
     name: 'raw node:crypto hmac, awaited in an async function',
+    vs: 'raw node:crypto hmac',
+  },
+  {
+    group: 'hmac sha2-256 64 B',
+    name: 'hmac floor of any implementation (call-floor.ts)',
     vs: 'raw node:crypto hmac',
   },
   { group: 'hmac sha2-256 64 B', name: 'transit.hmac (node)', vs: 'raw node:crypto hmac' },
@@ -122,12 +133,23 @@ async function runners(): Promise<Map<string, Runner>> {
   await transit.createKey('many');
   for (let v = 1; v < 1000; v++) await transit.rotateKey('many');
   const call = (f: (i: number) => unknown): Runner => ({ call: f });
+  const openFloor = decryptFloor(
+    aes.type,
+    'aes-256-gcm',
+    Buffer.from(exported.keys['1'] as string, 'base64'),
+  );
+  if ((await openFloor({ ciphertext: rawCt })).plaintext !== ptB64)
+    throw new Error('floor mismatch');
+  const macFloor = hmacFloor('hmac', hmacKey);
+  if ((await macFloor({ input })).hmac !== rawHmac()) throw new Error('hmac floor mismatch');
   return new Map<string, Runner>([
     ['raw node:crypto', call(() => r.nodeOpen(rawCt))],
     ['raw node:crypto, awaited in an async function', call(async () => r.nodeOpen(rawCt))],
+    ['floor of any implementation (call-floor.ts)', call(() => openFloor({ ciphertext: rawCt }))],
     ['transit (node)', call(() => transit.decrypt(aes.type, { ciphertext: rawCt }))],
     ['raw node:crypto hmac', call(rawHmac)],
     ['raw node:crypto hmac, awaited in an async function', call(async () => rawHmac())],
+    ['hmac floor of any implementation (call-floor.ts)', call(() => macFloor({ input }))],
     ['transit.hmac (node)', call(() => transit.hmac('hmac', { input }))],
     ['raw node:crypto seal', call(() => r.nodeSeal(ptB64))],
     ['transit (node) encrypt', call(() => transit.encrypt(aes.type, { plaintext: ptB64 }))],
