@@ -5,16 +5,18 @@
  */
 import { utf8 } from '../../src/encoding.js';
 
-const key = new Uint8Array(32).fill(3);
-const nonce = new Uint8Array(12).fill(4);
+/** The 32-byte key of the cases (its first 16 bytes for AES-128). */
+export const AEAD_KEY = new Uint8Array(32).fill(3);
+/** The 12-byte nonce of the cases. */
+export const AEAD_NONCE = new Uint8Array(12).fill(4);
 const xnonce = new Uint8Array(24).fill(4);
 
 /** Algorithm, key and nonce: AES-256/128-GCM, ChaCha20- and XChaCha20-Poly1305. */
 export const AEAD_CASES = [
-  ['aes-gcm', key, nonce],
-  ['aes-gcm', key.subarray(0, 16), nonce],
-  ['chacha20-poly1305', key, nonce],
-  ['xchacha20-poly1305', key, xnonce],
+  ['aes-gcm', AEAD_KEY, AEAD_NONCE],
+  ['aes-gcm', AEAD_KEY.subarray(0, 16), AEAD_NONCE],
+  ['chacha20-poly1305', AEAD_KEY, AEAD_NONCE],
+  ['xchacha20-poly1305', AEAD_KEY, xnonce],
 ] as const;
 
 /** Plaintext lengths: empty, under a block, 64, around 4 KiB (the seal's allocation switch), large. */

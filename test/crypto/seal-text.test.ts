@@ -16,11 +16,11 @@ import { aeadSealText } from '../../src/crypto/text.js';
 import { concatBytes, encodeBase64, encodeHex, tryDecodeBase64, utf8 } from '../../src/encoding.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { Transit } from '../../src/transit/transit.js';
-import { AEAD_AADS, AEAD_CASES, AEAD_LENGTHS } from './aead-cases.js';
+import { AEAD_AADS, AEAD_CASES, AEAD_KEY, AEAD_LENGTHS, AEAD_NONCE } from './aead-cases.js';
 
 const sealText = nodeBackend.aeadSealText as NonNullable<CryptoBackend['aeadSealText']>;
-const key = new Uint8Array(32).fill(3);
-const nonce = new Uint8Array(12).fill(4);
+const key = AEAD_KEY;
+const nonce = AEAD_NONCE;
 
 describe('aeadSealText (node backend, and the fallback of src/crypto/text.ts)', () => {
   it('is on the node backend only (noble gains nothing from it)', () => {

@@ -20,7 +20,7 @@ import { aeadOpenText } from '../../src/crypto/text.js';
 import { concatBytes, encodeBase64, encodeHex, utf8 } from '../../src/encoding.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { Transit } from '../../src/transit/transit.js';
-import { AEAD_AADS, AEAD_CASES, AEAD_LENGTHS } from './aead-cases.js';
+import { AEAD_AADS, AEAD_CASES, AEAD_KEY, AEAD_LENGTHS, AEAD_NONCE } from './aead-cases.js';
 
 const HASHES: HashName[] = [
   'sha1',
@@ -158,8 +158,8 @@ describe('digestText and hmacText (node backend)', () => {
 });
 
 describe('aeadOpenText (node backend, and the fallback of src/crypto/text.ts)', () => {
-  const key = new Uint8Array(32).fill(3);
-  const nonce = new Uint8Array(12).fill(4);
+  const key = AEAD_KEY;
+  const nonce = AEAD_NONCE;
   const openText = nodeBackend.aeadOpenText as NonNullable<CryptoBackend['aeadOpenText']>;
 
   it('equals the encoded aeadOpen of both backends: every algorithm, lengths, AAD, views', () => {
