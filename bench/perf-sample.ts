@@ -83,14 +83,16 @@ export function functions(file: string): Sampled[] {
   const out: Sampled[] = [];
   for (const line of report.split('\n')) {
     const m = /^\s*[\d.]+%\s+(\d+)\s+(.+?)\s+\[.\]\s+(.*)$/.exec(line);
-    if (m) out.push({ samples: Number(m[1]), dso: m[2] as string, sym: (m[3] as string).trim() });
+    // V8's JIT code is reported per thread (`[JIT] tid 1234`): one name for all.
+    const dso = (m?.[2] ?? '').replace(/^\[JIT\] tid \d+$/, '[JIT]');
+    if (m) out.push({ samples: Number(m[1]), dso, sym: (m[3] as string).trim() });
   }
   return out;
 }
 
 /** The categories, in the order they are printed. */
 export const CATEGORIES = [
-  'JS of the case (transitkit, the floor or the raw call)',
+  'JS of the code measured (transitkit, a floor, a raw call, a bare server)',
   "JS of Node's own modules (node:crypto, node:buffer…)",
   'V8 builtins and runtime',
   'Node C++ (crypto bindings, BaseObject, simdutf…)',
@@ -131,6 +133,20 @@ export function categoryOf(f: Sampled): Category {
     return 'Node C++ (crypto bindings, BaseObject, simdutf…)';
   }
   return 'other';
+}
+
+/**
+ * The functions of several `perf.data` files together (the rounds of one
+ * case), samples added up by function.
+ */
+export function merged(files: string[]): Sampled[] {
+  const all = new Map<string, Sampled>();
+  for (const f of files.flatMap(functions)) {
+    const k = `${f.dso}\0${f.sym}`;
+    const had = all.get(k);
+    all.set(k, had ? { ...had, samples: had.samples + f.samples } : f);
+  }
+  return [...all.values()];
 }
 
 /** Samples per category. */

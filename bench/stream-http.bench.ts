@@ -32,16 +32,22 @@
  * bare server's output is opened with node:crypto and transitkit's with
  * decrypt-stream before anything is timed.
  *
- * `npx tsx bench/stream-http.bench.ts [--quick] [--gib N]` (default 1 GiB per
- * server in 8 alternating rounds, and a 1 GiB pipeline; `--quick`: 64 MiB in
- * 2 rounds, a 256 MiB pipeline), or
+ * `npm run bench:stream-http [-- --quick --gib N --perf]` (default
+ * 1 GiB per server in 8 alternating rounds, and a 1 GiB pipeline; `--quick`:
+ * 64 MiB in 2 rounds, a 256 MiB pipeline; `--perf`: Linux perf samples the
+ * server process during each round, and each server's time per MiB is
+ * printed by category, as `bench:call-time` does for calls), or
  * `streamHttpBench({ quick })` from bench/run.ts (`--only=stream-http`).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { type IncomingMessage, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Row } from './harness.js';
+import { printTable, type Row } from './harness.js';
+import { byCategory, merged, perfWorks, type Sampled, sampled } from './perf-sample.js';
 import { median } from './stats.js';
 import type { Ports } from './stream-http-server.js';
 
@@ -227,17 +233,22 @@ async function check(p: Ports, key: Buffer): Promise<void> {
 export async function streamHttpBench({
   quick = false,
   bytes = quick ? 64 * MiB : 1024 * MiB,
+  perf = false,
 }: {
   quick?: boolean;
   bytes?: number;
+  perf?: boolean;
 } = {}): Promise<Row[]> {
   const key = randomBytes(32);
+  const profile = perf ? mkdtempSync(join(tmpdir(), 'tk-perf-http-')) : undefined;
   const server = fileURLToPath(new URL('./stream-http-server.ts', import.meta.url));
   const child = fork(server, [key.toString('base64')], {
     execArgv: [
       '--import',
       'tsx',
       ...(process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean),
+      // --perf: V8 names its JIT code for perf (/tmp/perf-<pid>.map).
+      ...(profile ? ['--perf-basic-prof', `--logfile=${join(profile, 'v8.log')}`] : []),
     ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -266,14 +277,24 @@ export async function streamHttpBench({
     };
     const got: Record<Which, number[]> = { bare: [], chunked: [], kit: [], node: [] };
     const cpu: Record<Which, number[]> = { bare: [], chunked: [], kit: [], node: [] };
+    const files: Record<Which, string[]> = { bare: [], chunked: [], kit: [], node: [] };
     for (let i = 0; i < rounds; i++) {
       const order = ['bare', 'chunked', 'kit', 'node'] as const;
       for (const which of i % 2 ? [...order].reverse() : order) {
-        const before = await ask(child, 'cpu');
-        got[which].push(await runs[which]());
-        cpu[which].push(((await ask(child, 'cpu')) - before) / (per / MiB));
+        const round = async () => {
+          const before = await ask(child, 'cpu');
+          got[which].push(await runs[which]());
+          cpu[which].push(((await ask(child, 'cpu')) - before) / (per / MiB));
+        };
+        if (profile === undefined) await round();
+        else {
+          const file = join(profile, `${which}-${i}.perf.data`);
+          files[which].push(file);
+          await sampled(child.pid ?? 0, file, PERF_HZ, round);
+        }
       }
     }
+    if (profile !== undefined) printProfile(files, rounds * per);
     const { bare, chunked, kit, node } = got;
     const chunkedRatios = chunked.map((k, i) => k / (bare[i] as number));
     const ratios = kit.map((k, i) => k / (bare[i] as number));
@@ -364,13 +385,57 @@ export async function streamHttpBench({
     ];
   } finally {
     child.send('exit');
+    if (profile !== undefined) {
+      rmSync(profile, { recursive: true, force: true });
+      rmSync(`/tmp/perf-${child.pid}.map`, { force: true });
+    }
   }
 }
 
+/** Samples a second of the server process under `--perf`. */
+const PERF_HZ = 2_000;
+
+/**
+ * `--perf`: each server's time per MiB by category, over its rounds, and the
+ * functions of `createServer` most above the bare chunked server's.
+ */
+function printProfile(files: Record<string, string[]>, bytes: number): void {
+  const msPerSample = 1000 / PERF_HZ / (bytes / MiB);
+  const fns = Object.fromEntries(Object.entries(files).map(([w, f]) => [w, merged(f)]));
+  const names: Record<string, string> = {
+    bare: 'bare',
+    chunked: 'bare chunked',
+    kit: 'createServer',
+    node: 'handler.node',
+  };
+  const rows: Row[] = Object.entries(fns).flatMap(([w, f]) => {
+    const group = `server time by perf, ${names[w]}`;
+    const total = f.reduce((s, x) => s + x.samples, 0);
+    return [
+      { group, name: 'per MiB', value: total * msPerSample, unit: 'ms' },
+      ...[...byCategory(f)]
+        .filter(([, n]) => n > 0)
+        .map(([c, n]) => ({ group, name: `  ${c}`, value: n * msPerSample, unit: 'ms' })),
+    ];
+  });
+  printTable(rows);
+  const key = (x: Sampled) => `${x.sym} (${x.dso})`;
+  const of = (w: string) => new Map((fns[w] ?? []).map((x) => [key(x), x.samples * msPerSample]));
+  const kit = of('kit');
+  const chunked = of('chunked');
+  const above = [...new Set([...kit.keys(), ...chunked.keys()])]
+    .map((k) => [k, (kit.get(k) ?? 0) - (chunked.get(k) ?? 0)] as const)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 15);
+  console.log('\ncreateServer: the 15 functions most above the bare chunked server (ms per MiB)');
+  for (const [k, d] of above) console.log(`  ${d.toFixed(3).padStart(7)}  ${k}`);
+}
+
 if (fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { printTable } = await import('./harness.js');
   const gib = process.argv.indexOf('--gib');
   const quick = process.argv.includes('--quick');
   const bytes = gib > 0 ? Number(process.argv[gib + 1]) * 1024 * MiB : undefined;
-  printTable(await streamHttpBench({ quick, ...(bytes ? { bytes } : {}) }));
+  const perf = process.argv.includes('--perf');
+  if (perf && !perfWorks()) throw new Error('--perf needs Linux perf (perf record -e cpu-clock)');
+  printTable(await streamHttpBench({ quick, perf, ...(bytes ? { bytes } : {}) }));
 }
