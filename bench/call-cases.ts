@@ -67,6 +67,25 @@ export const CASES: CaseInfo[] = [
   },
 ];
 
+/** A numeric `--name=N` argument of the bench's command line, or `fallback`. */
+export const arg = (name: string, fallback: number): number => {
+  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
+  return a ? Number(a.slice(name.length + 3)) : fallback;
+};
+
+/**
+ * The cases the command line asks for: with `--only=decrypt,hmac`, the
+ * groups whose names start with one of these (the others are still set up
+ * in the measured process, but not run); else every case.
+ */
+export function chosenCases(): CaseInfo[] {
+  const only = process.argv
+    .find((x) => x.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',');
+  return only ? CASES.filter((c) => only.some((o) => c.group.startsWith(o))) : CASES;
+}
+
 /** A case in the measured process: `prepare(n)` (uncounted) readies `n` calls of `call`. */
 interface Runner {
   prepare?: (n: number) => Promise<void>;

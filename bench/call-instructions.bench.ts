@@ -28,14 +28,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CASES, startCases } from './call-cases.js';
+import { arg, chosenCases, startCases } from './call-cases.js';
 import { callgrindCommand, counted, perCall, V8_FIXED_SEEDS } from './callgrind.js';
 import { printTable, type Row } from './harness.js';
-
-const arg = (name: string, fallback: number): number => {
-  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
-  return a ? Number(a.slice(name.length + 3)) : fallback;
-};
 
 async function main(): Promise<void> {
   const warm = arg('warm', 10_000);
@@ -46,12 +41,7 @@ async function main(): Promise<void> {
   // it out to ≈ 0.1–0.5 k a call.
   const count = arg('count', 30_000);
   const keep = process.argv.includes('--keep');
-  // `--only=decrypt,hmac`: the groups whose names start with one of these (and nothing else).
-  const only = process.argv
-    .find((x) => x.startsWith('--only='))
-    ?.slice('--only='.length)
-    .split(',');
-  const cases = only ? CASES.filter((c) => only.some((o) => c.group.startsWith(o))) : CASES;
+  const cases = chosenCases();
   const dir = mkdtempSync(join(tmpdir(), 'tk-callgrind-'));
   const { proc, ask, stop } = await startCases({
     execPath: 'valgrind',

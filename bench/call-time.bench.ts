@@ -23,7 +23,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CASES, startCases } from './call-cases.js';
+import { arg, chosenCases, startCases } from './call-cases.js';
 import { printTable, type Row } from './harness.js';
 import {
   byCategory,
@@ -33,11 +33,6 @@ import {
   type Sampled,
   sampled,
 } from './perf-sample.js';
-
-const arg = (name: string, fallback: number): number => {
-  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
-  return a ? Number(a.slice(name.length + 3)) : fallback;
-};
 
 /** µs per call of each function, by `dso sym`. */
 const perFunction = (fns: Sampled[], usPerSample: number): Map<string, number> =>
@@ -53,11 +48,7 @@ async function main(): Promise<void> {
   const hz = arg('hz', 4_000);
   const top = arg('top', 0);
   const keep = process.argv.includes('--keep');
-  const only = process.argv
-    .find((x) => x.startsWith('--only='))
-    ?.slice('--only='.length)
-    .split(',');
-  const cases = only ? CASES.filter((c) => only.some((o) => c.group.startsWith(o))) : CASES;
+  const cases = chosenCases();
   const dir = mkdtempSync(join(tmpdir(), 'tk-perf-'));
   // --perf-basic-prof: V8 writes /tmp/perf-<pid>.map, the names of its JIT code for perf.
   const { proc, ask, stop } = await startCases({
