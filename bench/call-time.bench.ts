@@ -29,14 +29,11 @@ import {
   byCategory,
   CATEGORIES,
   functions,
+  perFunction,
   perfWorks,
-  type Sampled,
+  printMostAbove,
   sampled,
 } from './perf-sample.js';
-
-/** µs per call of each function, by `dso sym`. */
-const perFunction = (fns: Sampled[], usPerSample: number): Map<string, number> =>
-  new Map(fns.map((f) => [`${f.sym} (${f.dso})`, f.samples * usPerSample]));
 
 async function main(): Promise<void> {
   if (!perfWorks()) {
@@ -112,12 +109,8 @@ async function main(): Promise<void> {
       const m = measured.get(c.name);
       const b = c.vs === undefined ? undefined : measured.get(c.vs);
       if (!m || !b) continue;
-      const more = [...new Set([...m.fns.keys(), ...b.fns.keys()])]
-        .map((k) => [k, (m.fns.get(k) ?? 0) - (b.fns.get(k) ?? 0)] as const)
-        .sort((x, y) => y[1] - x[1])
-        .slice(0, top);
-      console.log(`\n${c.group}: ${c.name}, the ${top} functions most above ${c.vs} (µs per call)`);
-      for (const [k, d] of more) console.log(`  ${d.toFixed(3).padStart(7)}  ${k}`);
+      const title = `${c.group}: ${c.name}, the ${top} functions most above ${c.vs} (µs per call)`;
+      printMostAbove(title, m.fns, b.fns, top);
     }
   }
   if (keep)

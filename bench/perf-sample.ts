@@ -158,3 +158,25 @@ export function byCategory(fns: Sampled[]): Map<Category, number> {
   }
   return m;
 }
+
+/** Each function's samples times `scale` (a time per call or per MiB), by `name (binary)`. */
+export const perFunction = (fns: Sampled[], scale: number): Map<string, number> =>
+  new Map(fns.map((f) => [`${f.sym} (${f.dso})`, f.samples * scale]));
+
+/**
+ * Print the `n` functions of `fns` most above `base` (both from
+ * {@link perFunction}), under `title`.
+ */
+export function printMostAbove(
+  title: string,
+  fns: Map<string, number>,
+  base: Map<string, number>,
+  n: number,
+): void {
+  const more = [...new Set([...fns.keys(), ...base.keys()])]
+    .map((k) => [k, (fns.get(k) ?? 0) - (base.get(k) ?? 0)] as const)
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, n);
+  console.log(`\n${title}`);
+  for (const [k, d] of more) console.log(`  ${d.toFixed(3).padStart(7)}  ${k}`);
+}

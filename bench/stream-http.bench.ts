@@ -46,7 +46,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { printTable, type Row } from './harness.js';
-import { byCategory, merged, perfWorks, type Sampled, sampled } from './perf-sample.js';
+import {
+  byCategory,
+  merged,
+  perFunction,
+  perfWorks,
+  printMostAbove,
+  sampled,
+} from './perf-sample.js';
 import { median } from './stats.js';
 import { check, expectedDigest, pipeline, through } from './stream-http-client.js';
 import type { Ports } from './stream-http-server.js';
@@ -265,16 +272,12 @@ function printProfile(files: Record<string, string[]>, bytes: number): void {
     ];
   });
   printTable(rows);
-  const key = (x: Sampled) => `${x.sym} (${x.dso})`;
-  const of = (w: string) => new Map((fns[w] ?? []).map((x) => [key(x), x.samples * msPerSample]));
-  const kit = of('kit');
-  const chunked = of('chunked');
-  const above = [...new Set([...kit.keys(), ...chunked.keys()])]
-    .map((k) => [k, (kit.get(k) ?? 0) - (chunked.get(k) ?? 0)] as const)
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 15);
-  console.log('\ncreateServer: the 15 functions most above the bare chunked server (ms per MiB)');
-  for (const [k, d] of above) console.log(`  ${d.toFixed(3).padStart(7)}  ${k}`);
+  printMostAbove(
+    'createServer: the 15 functions most above the bare chunked server (ms per MiB)',
+    perFunction(fns.kit ?? [], msPerSample),
+    perFunction(fns.chunked ?? [], msPerSample),
+    15,
+  );
 }
 
 if (fileURLToPath(import.meta.url) === process.argv[1]) {
