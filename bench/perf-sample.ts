@@ -80,12 +80,21 @@ export function functions(file: string): Sampled[] {
     ],
     { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'ignore'] },
   );
+  return parseReport(report);
+}
+
+/**
+ * The lines of `perf report --sort dso,sym -n -q` (`  12.34%   567  node  [.] name`)
+ * as functions; other lines are skipped.
+ */
+export function parseReport(report: string): Sampled[] {
   const out: Sampled[] = [];
   for (const line of report.split('\n')) {
     const m = /^\s*[\d.]+%\s+(\d+)\s+(.+?)\s+\[.\]\s+(.*)$/.exec(line);
+    if (!m) continue;
     // V8's JIT code is reported per thread (`[JIT] tid 1234`): one name for all.
-    const dso = (m?.[2] ?? '').replace(/^\[JIT\] tid \d+$/, '[JIT]');
-    if (m) out.push({ samples: Number(m[1]), dso, sym: (m[3] as string).trim() });
+    const dso = (m[2] as string).replace(/^\[JIT\] tid \d+$/, '[JIT]');
+    out.push({ samples: Number(m[1]), dso, sym: (m[3] as string).trim() });
   }
   return out;
 }
