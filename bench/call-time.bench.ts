@@ -26,13 +26,14 @@ import { join } from 'node:path';
 import { arg, chosenCases, startCases } from './call-cases.js';
 import { printTable, type Row } from './harness.js';
 import {
-  byCategory,
-  CATEGORIES,
+  categoryRows,
   functions,
   perFunction,
   perfWorks,
   printMostAbove,
+  type Sampled,
   sampled,
+  samplesOf,
 } from './perf-sample.js';
 
 async function main(): Promise<void> {
@@ -57,10 +58,8 @@ async function main(): Promise<void> {
       'tsx',
     ],
   });
-  const measured = new Map<
-    string,
-    { us: number; fns: Map<string, number>; cats: Map<string, number> }
-  >();
+  // Per case: its sampled functions, and the µs per call one sample stands for.
+  const measured = new Map<string, { fns: Sampled[]; usPerSample: number; us: number }>();
   try {
     for (const [i, c] of cases.entries()) {
       const rotate = c.group === 'rotate';
@@ -73,9 +72,7 @@ async function main(): Promise<void> {
       await sampled(proc.pid ?? 0, file, hz, () => ask({ run: c.name, n }));
       const fns = functions(file);
       const usPerSample = 1e6 / hz / n;
-      const total = fns.reduce((s, f) => s + f.samples, 0);
-      const cats = new Map([...byCategory(fns)].map(([k, v]) => [k, v * usPerSample]));
-      measured.set(c.name, { us: total * usPerSample, fns: perFunction(fns, usPerSample), cats });
+      measured.set(c.name, { fns, usPerSample, us: samplesOf(fns) * usPerSample });
     }
   } finally {
     await stop();
@@ -95,12 +92,7 @@ async function main(): Promise<void> {
           ? {}
           : { ratio: c.over ? m.us / base : base / m.us, baseline: c.vs as string }),
       },
-      ...CATEGORIES.filter((k) => (m.cats.get(k) ?? 0) > 0).map((k) => ({
-        group,
-        name: `  ${k}`,
-        value: m.cats.get(k) ?? 0,
-        unit: 'µs',
-      })),
+      ...categoryRows(group, m.fns, m.usPerSample, 'µs'),
     ];
   });
   printTable(rows);
@@ -110,7 +102,12 @@ async function main(): Promise<void> {
       const b = c.vs === undefined ? undefined : measured.get(c.vs);
       if (!m || !b) continue;
       const title = `${c.group}: ${c.name}, the ${top} functions most above ${c.vs} (µs per call)`;
-      printMostAbove(title, m.fns, b.fns, top);
+      printMostAbove(
+        title,
+        perFunction(m.fns, m.usPerSample),
+        perFunction(b.fns, b.usPerSample),
+        top,
+      );
     }
   }
   if (keep)

@@ -12,6 +12,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Row } from './harness.js';
 
 /** Whether `perf record` can sample here (installed, and allowed by the kernel). */
 export function perfWorks(): boolean {
@@ -151,7 +152,7 @@ export function categoryOf(f: Sampled): Category {
 export function merged(files: string[]): Sampled[] {
   const all = new Map<string, Sampled>();
   for (const f of files.flatMap(functions)) {
-    const k = `${f.dso}\0${f.sym}`;
+    const k = nameOf(f);
     const had = all.get(k);
     all.set(k, had ? { ...had, samples: had.samples + f.samples } : f);
   }
@@ -168,9 +169,26 @@ export function byCategory(fns: Sampled[]): Map<Category, number> {
   return m;
 }
 
-/** Each function's samples times `scale` (a time per call or per MiB), by `name (binary)`. */
+/** All the samples of `fns`. */
+export const samplesOf = (fns: Sampled[]): number => fns.reduce((s, f) => s + f.samples, 0);
+
+/**
+ * One row per category that has samples, in {@link CATEGORIES}' order, its
+ * samples times `scale` (a time per call or per MiB) in `unit`, indented
+ * under the total row the caller puts before them.
+ */
+export function categoryRows(group: string, fns: Sampled[], scale: number, unit: string): Row[] {
+  return [...byCategory(fns)]
+    .filter(([, n]) => n > 0)
+    .map(([c, n]) => ({ group, name: `  ${c}`, value: n * scale, unit }));
+}
+
+/** A function's name and binary, as printed and as the key that adds up its samples. */
+const nameOf = (f: Sampled): string => `${f.sym} (${f.dso})`;
+
+/** Each function's samples times `scale` (a time per call or per MiB), by {@link nameOf}. */
 export const perFunction = (fns: Sampled[], scale: number): Map<string, number> =>
-  new Map(fns.map((f) => [`${f.sym} (${f.dso})`, f.samples * scale]));
+  new Map(fns.map((f) => [nameOf(f), f.samples * scale]));
 
 /**
  * Print the `n` functions of `fns` most above `base` (both from

@@ -10,7 +10,7 @@ import { createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { type IncomingMessage, request } from 'node:http';
 import type { Ports } from './stream-http-server.js';
 
-const MiB = 1024 * 1024;
+export const MiB = 1024 * 1024;
 const BLOCK = randomBytes(4 * MiB);
 const CHUNK = 64 * 1024;
 

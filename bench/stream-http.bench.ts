@@ -47,18 +47,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { printTable, type Row } from './harness.js';
 import {
-  byCategory,
+  categoryRows,
   merged,
   perFunction,
   perfWorks,
   printMostAbove,
   sampled,
+  samplesOf,
 } from './perf-sample.js';
 import { median } from './stats.js';
-import { check, expectedDigest, pipeline, through } from './stream-http-client.js';
+import { check, expectedDigest, MiB, pipeline, through } from './stream-http-client.js';
 import type { Ports } from './stream-http-server.js';
 
-const MiB = 1024 * 1024;
 /** The ratio encrypt-stream must reach against the bare server (issue 17). */
 const THROUGHPUT_TARGET = 0.7;
 /** The server's RSS growth budget while streaming both ways (issue 17). */
@@ -263,12 +263,9 @@ function printProfile(files: Record<string, string[]>, bytes: number): void {
   };
   const rows: Row[] = Object.entries(fns).flatMap(([w, f]) => {
     const group = `server time by perf, ${names[w]}`;
-    const total = f.reduce((s, x) => s + x.samples, 0);
     return [
-      { group, name: 'per MiB', value: total * msPerSample, unit: 'ms' },
-      ...[...byCategory(f)]
-        .filter(([, n]) => n > 0)
-        .map(([c, n]) => ({ group, name: `  ${c}`, value: n * msPerSample, unit: 'ms' })),
+      { group, name: 'per MiB', value: samplesOf(f) * msPerSample, unit: 'ms' },
+      ...categoryRows(group, f, msPerSample, 'ms'),
     ];
   });
   printTable(rows);

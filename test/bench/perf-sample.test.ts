@@ -6,7 +6,13 @@
  * tables' lines without anyone noticing.
  */
 import { describe, expect, it } from 'vitest';
-import { byCategory, categoryOf, parseReport } from '../../bench/perf-sample.js';
+import {
+  byCategory,
+  categoryOf,
+  categoryRows,
+  parseReport,
+  samplesOf,
+} from '../../bench/perf-sample.js';
 
 const REPORT = `
 # comment lines and blank ones are skipped
@@ -57,5 +63,19 @@ describe('perf-sample', () => {
     expect(cats.get('OpenSSL')).toBe(50);
     expect(cats.get('garbage collector')).toBe(30);
     expect(cats.size).toBe(10);
+  });
+
+  it("prints a row per category with samples, scaled, in the categories' order", () => {
+    const fns = parseReport(REPORT).filter((f) => f.dso !== '[kernel.kallsyms]');
+    expect(samplesOf(fns)).toBe(635);
+    const rows = categoryRows('g', fns, 0.5, 'µs');
+    expect(rows.map((r) => r.name.trim())).not.toContain('kernel');
+    expect(rows[0]).toEqual({
+      group: 'g',
+      name: '  JS of the code measured (transitkit, a floor, a raw call, a bare server)',
+      value: 50,
+      unit: 'µs',
+    });
+    expect(rows.find((r) => r.name.trim() === 'OpenSSL')?.value).toBe(25);
   });
 });
