@@ -11,6 +11,7 @@
 import type { TokenAuth, TokenContext, TokenCreateRequest } from 'transitkit';
 import { aclNow } from '../../src/auth/answer-now.js';
 import { invalidRequest, notFound, TransitError } from '../../src/errors.js';
+import { checkKeyName } from '../../src/keys/names.js';
 import { backupKeyName } from '../../src/keys/vault-backup.js';
 import { warningsOf, withWarnings } from '../../src/result-meta.js';
 import { ACTIVE, type HealthState } from './health.js';
@@ -18,19 +19,28 @@ import type { CallContext, ServedBy, Services } from './route.js';
 
 /**
  * Encrypt's existence check (openbao `pathEncryptExistenceCheck`): does the
- * key exist? A name the library refuses counts as missing; the call then
- * fails with the library's message.
+ * key exist? Only a key the library reports missing (`not_found`), or a
+ * name it refuses (the call then fails with the library's message), counts
+ * as missing. Any other failure (a storage read that failed) is thrown: the
+ * check fails closed, so a token holding only `create` is never let through
+ * as if the key were new when the read that would have found it failed.
  * @internal
  */
 export async function keyExists(
   s: Services,
   path: Readonly<Record<string, string>>,
 ): Promise<boolean> {
+  const name = path.name ?? '';
   try {
-    await s.transit.readKey(path.name ?? '');
+    checkKeyName(name);
+  } catch {
+    return false;
+  }
+  try {
+    await s.transit.readKey(name);
     return true;
   } catch (e) {
-    if (e instanceof TransitError) return false;
+    if (e instanceof TransitError && e.code === 'not_found') return false;
     throw e;
   }
 }
