@@ -31,7 +31,8 @@
  *   sealed state, that the token still exists, and the ACL with the
  *   policies as they are now. A node sealed, a token revoked or expired, or
  *   a policy narrowed — here or through another instance on the same
- *   storage — aborts the response within that time. (A limited-use token
+ *   storage — aborts the response within that time; a token already gone
+ *   when the stream starts is refused before it. (A limited-use token
  *   whose last use was this request is not looked up again: it was spent
  *   by this stream.)
  *
@@ -39,6 +40,7 @@
  * @module
  */
 import type { TokenContext } from 'transitkit';
+import { spent } from '../../src/auth/token-lookup.js';
 import type { Clock } from '../../src/clock.js';
 import { TransitError } from '../../src/errors.js';
 import { coderOf } from '../../src/stream/transforms.js';
@@ -84,15 +86,22 @@ export async function streamGuard(g: {
   token: TokenContext | undefined;
 }): Promise<StreamGuard> {
   const { token } = g;
-  const first = await g.services();
-  // A limited-use token this request used up is gone already: do not look for it.
-  const tracked = token !== undefined && (await first.tokens.exists(token.token));
-  return async () => {
-    const s = await g.services();
-    if (token === undefined) return;
+  // A limited-use token whose last use was this request is revoked by it:
+  // the only token not looked up again. Any other token must still exist,
+  // now and at every re-check: one already gone when the stream starts (an
+  // entry served from a cache a moment stale, a revocation racing the
+  // request) is refused here, before the first byte.
+  const tracked = token !== undefined && !spent.has(token);
+  const alive = async (s: ServedBy) => {
     if (tracked && !(await s.tokens.exists(token.token))) {
       throw new TransitError('permission_denied', 'permission denied');
     }
+  };
+  await alive(await g.services());
+  return async () => {
+    const s = await g.services();
+    if (token === undefined) return;
+    await alive(s);
     await authorize(s, g.route, g.params, g.aclPath, token);
   };
 }

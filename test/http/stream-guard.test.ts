@@ -3,14 +3,25 @@
  * clock (a fake one here): revoking its token, or narrowing its policy,
  * or sealing the node, aborts the response after the 200; a stream with nothing changed runs
  * through many re-checks to a clean end; a limited-use token spent by the
- * stream itself does not cut it. Over a real socket (`transitkit/http/node`).
+ * stream itself does not cut it; a token another instance revoked a moment
+ * before the stream, still in this instance's token cache, is refused before
+ * the first byte. Over a real socket (`transitkit/http/node`).
  */
 import { type IncomingMessage, request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHandler } from '../../adapters/http/index.js';
 import { createServer } from '../../adapters/http/node-server.js';
 import { STREAM_RECHECK_MS } from '../../adapters/http/stream-reply.js';
-import { MemoryStorage, TransitNode } from '../../src/index.js';
+import {
+  AclPolicyStore,
+  type ListOptions,
+  MemoryStorage,
+  type StorageAdapter,
+  type StorageWatch,
+  TokenStore,
+  Transit,
+  TransitNode,
+} from '../../src/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { streamServices } from './stream-support.js';
 
@@ -167,4 +178,67 @@ describe('re-checks of a running stream', () => {
     await st.send(2);
     expect(await st.end()).toBe('clean');
   });
+
+  it('a token revoked on another instance just before, still cached here, gets a 403 before any byte', async () => {
+    const shared = new MemoryStorage();
+    // Instance A: where the operator revokes.
+    const tokensA = new TokenStore({ storage: shared });
+    await new AclPolicyStore({ storage: shared }).write('streamer', POLICY);
+    const rootA = await tokensA.authenticate(await tokensA.createRoot());
+    if (!rootA) throw new Error('no root');
+    const t = (await tokensA.create(rootA, { policies: ['streamer'] })).client_token;
+    const transitA = new Transit({ storage: shared, autoRotate: false });
+    await transitA.createKey('k');
+    // Instance B serves the stream; its change notifications are lost (a
+    // dropped pub/sub message), so its token cache keeps `t` for up to 1 s.
+    const view = new LostNotifications(shared);
+    const tokensB = new TokenStore({ storage: view });
+    const transitB = new Transit({ storage: view, autoRotate: false });
+    const services = {
+      transit: transitB,
+      tokens: tokensB,
+      policies: new AclPolicyStore({ storage: view }),
+    };
+    const server = createServer(createHandler(services, { logger: { error: () => {} } }));
+    const { url } = await server.listen(0);
+    cleanup.push(async () => {
+      await server.close({ drainMs: 0 });
+      await transitA.close();
+      await transitB.close();
+    });
+    await new Promise((r) => setTimeout(r, 20)); // B's watch is live: entries are cached
+    expect(await tokensB.authenticate(t)).toBeDefined();
+    await tokensA.revoke(t);
+    expect(await tokensB.authenticate(t), 'B still serves it from its cache').toBeDefined();
+    const r = await fetch(url + ENC, {
+      method: 'POST',
+      headers: { 'x-vault-token': t, 'content-type': 'application/octet-stream' },
+      body: new Uint8Array(MiB).fill(9),
+    });
+    expect(r.status).toBe(403);
+    expect(await r.json()).toEqual({ errors: ['permission denied'] });
+  });
 });
+
+/** A view of a storage whose watch subscribes but never reports a change. */
+class LostNotifications implements StorageAdapter, StorageWatch {
+  constructor(readonly inner: MemoryStorage) {}
+  get(k: string) {
+    return this.inner.get(k);
+  }
+  put(k: string, v: Uint8Array) {
+    return this.inner.put(k, v);
+  }
+  delete(k: string) {
+    return this.inner.delete(k);
+  }
+  list(p: string, o?: ListOptions) {
+    return this.inner.list(p, o);
+  }
+  compareAndSet(k: string, e: Uint8Array | undefined, n: Uint8Array | undefined) {
+    return this.inner.compareAndSet(k, e, n);
+  }
+  async watch(_prefix: string, _onChange: (key: string) => void) {
+    return async () => {};
+  }
+}
