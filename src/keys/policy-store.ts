@@ -126,17 +126,14 @@ export class PolicyStore {
 
   /** Forget cached state of one key (or all), e.g. after another instance wrote it. */
   invalidate(name?: string): void {
-    if (name === undefined || this.#changes.size >= MAX_STAMPS) {
+    if (name === undefined) {
       this.#epoch++;
       this.#changes.clear();
-    } else {
-      this.#changes.set(name, (this.#changes.get(name) ?? 0) + 1);
-    }
-    if (name === undefined) {
       this.#cache.clear();
       this.#revalidating.clear();
       this.#archive.clear();
     } else {
+      this.#changed(name);
       // The entry stays, marked stale: the next load reads storage (as for a
       // miss) but decodes only when the bytes differ from the cached ones. A
       // watching engine hears of its own writes too, and re-parsing the
@@ -147,8 +144,22 @@ export class PolicyStore {
       // notification ({@link invalidateArchived}).
       const hit = this.#cache.peek(name);
       if (hit) hit.at = Number.NEGATIVE_INFINITY;
-      this.#revalidating.delete(name);
     }
+  }
+
+  /**
+   * `name` changed in storage (heard of, or written here): loads begun
+   * before now may cache what they read only as stale, and later loads do
+   * not join a check already in flight.
+   */
+  #changed(name: string): void {
+    if (this.#changes.size >= MAX_STAMPS) {
+      this.#epoch++;
+      this.#changes.clear();
+    } else {
+      this.#changes.set(name, (this.#changes.get(name) ?? 0) + 1);
+    }
+    this.#revalidating.delete(name);
   }
 
   /**
@@ -349,11 +360,22 @@ export class PolicyStore {
       archive: this.#archive,
       retries: CAS_RETRIES,
       load: (name) => this.#load(name),
+      // A write that landed is a change like any other: a load that began
+      // before it (and may have read the bytes it replaced) then caches only
+      // as stale, on storage without notifications too. The written key is
+      // cached fresh, unless a change was heard while the write was in flight.
       stamp: (name) => {
         const stamp = this.#stamp(name);
-        return (key) => this.#remember(name, key, stamp);
+        return (key) => {
+          const heard = stamp !== this.#stamp(name);
+          this.#changed(name);
+          this.#cache.set(name, { key, at: heard ? Number.NEGATIVE_INFINITY : this.#clock.now() });
+        };
       },
-      forget: (name) => this.#cache.delete(name),
+      forget: (name) => {
+        this.#changed(name);
+        this.#cache.delete(name);
+      },
       cleanUp: (name, uid, written) => this.#cleanUp(name, uid, written),
       newUid: () => encodeHex(this.#backend.randomBytes(8)),
       // After a lost compare-and-set: a random pause, growing with the attempt (../util/contention.ts).

@@ -22,7 +22,10 @@ export interface WholeKeyOps {
   readonly archive: ArchiveStore;
   readonly retries: number;
   load(name: string): Promise<LoadedKey | undefined>;
-  /** Cache a written key under the invalidation stamp taken before the write. */
+  /**
+   * Cache a written key under the invalidation stamp taken before the write
+   * (and count the write as a change: loads begun before it cache only as stale).
+   */
   stamp(name: string): (key: LoadedKey) => void;
   forget(name: string): void;
   cleanUp(name: string, uid: string, written: readonly number[]): Promise<void>;
