@@ -33,6 +33,12 @@ export interface WriteView {
   readonly hot: ReadonlyMap<number, KeyVersion>;
 }
 
+/**
+ * Archived versions an attempt rewrote in place, by number: the entry's
+ * bytes before and after. @internal
+ */
+export type Rewrites = Map<number, { before: Uint8Array; after: Uint8Array }>;
+
 /** @internal */
 export class ArchiveStore {
   readonly storage: StorageAdapter;
@@ -84,8 +90,10 @@ export class ArchiveStore {
    * on; ./archive-writes.ts). `view` is the key as the writer read it (absent
    * for a new incarnation, whose entries are all new); `base` maps a
    * rewritten archived version to the version it was derived from. Each
-   * entry written is pushed to `written`. `undefined` when the view proved
-   * behind storage (then reload, {@link dropUncommitted}, and try again).
+   * entry written is pushed to `written`, and each archived version rewritten
+   * in place is noted in `rewrites` (its bytes before and after, for
+   * {@link undoRewrites}). `undefined` when the view proved behind storage
+   * (then reload, {@link dropUncommitted}, and try again).
    */
   async split(
     policy: KeyPolicy,
@@ -94,6 +102,7 @@ export class ArchiveStore {
     written: number[],
     view?: WriteView,
     base?: ReadonlyMap<number, KeyVersion>,
+    rewrites?: Rewrites,
   ): Promise<Map<number, KeyVersion> | undefined> {
     const oldest = oldestVersion(policy);
     const hotFloor = Math.max(oldest, policy.latest_version - HOT_VERSIONS + 1);
@@ -104,8 +113,32 @@ export class ArchiveStore {
       else if (n >= oldest) cold.set(n, v);
     }
     if (cold.size === 0) return hot;
-    const done = await (await writes()).archive(this, policy, uid, cold, written, view, base);
+    const done = await (await writes()).archive(
+      this,
+      policy,
+      uid,
+      cold,
+      written,
+      view,
+      base,
+      rewrites,
+    );
     return done ? hot : undefined;
+  }
+
+  /**
+   * After an attempt whose document did not commit: put back the archived
+   * versions it rewrote in place (each compare-and-set from the bytes it
+   * wrote to those it replaced; one rewritten again since is left as it is),
+   * so a lost attempt leaves no change behind and its retry starts from the
+   * key as it was (an import of a private half is not then refused as done).
+   */
+  async undoRewrites(name: string, uid: string, rewrites: Rewrites): Promise<void> {
+    for (const [n, { before, after }] of rewrites) {
+      await this.storage.compareAndSet(keyspace.archive(name, uid, n), after, before);
+      this.changed(name, uid, n);
+    }
+    rewrites.clear();
   }
 
   /**

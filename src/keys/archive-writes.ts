@@ -16,7 +16,9 @@
  *   view a moment old overwrote such a rewrite, and the certificate was lost;
  * - a rewrite of an archived version (set-certificate, import_version) is
  *   compare-and-set against the bytes the version it rewrote was read from,
- *   so two instances rewriting one version never lose either change;
+ *   so two instances rewriting one version never lose either change; if the
+ *   document then does not commit, the rewrite is put back the same way
+ *   (`ArchiveStore.undoRewrites`);
  * - entries an attempt wrote whose document did not commit are deleted when
  *   the key has since gone, been replaced or been trimmed past them
  *   ({@link dropUncommitted}), so that no key material outlives
@@ -26,7 +28,7 @@
 import type { StorageAdapter } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
 import { sameBytes } from '../util/same-bytes.js';
-import type { ArchiveStore, WriteView } from './archive-store.js';
+import type { ArchiveStore, Rewrites, WriteView } from './archive-store.js';
 import { type KeyPolicy, type KeyVersion, oldestVersion } from './policy.js';
 import { encodeVersion } from './policy-codec.js';
 
@@ -44,6 +46,7 @@ export async function archive(
   written: number[],
   view: WriteView | undefined,
   base: ReadonlyMap<number, KeyVersion> | undefined,
+  rewrites?: Rewrites,
 ): Promise<boolean> {
   const { storage } = store;
   for (const [n, v] of cold) {
@@ -58,6 +61,7 @@ export async function archive(
         store.changed(policy.name, uid, n);
         return false;
       }
+      rewrites?.set(n, { before: expected, after: bytes });
     } else if (!(await leave(store, policy.name, view, path, bytes))) return false;
     written.push(n);
     store.sources.set(v, bytes);

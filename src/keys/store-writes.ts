@@ -13,7 +13,7 @@
  */
 import { conflict } from '../errors.js';
 import { keyspace } from '../storage/keyspace.js';
-import type { ArchiveStore } from './archive-store.js';
+import type { ArchiveStore, Rewrites } from './archive-store.js';
 import type { KeyPolicy, KeyVersion } from './policy.js';
 import { encodeDocument, type KeyDocument } from './policy-codec.js';
 import type { LoadedKey, Mutation } from './policy-store.js';
@@ -74,9 +74,10 @@ export async function mutateKey(
     if (!m) return current;
     const { uid } = current.doc;
     const written: number[] = [];
+    const rewrites: Rewrites = new Map();
     let stored: LoadedKey | undefined;
     try {
-      const next = await prepare(archive, current, m, written);
+      const next = await prepare(archive, current, m, written, rewrites);
       if (next) {
         const raw = encodeDocument(next);
         const remember = ops.stamp(name);
@@ -86,6 +87,7 @@ export async function mutateKey(
         }
       }
     } catch (e) {
+      await archive.undoRewrites(name, uid, rewrites).catch(() => {});
       await ops.cleanUp(name, uid, written);
       throw e;
     }
@@ -93,6 +95,8 @@ export async function mutateKey(
       await archive.dropTrimmed(uid, current.doc.policy, stored.doc.policy);
       return stored;
     }
+    // Lost to another writer: what this attempt rewrote in place goes back first.
+    await archive.undoRewrites(name, uid, rewrites);
     await ops.pause(attempt);
     current = await ops.load(name);
     await archive.dropUncommitted(uid, written, current?.doc, name);
@@ -110,6 +114,7 @@ async function prepare(
   current: LoadedKey,
   m: Mutation,
   written: number[],
+  rewrites: Rewrites,
 ): Promise<KeyDocument | undefined> {
   const { uid, versions: hot } = current.doc;
   const all = new Map(hot);
@@ -120,6 +125,6 @@ async function prepare(
     all.set(n, v);
   }
   const view = { raw: current.raw, hot };
-  const versions = await archive.split(m.policy, uid, all, written, view, m.base);
+  const versions = await archive.split(m.policy, uid, all, written, view, m.base, rewrites);
   return versions && { uid, policy: m.policy, versions };
 }
