@@ -18,8 +18,16 @@
  * garbage collection included (bench/callgrind.ts), and the ratio in the
  * direction of the timed rows: raw ÷ transit, and rotate many ÷ few.
  *
- * Needs valgrind; about three minutes.
- * `npm run bench:calls [-- --warm=N --count=N --keep --only=decrypt,hmac]`
+ * With `--misses`, callgrind also simulates the caches and the branch
+ * predictor, and each case gets four more rows: first-level instruction- and
+ * data-cache misses, last-level misses and mispredicted branches per call
+ * (the compiler's excluded). Two cases of equal instructions can take
+ * different times: on this path node:crypto's C++ and OpenSSL evict the
+ * 32 KiB instruction cache on every call, so each line of JavaScript code a
+ * call runs is fetched again on the next (docs/performance.md, stop 57).
+ *
+ * Needs valgrind; about three minutes (six with `--misses`).
+ * `npm run bench:calls [-- --warm=N --count=N --keep --misses --only=decrypt,hmac]`
  * (`--keep`: the dumps stay, one per case in order, for `callgrind_annotate`,
  * with V8's map of its JIT code; `--only`: the groups named so, the others
  * still set up but not run).
@@ -29,7 +37,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { arg, chosenCases, startCases } from './call-cases.js';
-import { callgrindCommand, counted, perCall, V8_FIXED_SEEDS } from './callgrind.js';
+import { callgrindCommand, counted, type Misses, perCall, V8_FIXED_SEEDS } from './callgrind.js';
 import { printTable, type Row } from './harness.js';
 
 async function main(): Promise<void> {
@@ -41,12 +49,13 @@ async function main(): Promise<void> {
   // it out to ≈ 0.1–0.5 k a call.
   const count = arg('count', 30_000);
   const keep = process.argv.includes('--keep');
+  const simulate = process.argv.includes('--misses');
   const cases = chosenCases();
   const dir = mkdtempSync(join(tmpdir(), 'tk-callgrind-'));
   const { proc, ask, stop } = await startCases({
     execPath: 'valgrind',
     execArgv: [
-      ...callgrindCommand(join(dir, 'callgrind.out')).slice(1),
+      ...callgrindCommand(join(dir, 'callgrind.out'), simulate).slice(1),
       process.execPath,
       '--single-threaded',
       '--expose-gc',
@@ -58,7 +67,7 @@ async function main(): Promise<void> {
       'tsx',
     ],
   });
-  const measured = new Map<string, { own: number; gc: number }>();
+  const measured = new Map<string, ReturnType<typeof perCall>>();
   try {
     for (const c of cases) {
       const rotate = c.group === 'rotate';
@@ -76,9 +85,29 @@ async function main(): Promise<void> {
     await stop();
   }
   const rows: Row[] = cases.flatMap((c) => {
-    const { own, gc } = measured.get(c.name) as { own: number; gc: number };
-    const base = c.vs === undefined ? undefined : measured.get(c.vs)?.own;
+    const { own, gc, misses } = measured.get(c.name) as ReturnType<typeof perCall>;
+    const base = c.vs === undefined ? undefined : measured.get(c.vs);
     const group = `${c.group}, instructions`;
+    // Misses: the case's count over its baseline's (more is worse, as for rotate).
+    const missRow = (what: string, pick: (m: Misses) => number): Row => {
+      const value = pick(misses as Misses);
+      const was = base?.misses && pick(base.misses);
+      return {
+        group,
+        name: `${c.name}: ${what} per call`,
+        value: Math.round(value),
+        unit: 'misses',
+        ...(was ? { ratio: value / was, baseline: c.vs as string } : {}),
+      };
+    };
+    const missRows = misses
+      ? [
+          missRow('L1 instruction-cache misses', (m) => m.i1),
+          missRow('L1 data-cache misses', (m) => m.d1),
+          missRow('last-level cache misses', (m) => m.ll),
+          missRow('mispredicted branches', (m) => m.branches),
+        ]
+      : [];
     return [
       {
         group,
@@ -87,9 +116,13 @@ async function main(): Promise<void> {
         unit: 'Ir',
         ...(base === undefined
           ? {}
-          : { ratio: c.over ? own / base : base / own, baseline: c.vs as string }),
+          : {
+              ratio: c.over ? own / base.own : base.own / own,
+              baseline: c.vs as string,
+            }),
       },
       { group, name: `${c.name}: of which garbage collection`, value: Math.round(gc), unit: 'Ir' },
+      ...missRows,
     ];
   });
   if (keep) console.log(`callgrind dumps kept in ${dir}; JIT names in /tmp/perf-${proc.pid}.map`);

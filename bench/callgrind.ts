@@ -21,33 +21,91 @@ import { join } from 'node:path';
  */
 export const V8_FIXED_SEEDS = ['--hash-seed=1', '--random-seed=1'];
 
-/** The arguments that run a command under callgrind, counting nothing until told. */
-export const callgrindCommand = (out: string): string[] => [
+/**
+ * The arguments that run a command under callgrind, counting nothing until
+ * told; with `misses`, callgrind also simulates the caches and the branch
+ * predictor (`--cache-sim`, `--branch-sim`: the run takes about twice as long).
+ */
+export const callgrindCommand = (out: string, misses = false): string[] => [
   'valgrind',
   '--tool=callgrind',
   '--instr-atstart=no',
+  ...(misses ? ['--cache-sim=yes', '--branch-sim=yes'] : []),
   `--callgrind-out-file=${out}`,
 ];
 
-/** Inclusive instructions of the first function whose name contains `needle`. */
-function inclusive(annotated: string, needle: string): number {
+/** One line of `callgrind_annotate`: each event's count, then the function. */
+const LINE = /^\s*((?:[\d,]+ \(\s*[\d.]+%\)\s+|\.\s+)+)(.*)$/;
+
+/**
+ * Inclusive counts of every event (in the dump's order, instructions first)
+ * of the first function whose name contains `needle`; zeros when none does.
+ */
+function inclusive(annotated: string, needle: string, events: number): number[] {
   for (const line of annotated.split('\n')) {
-    const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
-    if (m?.[2]?.includes(needle)) return Number((m[1] as string).replaceAll(',', ''));
+    const m = LINE.exec(line);
+    if (!m?.[2]?.includes(needle)) continue;
+    // Each event: `1,234 ( 5.67%)`, or `.` for none.
+    const counts = (m[1] as string).replace(/\(\s*[\d.]+%\)/g, ' ').trim().split(/\s+/);
+    return counts.map((c) => (c === '.' ? 0 : Number(c.replaceAll(',', ''))));
   }
-  return 0;
+  return new Array<number>(events).fill(0);
 }
 
-/** Per call (`n` calls in the dump): without the compiler, of which GC, and the compiler. */
-export function perCall(file: string, n: number): { own: number; gc: number; compile: number } {
+/** The events a dump holds (`Ir`, then with the simulations `I1mr`, `Bcm`…). */
+function eventsOf(annotated: string): string[] {
+  return /^Events shown:\s+(.*)$/m.exec(annotated)?.[1]?.trim().split(/\s+/) ?? ['Ir'];
+}
+
+/** Cache and branch misses per call, from a dump made with `misses` on. */
+export interface Misses {
+  /** First-level instruction-cache misses. */
+  i1: number;
+  /** First-level data-cache misses, reads and writes. */
+  d1: number;
+  /** Last-level misses, instructions and data (memory reads). */
+  ll: number;
+  /** Mispredicted branches, conditional and indirect. */
+  branches: number;
+}
+
+/**
+ * Per call (`n` calls in the dump): instructions without the compiler, of
+ * which GC, and the compiler; and when the dump simulated them, the cache
+ * and branch misses without the compiler's.
+ */
+export function perCall(
+  file: string,
+  n: number,
+): { own: number; gc: number; compile: number; misses?: Misses } {
   const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', file], {
     encoding: 'utf8',
     maxBuffer: 64 << 20,
   });
-  const total = inclusive(annotated, 'PROGRAM TOTALS');
-  const compile = inclusive(annotated, 'Runtime_CompileOptimized');
-  const gc = inclusive(annotated, 'v8::internal::Heap::CollectGarbage(');
-  return { own: (total - compile) / n, gc: gc / n, compile: compile / n };
+  const events = eventsOf(annotated);
+  const total = inclusive(annotated, 'PROGRAM TOTALS', events.length);
+  const compile = inclusive(annotated, 'Runtime_CompileOptimized', events.length);
+  const gc = inclusive(annotated, 'v8::internal::Heap::CollectGarbage(', events.length);
+  const own = (...names: string[]) =>
+    names.reduce((sum, e) => {
+      const i = events.indexOf(e);
+      return i < 0 ? sum : sum + ((total[i] ?? 0) - (compile[i] ?? 0)) / n;
+    }, 0);
+  const result = {
+    own: own('Ir'),
+    gc: (gc[0] ?? 0) / n,
+    compile: (compile[0] ?? 0) / n,
+  };
+  if (!events.includes('I1mr') || !events.includes('Bcm')) return result;
+  return {
+    ...result,
+    misses: {
+      i1: own('I1mr'),
+      d1: own('D1mr', 'D1mw'),
+      ll: own('ILmr', 'DLmr', 'DLmw'),
+      branches: own('Bcm', 'Bim'),
+    },
+  };
 }
 
 /**
