@@ -67,7 +67,7 @@ async function main(): Promise<void> {
       'tsx',
     ],
   });
-  const measured = new Map<string, ReturnType<typeof perCall>>();
+  const measured = new Map<string, PerCall>();
   try {
     for (const c of cases) {
       const rotate = c.group === 'rotate';
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
     await stop();
   }
   const rows: Row[] = cases.flatMap((c) => {
-    const { own, gc, misses } = measured.get(c.name) as ReturnType<typeof perCall>;
+    const { own, gc, misses } = measured.get(c.name) as PerCall;
     const base = c.vs === undefined ? undefined : measured.get(c.vs);
     const group = `${c.group}, instructions`;
     // Misses: the case's count over its baseline's (more is worse, as for rotate).

@@ -46,7 +46,10 @@ function inclusive(annotated: string, needle: string, events: number): number[] 
     const m = LINE.exec(line);
     if (!m?.[2]?.includes(needle)) continue;
     // Each event: `1,234 ( 5.67%)`, or `.` for none.
-    const counts = (m[1] as string).replace(/\(\s*[\d.]+%\)/g, ' ').trim().split(/\s+/);
+    const counts = (m[1] as string)
+      .replace(/\(\s*[\d.]+%\)/g, ' ')
+      .trim()
+      .split(/\s+/);
     return counts.map((c) => (c === '.' ? 0 : Number(c.replaceAll(',', ''))));
   }
   return new Array<number>(events).fill(0);
@@ -74,14 +77,24 @@ export interface Misses {
  * which GC, and the compiler; and when the dump simulated them, the cache
  * and branch misses without the compiler's.
  */
-export function perCall(
-  file: string,
-  n: number,
-): { own: number; gc: number; compile: number; misses?: Misses } {
+export function perCall(file: string, n: number): PerCall {
   const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', file], {
     encoding: 'utf8',
     maxBuffer: 64 << 20,
   });
+  return perCallOf(annotated, n);
+}
+
+/** What {@link perCall} reports. */
+export interface PerCall {
+  own: number;
+  gc: number;
+  compile: number;
+  misses?: Misses;
+}
+
+/** {@link perCall} from `callgrind_annotate --inclusive=yes`'s output. */
+export function perCallOf(annotated: string, n: number): PerCall {
   const events = eventsOf(annotated);
   const total = inclusive(annotated, 'PROGRAM TOTALS', events.length);
   const compile = inclusive(annotated, 'Runtime_CompileOptimized', events.length);
