@@ -43,6 +43,7 @@ import type { Route, ServedBy } from './route.js';
 import { routeFront } from './route-front.js';
 import { type HandlerServices, serviceSource } from './source.js';
 import { errorReply, internalReply, redactInternalItems } from './status.js';
+import { unframed } from './stream-push.js';
 import { streamGuard, streamReply } from './stream-reply.js';
 
 /**
@@ -174,6 +175,19 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     const audit = served.audit?.active && !notAudited(route) ? served.audit : undefined;
     if (req.headers('x-vault-wrap-ttl')) {
       const e = new TransitError('invalid_request', 'response wrapping is not supported');
+      if (audit)
+        await auditInvalid(
+          audit,
+          start(requestId, route, operation, aclPath, token, req, query),
+          e,
+        );
+      throw e;
+    }
+    if (route.stream && unframed(req)) {
+      const e = new TransitError(
+        'invalid_request',
+        'streaming needs HTTP/1.1: an HTTP/1.0 reply has no chunked framing, so a failure after it began could not be told from its end',
+      );
       if (audit)
         await auditInvalid(
           audit,

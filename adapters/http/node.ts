@@ -26,7 +26,7 @@ import {
   writeNodePush,
   writeNodeStream,
 } from './stream-node.js';
-import { offerPush, pushedBodyOf } from './stream-push.js';
+import { markUnframed, offerPush, pushedBodyOf } from './stream-push.js';
 
 /**
  * The members of a `node:http` `IncomingMessage` (or Express request) the
@@ -44,6 +44,8 @@ export interface NodeRequestLike {
   pause(): unknown;
   /** Resume a paused body (the streaming routes' backpressure). */
   resume?(): unknown;
+  /** `'1.0'` or `'1.1'` (`node:http`): the streaming routes refuse HTTP/1.0. */
+  httpVersion?: string | undefined;
   /** The connection, for the audit entries' `remote_address` and `remote_port`. */
   socket?: { remoteAddress?: string | undefined; remotePort?: number | undefined } | null;
 }
@@ -178,6 +180,9 @@ export function nodeRequest(req: NodeRequestLike, parsed?: () => unknown): HttpR
   // The streaming rows drive their coder from the request's events
   // (stream-push.ts), unless a body parser has consumed the body.
   offerPush(request, () => (consumed() === undefined ? nodePushSource(req) : undefined));
+  // An HTTP/1.0 reply is not chunked: a stream failing after its 200 could
+  // not be told from its end, so the streaming rows refuse it up front.
+  if (req.httpVersion === '1.0') markUnframed(request);
   return request;
 }
 

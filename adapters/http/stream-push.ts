@@ -101,6 +101,24 @@ export function offerPush(req: HttpRequest, source: () => PushSource | undefined
   (req as Offering)[PUSH_SOURCE] = source;
 }
 
+/**
+ * Marks a request whose reply cannot show a failure after it began: an
+ * HTTP/1.0 reply has no chunked framing, so ending it early looks exactly
+ * like its end. The streaming rows refuse such a request before the 200.
+ */
+const UNFRAMED = Symbol('transitkit.unframed');
+type Framing = HttpRequest & { [UNFRAMED]?: true };
+
+/** A binding marks a request whose reply would not be chunked (HTTP/1.0). @internal */
+export function markUnframed(req: HttpRequest): void {
+  (req as Framing)[UNFRAMED] = true;
+}
+
+/** Whether a binding marked `req` with {@link markUnframed}. @internal */
+export function unframed(req: HttpRequest): boolean {
+  return (req as Framing)[UNFRAMED] === true;
+}
+
 /** The push source a binding offered for `req`, if any. @internal */
 export function pushSourceOf(req: HttpRequest): (() => PushSource | undefined) | undefined {
   return (req as Offering)[PUSH_SOURCE];
