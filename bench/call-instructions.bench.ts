@@ -37,7 +37,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { arg, chosenCases, startCases } from './call-cases.js';
-import { callgrindCommand, counted, type Misses, perCall, V8_FIXED_SEEDS } from './callgrind.js';
+import {
+  callgrindCommand,
+  counted,
+  type Misses,
+  type PerCall,
+  perCall,
+  V8_FIXED_SEEDS,
+} from './callgrind.js';
 import { printTable, type Row } from './harness.js';
 
 async function main(): Promise<void> {

@@ -44,7 +44,7 @@ async function setUp(binding: Binding) {
   const s = await served(binding);
   cleanup.push(() => s.close());
   const prefix = new URL(s.url).pathname.replace(/\/$/, '');
-  const plain = bytes(100 * 1024 + 7);
+  const plain = new Uint8Array(bytes(100 * 1024 + 7));
   const sealed = new Uint8Array(
     await new Response(
       new Blob([plain]).stream().pipeThrough(s.transit.encryptStream('k')),
