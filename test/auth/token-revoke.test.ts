@@ -14,6 +14,7 @@ import { LeaseManager } from '../../src/leases/lease-manager.js';
 import type { ListOptions, StorageAdapter } from '../../src/storage/adapter.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { FakeClock } from '../helpers/fake-clock.js';
+import { StorageView } from '../helpers/storage-view.js';
 
 /** `inner`, running `hook` once just before the first delete of a token entry. */
 function beforeTokenDelete(inner: MemoryStorage) {
@@ -36,25 +37,9 @@ function beforeTokenDelete(inner: MemoryStorage) {
 }
 
 /** `inner` as another process sees it: change notifications held until `flush()`. */
-class LaggingFeed implements StorageAdapter {
+class LaggingFeed extends StorageView {
   #held: (() => void)[] = [];
-  constructor(readonly inner: MemoryStorage) {}
-  get(k: string) {
-    return this.inner.get(k);
-  }
-  put(k: string, v: Uint8Array) {
-    return this.inner.put(k, v);
-  }
-  delete(k: string) {
-    return this.inner.delete(k);
-  }
-  list(p: string, o?: ListOptions) {
-    return this.inner.list(p, o);
-  }
-  compareAndSet(k: string, e: Uint8Array | undefined, n: Uint8Array | undefined) {
-    return this.inner.compareAndSet(k, e, n);
-  }
-  watch(prefix: string, onChange: (key: string) => void) {
+  override watch(prefix: string, onChange: (key: string) => void) {
     return this.inner.watch(prefix, (k) => this.#held.push(() => onChange(k)));
   }
   flush(): void {

@@ -10,22 +10,14 @@
 import { describe, expect, it } from 'vitest';
 import { createHandler, type HttpReply } from '../../adapters/http/index.js';
 import { internal } from '../../src/errors.js';
-import {
-  AclPolicyStore,
-  type ListOptions,
-  MemoryStorage,
-  type StorageAdapter,
-  type StorageWatch,
-  TokenStore,
-  Transit,
-} from '../../src/index.js';
+import { AclPolicyStore, MemoryStorage, TokenStore, Transit } from '../../src/index.js';
+import { StorageView } from '../helpers/storage-view.js';
 
 /** A storage whose reads under an armed key fail (as the real adapters' `internal` errors do). */
-class FailingReads implements StorageAdapter, StorageWatch {
+class FailingReads extends StorageView {
   readonly failing = new Map<string, number>();
   failures = 0;
-  constructor(readonly inner: MemoryStorage) {}
-  async get(key: string): Promise<Uint8Array | undefined> {
+  override async get(key: string): Promise<Uint8Array | undefined> {
     const left = this.failing.get(key) ?? 0;
     if (left > 0) {
       this.failing.set(key, left - 1);
@@ -33,21 +25,6 @@ class FailingReads implements StorageAdapter, StorageWatch {
       throw internal(`storage read timed out: ${key}`);
     }
     return this.inner.get(key);
-  }
-  put(key: string, value: Uint8Array) {
-    return this.inner.put(key, value);
-  }
-  delete(key: string) {
-    return this.inner.delete(key);
-  }
-  list(prefix: string, options?: ListOptions) {
-    return this.inner.list(prefix, options);
-  }
-  compareAndSet(key: string, expected: Uint8Array | undefined, next: Uint8Array | undefined) {
-    return this.inner.compareAndSet(key, expected, next);
-  }
-  watch(prefix: string, onChange: (key: string) => void) {
-    return this.inner.watch(prefix, onChange);
   }
 }
 

@@ -14,15 +14,13 @@ import { createServer } from '../../adapters/http/node-server.js';
 import { STREAM_RECHECK_MS } from '../../adapters/http/stream-reply.js';
 import {
   AclPolicyStore,
-  type ListOptions,
   MemoryStorage,
-  type StorageAdapter,
-  type StorageWatch,
   TokenStore,
   Transit,
   TransitNode,
 } from '../../src/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
+import { StorageView } from '../helpers/storage-view.js';
 import { streamServices } from './stream-support.js';
 
 const MiB = 1024 * 1024;
@@ -221,24 +219,8 @@ describe('re-checks of a running stream', () => {
 });
 
 /** A view of a storage whose watch subscribes but never reports a change. */
-class LostNotifications implements StorageAdapter, StorageWatch {
-  constructor(readonly inner: MemoryStorage) {}
-  get(k: string) {
-    return this.inner.get(k);
-  }
-  put(k: string, v: Uint8Array) {
-    return this.inner.put(k, v);
-  }
-  delete(k: string) {
-    return this.inner.delete(k);
-  }
-  list(p: string, o?: ListOptions) {
-    return this.inner.list(p, o);
-  }
-  compareAndSet(k: string, e: Uint8Array | undefined, n: Uint8Array | undefined) {
-    return this.inner.compareAndSet(k, e, n);
-  }
-  async watch(_prefix: string, _onChange: (key: string) => void) {
+class LostNotifications extends StorageView {
+  override async watch(_prefix: string, _onChange: (key: string) => void) {
     return async () => {};
   }
 }
