@@ -18,6 +18,7 @@ import { ArchiveLog } from './archive-log.js';
 import { keyType } from './key-types.js';
 import { type KeyPolicy, type KeyVersion, oldestVersion } from './policy.js';
 import { decodeVersion } from './policy-codec.js';
+import type { Mutation } from './policy-store.js';
 
 /** How many of the newest versions stay inline in the key document. @internal */
 export const HOT_VERSIONS = 16;
@@ -32,12 +33,6 @@ export interface WriteView {
   /** The document's hot versions. */
   readonly hot: ReadonlyMap<number, KeyVersion>;
 }
-
-/**
- * Archived versions an attempt rewrote in place, by number: the entry's
- * bytes before and after. @internal
- */
-export type Rewrites = Map<number, { before: Uint8Array; after: Uint8Array }>;
 
 /** @internal */
 export class ArchiveStore {
@@ -90,10 +85,8 @@ export class ArchiveStore {
    * on; ./archive-writes.ts). `view` is the key as the writer read it (absent
    * for a new incarnation, whose entries are all new); `base` maps a
    * rewritten archived version to the version it was derived from. Each
-   * entry written is pushed to `written`, and each archived version rewritten
-   * in place is noted in `rewrites` (its bytes before and after, for
-   * {@link undoRewrites}). `undefined` when the view proved behind storage
-   * (then reload, {@link dropUncommitted}, and try again).
+   * entry written is pushed to `written`. `undefined` when the view proved
+   * behind storage (then reload, {@link dropUncommitted}, and try again).
    */
   async split(
     policy: KeyPolicy,
@@ -102,7 +95,6 @@ export class ArchiveStore {
     written: number[],
     view?: WriteView,
     base?: ReadonlyMap<number, KeyVersion>,
-    rewrites?: Rewrites,
   ): Promise<Map<number, KeyVersion> | undefined> {
     const oldest = oldestVersion(policy);
     const hotFloor = Math.max(oldest, policy.latest_version - HOT_VERSIONS + 1);
@@ -113,32 +105,27 @@ export class ArchiveStore {
       else if (n >= oldest) cold.set(n, v);
     }
     if (cold.size === 0) return hot;
-    const done = await (await writes()).archive(
-      this,
-      policy,
-      uid,
-      cold,
-      written,
-      view,
-      base,
-      rewrites,
-    );
+    const done = await (await writes()).archive(this, policy, uid, cold, written, view, base);
     return done ? hot : undefined;
   }
 
   /**
-   * After an attempt whose document did not commit: put back the archived
-   * versions it rewrote in place (each compare-and-set from the bytes it
-   * wrote to those it replaced; one rewritten again since is left as it is),
-   * so a lost attempt leaves no change behind and its retry starts from the
-   * key as it was (an import of a private half is not then refused as done).
+   * After an attempt of `m` whose document did not commit: put back the
+   * archived versions it rewrote in place (each compare-and-set from the
+   * bytes it wrote to those it replaced; one rewritten again since is left as
+   * it is), so a lost attempt leaves no change behind and its retry starts
+   * from the key as it was (an import of a private half is not then refused
+   * as done).
    */
-  async undoRewrites(name: string, uid: string, rewrites: Rewrites): Promise<void> {
-    for (const [n, { before, after }] of rewrites) {
-      await this.storage.compareAndSet(keyspace.archive(name, uid, n), after, before);
-      this.changed(name, uid, n);
+  async undoRewrites(
+    name: string,
+    uid: string,
+    m: Mutation,
+    written: readonly number[],
+  ): Promise<void> {
+    if (m.base && written.length > 0) {
+      await (await writes()).undoRewrites(this, name, uid, m, written);
     }
-    rewrites.clear();
   }
 
   /**

@@ -28,9 +28,10 @@
 import type { StorageAdapter } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
 import { sameBytes } from '../util/same-bytes.js';
-import type { ArchiveStore, Rewrites, WriteView } from './archive-store.js';
+import type { ArchiveStore, WriteView } from './archive-store.js';
 import { type KeyPolicy, type KeyVersion, oldestVersion } from './policy.js';
 import { encodeVersion } from './policy-codec.js';
+import type { Mutation } from './policy-store.js';
 
 /**
  * Write the entries of `cold` (versions below the hot window of `policy`),
@@ -46,7 +47,6 @@ export async function archive(
   written: number[],
   view: WriteView | undefined,
   base: ReadonlyMap<number, KeyVersion> | undefined,
-  rewrites?: Rewrites,
 ): Promise<boolean> {
   const { storage } = store;
   for (const [n, v] of cold) {
@@ -61,7 +61,6 @@ export async function archive(
         store.changed(policy.name, uid, n);
         return false;
       }
-      rewrites?.set(n, { before: expected, after: bytes });
     } else if (!(await leave(store, policy.name, view, path, bytes))) return false;
     written.push(n);
     store.sources.set(v, bytes);
@@ -174,5 +173,24 @@ export async function sweepTrimmed(
     const below = page.filter((k) => Number(k) < oldest);
     for (const k of below) await storage.delete(prefix + k);
     if (below.length < page.length || page.length < 100) return;
+  }
+}
+
+/** {@link ArchiveStore.undoRewrites}, once there may be something to put back. @internal */
+export async function undoRewrites(
+  store: ArchiveStore,
+  name: string,
+  uid: string,
+  m: Mutation,
+  written: readonly number[],
+): Promise<void> {
+  for (const n of written) {
+    const was = m.base?.get(n);
+    const now = m.add?.get(n);
+    const after = now && store.sources.get(now);
+    if (!was || !after) continue; // not a rewrite of an archived version
+    const before = store.sources.get(was) ?? encodeVersion(was);
+    await store.storage.compareAndSet(keyspace.archive(name, uid, n), after, before);
+    store.changed(name, uid, n);
   }
 }

@@ -37,7 +37,7 @@ import { keyType } from './key-types.js';
 import { type KeyPolicy, type KeyVersion, oldestVersion } from './policy.js';
 import { decodeStoredDocument, type KeyDocument } from './policy-codec.js';
 import type { WholeKeyOps } from './store-admin.js';
-import { CAS_RETRIES, createKey, mutateKey } from './store-writes.js';
+import { CAS_RETRIES, createKey } from './store-writes.js';
 
 export { HOT_VERSIONS } from './archive-store.js';
 
@@ -76,6 +76,7 @@ export interface KeyCacheEvents {
 
 /** Restore, key deletion and listing (./store-admin.ts), loaded on first use. */
 const admin = lazy(() => import('./store-admin.js'));
+const mutating = lazy(() => import('./store-mutate.js'));
 
 /** @internal */
 export class PolicyStore {
@@ -316,6 +317,7 @@ export class PolicyStore {
     name: string,
     fn: (key: LoadedKey) => Mutation | undefined | Promise<Mutation | undefined>,
   ): Promise<LoadedKey | undefined> {
+    const { mutateKey } = await mutating();
     return this.#locks.run(name, async () => mutateKey(this.#ops, name, await this.get(name), fn));
   }
 
@@ -367,9 +369,8 @@ export class PolicyStore {
       stamp: (name) => {
         const stamp = this.#stamp(name);
         return (key) => {
-          const heard = stamp !== this.#stamp(name);
+          this.#remember(name, key, stamp);
           this.#changed(name);
-          this.#cache.set(name, { key, at: heard ? Number.NEGATIVE_INFINITY : this.#clock.now() });
         };
       },
       forget: (name) => {
