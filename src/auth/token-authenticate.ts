@@ -63,7 +63,7 @@ export async function authenticateHash(
         continue;
       }
       if (last) {
-        await revokeTree(ctx, hash);
+        await revokeTree(ctx, hash, undefined, entry);
         // The last use is served (Vault revokes after the request).
         const served = contextOf(token, hash, entry);
         spent.set(served, { ...entry, num_uses: -1 });

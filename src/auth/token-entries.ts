@@ -37,6 +37,16 @@ export interface FoundToken {
   own: boolean;
 }
 
+/**
+ * `num_uses` of an entry whose revocation is under way (token-revoke.ts): it
+ * stops authenticating at once, and stays findable until its whole tree is
+ * revoked. @internal
+ */
+export const REVOKING = -1;
+
+const unlessRevoking = (f: FoundToken | undefined): FoundToken | undefined =>
+  f && f.entry.num_uses < 0 ? undefined : f;
+
 /** A cached entry and when storage last showed its bytes. */
 interface Cached extends FoundToken {
   at: number;
@@ -90,11 +100,22 @@ export class TokenEntries {
    * An entry: from the cache while the watch is live and the entry is younger
    * than {@link MAX_AGE_MS} (and `fresh` is not asked for), else read from
    * storage; parsing is skipped when the bytes are unchanged.
+   * An entry whose revocation is under way (`num_uses` {@link REVOKING}, as
+   * Vault's pending revocation) is no token: it reads as absent, except with
+   * `revoking` (the revocation itself, which finishes it).
    * @throws TransitError `sealed` as storage threw it; `internal` for any other
    *   failed read (without the entry's path, which carries the token's hash).
    */
-  read(hash: string, fresh = false): FoundToken | Promise<FoundToken | undefined> {
-    return (fresh ? undefined : this.cached(hash)) ?? this.#readStored(hash);
+  read(
+    hash: string,
+    fresh = false,
+    revoking = false,
+  ): FoundToken | Promise<FoundToken | undefined> {
+    // A cached entry is one of unlimited uses ({@link cached}), never a revoking one.
+    const hit = fresh ? undefined : this.cached(hash);
+    if (hit) return hit;
+    const stored = this.#readStored(hash);
+    return revoking ? stored : stored.then(unlessRevoking);
   }
 
   /**

@@ -3,11 +3,14 @@
  * `revoke-self`, `revoke-accessor`, an expiry, a spent token), or one token
  * whose children become orphans (`revoke-orphan`).
  *
- * Order, and why: the token entries go first (so nothing authenticates with
- * them while the rest runs), then each token's own lease, then the leases
- * issued with each token (queued, as Vault's `RevokeByToken`). The leases
+ * Order, and why: every entry of the tree is first marked as being revoked
+ * (so nothing authenticates with them while the rest runs, and each stays
+ * findable), then deleted with its accessor and parent link, children first
+ * (so a revocation that fails half way is finished by a retry, by token,
+ * accessor or lease), each with its own lease, then the leases issued with
+ * each token (queued, as Vault's `RevokeByToken`). The leases
  * issued with a token are looked up even when the token was already gone, so
- * a revocation retried after a failure finishes them.
+ * a retried revocation finishes them.
  *
  * With a lease manager, revocation goes both ways ({@link bindLeases}):
  * revoking a token revokes the leases issued with it, and revoking (or
@@ -18,7 +21,7 @@ import { fromUtf8, utf8 } from '../encoding.js';
 import { TransitError } from '../errors.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
 import type { StorageAdapter } from '../storage/adapter.js';
-import type { TokenEntries } from './token-entries.js';
+import { REVOKING, type TokenEntries } from './token-entries.js';
 import { CAS_RETRIES, K, type StoredToken, TOKEN_LEASE_PATH } from './token-entry.js';
 
 /** What revocation needs of a token store. @internal */
@@ -28,15 +31,19 @@ export interface RevokeContext {
   readonly leases: LeaseManager | undefined;
 }
 
-/** Delete the entry of `hash` and its accessor and parent links; its lease id, if any. */
+/**
+ * Delete the entry of `hash` with its accessor and its parent's link to it.
+ * The link goes last: it is how a retry of the parent's revocation finds
+ * this token again if a delete before it fails.
+ */
 async function dropEntry(ctx: RevokeContext, hash: string, entry: StoredToken): Promise<void> {
   await ctx.storage.delete(K.accessor(entry.accessor));
-  if (entry.parent !== '') await ctx.storage.delete(K.child(entry.parent, hash));
   try {
     await ctx.storage.delete(K.id(hash));
   } finally {
     ctx.entries.forget(hash);
   }
+  if (entry.parent !== '') await ctx.storage.delete(K.child(entry.parent, hash));
 }
 
 /** Revoke the leases of the revoked tokens: their own, then those issued with them. */
@@ -59,41 +66,75 @@ async function revokeLeases(
 
 /**
  * Delete a token and its descendants, then their leases. `fromLease` is the
- * lease whose revoker called this (not revoked again from inside its own revocation).
+ * lease whose revoker called this (not revoked again from inside its own
+ * revocation); `spent` is the entry of a limited-use token whose last use
+ * already deleted it (its accessor, links and lease still go).
+ *
+ * Two passes, as Vault's (its pending revocation, then children first), so
+ * a failure half way never strands a descendant. First every token of the
+ * tree is marked as being revoked ({@link REVOKING}), parents before
+ * children: none authenticates from then on, and each stays findable.
+ * Then each is deleted with its accessor and parent link, children before
+ * parents, so whatever is left after a failure is still reached from the
+ * token, its accessor or its lease, and a retry finishes it.
  * @internal
  */
 export async function revokeTree(
   ctx: RevokeContext,
   hash: string,
   fromLease?: string,
+  spent?: StoredToken,
 ): Promise<void> {
-  const stack = [hash];
-  const leases: string[] = [];
-  /** Every token met (each revoked once): the stack only ever gets a hash not seen before. */
-  const seen = new Set(stack);
-  const push = (child: string): void => {
-    if (seen.has(child)) return;
-    seen.add(child);
-    stack.push(child);
+  /** Every token met, in the order met, with the parent it was reached from. */
+  const met: { hash: string; parent: string | undefined; entry: StoredToken | undefined }[] = [];
+  const stack: { hash: string; parent: string | undefined }[] = [{ hash, parent: undefined }];
+  /** Each token is revoked once: the stack only ever gets a hash not seen before. */
+  const seen = new Set([hash]);
+  const listChildren = async (parent: string): Promise<void> => {
+    for (const child of await ctx.storage.list(K.children(parent))) {
+      if (seen.has(child)) continue;
+      seen.add(child);
+      stack.push({ hash: child, parent });
+    }
   };
   while (stack.length > 0) {
-    const h = stack.pop() as string;
-    for (const child of await ctx.storage.list(K.children(h))) push(child);
-    const found = await ctx.entries.read(h, true);
-    if (found) {
-      await dropEntry(ctx, h, found.entry);
-      const lease = found.entry.lease_id;
-      if (lease !== undefined && lease !== fromLease) leases.push(lease);
-    }
-    // Listed again now the entry is gone: a child stored meanwhile (its creator found the
-    // parent before it went) is revoked too; one stored later sees the parent gone and
-    // revokes itself (token-issue.ts `issueChild`).
-    for (const child of await ctx.storage.list(K.children(h))) {
-      push(child);
-      await ctx.storage.delete(K.child(h, child));
-    }
+    const at = stack.pop() as { hash: string; parent: string | undefined };
+    await listChildren(at.hash);
+    const entry = (await markRevoking(ctx, at.hash)) ?? (at.hash === hash ? spent : undefined);
+    met.push({ ...at, entry });
+    // Listed again now the token is marked: a child stored meanwhile (its creator found
+    // the parent before the mark) is revoked too; one stored later sees the parent gone
+    // and revokes itself (token-issue.ts `issueChild`).
+    await listChildren(at.hash);
   }
-  await revokeLeases(ctx, leases, [...seen]);
+  for (const { hash: h, parent, entry } of met.reverse()) {
+    if (!entry) {
+      if (parent !== undefined) await ctx.storage.delete(K.child(parent, h));
+      continue;
+    }
+    await dropEntry(ctx, h, entry);
+    // Its own lease at once: a failure further on must not leave it to its TTL.
+    const lease = entry.lease_id;
+    if (lease !== undefined && lease !== fromLease) await revokeLeases(ctx, [lease], []);
+  }
+  await revokeLeases(ctx, [], [...seen]);
+}
+
+/**
+ * Mark the entry of `hash` as being revoked (compare-and-set; one already
+ * marked is left as it is). The entry as it was, or `undefined` when gone.
+ */
+async function markRevoking(ctx: RevokeContext, hash: string): Promise<StoredToken | undefined> {
+  for (let i = 0; i < CAS_RETRIES; i++) {
+    const found = await ctx.entries.read(hash, true, true);
+    if (!found) return undefined;
+    if (found.entry.num_uses === REVOKING) return found.entry;
+    const next = utf8(JSON.stringify({ ...found.entry, num_uses: REVOKING }));
+    const done = await ctx.storage.compareAndSet(K.id(hash), found.raw, next);
+    ctx.entries.forget(hash);
+    if (done) return found.entry;
+  }
+  throw new TransitError('conflict', 'a token kept changing while it was revoked; retry');
 }
 
 /**

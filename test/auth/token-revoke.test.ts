@@ -16,20 +16,29 @@ import { MemoryStorage } from '../../src/storage/memory.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { StorageView } from '../helpers/storage-view.js';
 
-/** `inner`, running `hook` once just before the first delete of a token entry. */
-function beforeTokenDelete(inner: MemoryStorage) {
+/**
+ * `inner`, running `hook` once just before the first write of a token entry
+ * (a revocation's mark, or a delete).
+ */
+function beforeTokenWrite(inner: MemoryStorage) {
   let hook: (() => Promise<void>) | undefined;
+  const first = async (k: string) => {
+    if (hook && k.startsWith('auth/token/id/')) {
+      const h = hook;
+      hook = undefined;
+      await h();
+    }
+  };
   const storage: StorageAdapter = {
     get: (k) => inner.get(k),
     put: (k, v) => inner.put(k, v),
     list: (p, o?: ListOptions) => inner.list(p, o),
-    compareAndSet: (k, e, n) => inner.compareAndSet(k, e, n),
+    async compareAndSet(k, e, n) {
+      await first(k);
+      return inner.compareAndSet(k, e, n);
+    },
     async delete(k) {
-      if (hook && k.startsWith('auth/token/id/')) {
-        const h = hook;
-        hook = undefined;
-        await h();
-      }
+      await first(k);
       return inner.delete(k);
     },
   };
@@ -58,12 +67,14 @@ async function parentAndStore(storage: StorageAdapter) {
 }
 
 /**
- * A parent token, and a child of it that will be created just before the parent's
- * entry is deleted (`child()` gives its token once the revocation ran).
+ * A parent token, and a child of it that will be created just before the
+ * revocation first writes the parent's entry (marks it, or deletes it), so
+ * the child's creator found the parent live (`child()` gives its token once
+ * the revocation ran).
  */
 async function childRacingRevocation() {
   const inner = new MemoryStorage();
-  const h = beforeTokenDelete(inner);
+  const h = beforeTokenWrite(inner);
   const { tokens, parent, pctx } = await parentAndStore(h.storage);
   let token = '';
   h.race(async () => {
