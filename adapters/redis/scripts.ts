@@ -73,9 +73,17 @@ return 1
 
 /**
  * lock acquire: KEYS = lock, holder; ARGV = token, ttl ms.
- * SET NX PX; on success remember the taker.
+ * SET NX PX; on success remember the taker. The lock already held by this
+ * very token is taken too: the same call run again (ioredis re-sends a
+ * command whose reply a dropped connection lost) must not find its own lock
+ * taken by "someone else" and leave it unheld for a whole TTL.
  */
 export const LOCK_ACQUIRE = script(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('SET', KEYS[2], ARGV[1])
+  return 1
+end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   redis.call('SET', KEYS[2], ARGV[1])
   return 1

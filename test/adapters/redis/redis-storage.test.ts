@@ -8,6 +8,7 @@ import { inspect } from 'node:util';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStorage } from '../../../adapters/redis/index.js';
+import { LOCK_ACQUIRE, runScript } from '../../../adapters/redis/scripts.js';
 import { isTransitError } from '../../../src/errors.js';
 import { NO_REDIS_REASON, RedisServer, SKIP_REDIS } from '../../helpers/redis-server.js';
 
@@ -183,6 +184,20 @@ describe.skipIf(SKIP_REDIS)('RedisStorage specifics', () => {
       await h?.release();
       expect(await h?.refresh(60_000)).toBe(false); // released: never taken back
       expect(await peer.lock('leader', 60_000)).toBeDefined();
+    });
+
+    it('an acquire run twice with one token (a re-sent command) takes the lock both times', async () => {
+      // ioredis re-sends a command whose reply a dropped connection lost: the
+      // second run must find the lock its own, not another holder's.
+      const prefix = freshPrefix();
+      const keys = [`{${prefix}}lock:leader`, `{${prefix}}holder:leader`];
+      const acquire = () => runScript(admin, LOCK_ACQUIRE, keys, ['token-1', 60_000]);
+      expect(await acquire()).toBe(1);
+      expect(await acquire()).toBe(1);
+      expect(await admin.get(keys[0] as string)).toBe('token-1');
+      expect(await runScript(admin, LOCK_ACQUIRE, keys, ['token-2', 60_000])).toBe(0);
+      const peer = await connect(prefix);
+      expect(await peer.lock('leader', 60_000)).toBeUndefined();
     });
 
     it('of 20 concurrent takes from two instances exactly one wins', async () => {
