@@ -56,17 +56,27 @@ export interface IssueContext extends RevokeContext {
 /** Vault's refusal of a chosen id that a token already has. */
 const duplicateId = () => invalidRequest('cannot create a token with a duplicate ID');
 
-/** Store a new entry (compare-and-set: never over another), then its accessor and parent link. */
+/**
+ * Store a new entry (compare-and-set: never over another), then its accessor
+ * and parent link. If either of those fails, the entry is taken back before
+ * the failure is reported: a token the caller was told was not made (one
+ * whose id the caller chose, so knows) must not authenticate, outside its
+ * parent's tree and without an accessor.
+ */
 async function storeEntry(ctx: IssueContext, entry: StoredToken): Promise<void> {
-  const ok = await ctx.storage.compareAndSet(
-    K.id(entry.hash),
-    undefined,
-    utf8(JSON.stringify(entry)),
-  );
+  const raw = utf8(JSON.stringify(entry));
+  const ok = await ctx.storage.compareAndSet(K.id(entry.hash), undefined, raw);
   ctx.entries.forget(entry.hash);
   if (!ok) throw new TransitError('conflict', 'token already exists');
-  await ctx.storage.put(K.accessor(entry.accessor), utf8(entry.hash));
-  if (entry.parent !== '') await ctx.storage.put(K.child(entry.parent, entry.hash), utf8(''));
+  try {
+    await ctx.storage.put(K.accessor(entry.accessor), utf8(entry.hash));
+    if (entry.parent !== '') await ctx.storage.put(K.child(entry.parent, entry.hash), utf8(''));
+  } catch (e) {
+    await ctx.storage.compareAndSet(K.id(entry.hash), raw, undefined).catch(() => false);
+    ctx.entries.forget(entry.hash);
+    await ctx.storage.delete(K.accessor(entry.accessor)).catch(() => undefined);
+    throw e;
+  }
 }
 
 /**
