@@ -115,7 +115,17 @@ export class Leadership {
    */
   isLeader(): boolean {
     if (!this.#leader || this.#handle === undefined) return this.#leader;
-    return this.#clock.now() - this.#lastRefresh < this.#ttlMs;
+    return this.#fresh(this.#ttlMs);
+  }
+
+  /**
+   * Whether the last refresh is less than `ms` old. A negative age (the
+   * clock was stepped back) counts as too old: how long ago is then unknown,
+   * and the lock may have run out meanwhile (as the token cache treats it).
+   */
+  #fresh(ms: number): boolean {
+    const age = this.#clock.now() - this.#lastRefresh;
+    return age >= 0 && age < ms;
   }
 
   /** Call `listener(leader)` on every gain and loss; returns the unsubscribe. */
@@ -140,7 +150,7 @@ export class Leadership {
   /** Between slices of work: refresh the lock once a refresh interval has passed. */
   async stillLeader(): Promise<boolean> {
     if (this.#handle === undefined) return this.#leader;
-    if (this.#clock.now() - this.#lastRefresh < this.#refreshMs) return true;
+    if (this.#fresh(this.#refreshMs)) return true;
     return this.ensure();
   }
 
@@ -196,7 +206,7 @@ export class Leadership {
       kept = await handle.refresh(this.#ttlMs);
     } catch (e) {
       // Unreachable storage: after a whole TTL without a refresh, another may lead.
-      if (this.#clock.now() - this.#lastRefresh >= this.#ttlMs) this.#drop();
+      if (!this.#fresh(this.#ttlMs)) this.#drop();
       throw e;
     }
     if (kept) {
