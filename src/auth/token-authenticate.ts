@@ -9,6 +9,7 @@
 import type { Clock } from '../clock.js';
 import { utf8 } from '../encoding.js';
 import { TransitError } from '../errors.js';
+import { REVOKING } from './token-entries.js';
 import { CAS_RETRIES, K, type StoredToken, type TokenContext } from './token-entry.js';
 import { spent } from './token-lookup.js';
 import { type RevokeContext, revokeTree } from './token-revoke.js';
@@ -66,7 +67,7 @@ export async function authenticateHash(
         await revokeTree(ctx, hash, undefined, entry);
         // The last use is served (Vault revokes after the request).
         const served = contextOf(token, hash, entry);
-        spent.set(served, { ...entry, num_uses: -1 });
+        spent.set(served, { ...entry, num_uses: REVOKING });
         return served;
       }
     }

@@ -4,12 +4,11 @@
  * `watch` pass through. Not a test file.
  */
 
-import type { ListOptions, StorageAdapter, StorageWatch } from '../../src/index.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
+import { StorageView } from '../helpers/storage-view.js';
 
 /** A MemoryStorage (or a view of one) whose `get` fails for keys under armed prefixes. */
-export class FlakyStorage implements StorageAdapter, StorageWatch {
-  readonly inner: MemoryStorage;
+export class FlakyStorage extends StorageView {
   /** Prefixes whose reads throw. */
   readonly failing = new Set<string>();
   /** Prefixes whose reads wait for {@link FlakyStorage.release}. */
@@ -19,7 +18,7 @@ export class FlakyStorage implements StorageAdapter, StorageWatch {
   heldCount = 0;
 
   constructor(inner: MemoryStorage = new MemoryStorage()) {
-    this.inner = inner;
+    super(inner);
   }
 
   /** Let every held read continue. */
@@ -27,7 +26,7 @@ export class FlakyStorage implements StorageAdapter, StorageWatch {
     for (const go of this.#held.splice(0)) go();
   }
 
-  async get(key: string): Promise<Uint8Array | undefined> {
+  override async get(key: string): Promise<Uint8Array | undefined> {
     const hold = [...this.holding].some((p) => key.startsWith(p));
     // Read first, then wait: the value returned is the one from before the wait.
     const value = await this.inner.get(key);
@@ -39,25 +38,6 @@ export class FlakyStorage implements StorageAdapter, StorageWatch {
       throw new Error(`simulated I/O error (ETIMEDOUT) reading ${key}`);
     }
     return value;
-  }
-  put(key: string, value: Uint8Array): Promise<void> {
-    return this.inner.put(key, value);
-  }
-  delete(key: string): Promise<void> {
-    return this.inner.delete(key);
-  }
-  list(prefix: string, options?: ListOptions): Promise<string[]> {
-    return this.inner.list(prefix, options);
-  }
-  compareAndSet(
-    key: string,
-    expected: Uint8Array | undefined,
-    next: Uint8Array | undefined,
-  ): Promise<boolean> {
-    return this.inner.compareAndSet(key, expected, next);
-  }
-  watch(prefix: string, onChange: (key: string) => void): Promise<() => Promise<void>> {
-    return this.inner.watch(prefix, onChange);
   }
 }
 
