@@ -10,6 +10,8 @@
  * - `{transitkit:}index`: a sorted set of every key (score 0), for `list`;
  * - `{transitkit:}lock:<name>`: a held lock (its token, with a PX expiry);
  * - `{transitkit:}holder:<name>`: the token of the last taker, until it releases;
+ * - `{transitkit:}op:<id>`: the result of the write with that random id, kept
+ *   two minutes so that a re-sent write does not run twice (scripts.ts);
  * - channel `{transitkit:}changes`: one message (the key) per write or delete.
  *
  * @module
@@ -34,6 +36,8 @@ export interface KeyLayout {
   lock(name: string): string;
   /** The Redis key remembering the last taker of lock `name`. */
   holder(name: string): string;
+  /** The Redis key holding the outcome of the write with id `id`. */
+  op(id: string): string;
 }
 
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
@@ -65,6 +69,7 @@ export function layoutFor(prefix: unknown = DEFAULT_PREFIX, scope = ''): KeyLayo
     value: (key) => `${tag}v:${key}`,
     lock: (name) => `${tag}lock:${name}`,
     holder: (name) => `${tag}holder:${name}`,
+    op: (id) => `${tag}op:${id}`,
   };
 }
 

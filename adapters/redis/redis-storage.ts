@@ -9,6 +9,9 @@
  *   string order; `list` is one `ZRANGEBYLEX … LIMIT`, O(log n + page).
  * - Every write is one Lua script (key-layout.ts, scripts.ts): value, index and
  *   the pub/sub notification change together, atomically across processes.
+ *   Each carries a random id and a deadline on the server's clock
+ *   (server-clock.ts), so that ioredis' re-send of a write whose reply was
+ *   lost takes effect at most once (scripts.ts, `writeOnce`).
  * - All Redis keys of a store share the hash tag `{prefix}`: one Cluster slot,
  *   so multi-key scripts are Cluster-safe.
  * - `lock` is SET NX PX with a random token (redis-lock.ts); `watch` is pub/sub
@@ -19,6 +22,7 @@
  * @module
  */
 import { Buffer } from 'node:buffer';
+import { randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 // Public types come from the package entry, so the built declarations of this
 // subpath refer to `transitkit` instead of carrying copies of them.
@@ -43,7 +47,8 @@ import {
   lexRange,
 } from './key-layout.js';
 import { acquireLock } from './redis-lock.js';
-import { COMPARE_AND_SET, DELETE, PUT, runScript } from './scripts.js';
+import { COMPARE_AND_SET, DELETE, OUTCOME_TTL_MS, PUT, runScript, type Script } from './scripts.js';
+import { ServerClock } from './server-clock.js';
 
 /** Options of {@link RedisStorage}. @public */
 export interface RedisStorageOptions {
@@ -62,6 +67,10 @@ export interface RedisStorageOptions {
  * acknowledged write may be lost in a power failure; `everysec` loses at most
  * about a second). The adapter survives server restarts through ioredis'
  * reconnection: commands issued meanwhile are queued and run once it is back.
+ * A write takes effect at most once even when ioredis re-sends it after a lost
+ * reply; one that reaches Redis more than a minute after it was issued runs
+ * nothing and fails as "may or may not have been applied". Each write leaves a
+ * small `{prefix}op:<id>` key that expires after two minutes.
  *
  * @throws `TransitError` `invalid_request` for an empty key, NUL, a lone surrogate,
  * a value that is not a `Uint8Array`, or bad list/lock/watch arguments;
@@ -88,6 +97,7 @@ export class RedisStorage implements StorageAdapter, StorageLock, StorageWatch {
   #owned = false;
   readonly #layout: KeyLayout;
   readonly #feed: ChangeFeed;
+  readonly #clock: ServerClock;
   #closing: Promise<void> | undefined;
 
   /**
@@ -109,6 +119,7 @@ export class RedisStorage implements StorageAdapter, StorageLock, StorageWatch {
       ),
     );
     this.prefix = this.#layout.prefix;
+    this.#clock = new ServerClock(client, this.#layout.index);
     this.#feed = new ChangeFeed(client, this.#layout.channel, (prefix, after) =>
       this.#page(prefix, after, REPLAY_PAGE),
     );
@@ -165,14 +176,7 @@ export class RedisStorage implements StorageAdapter, StorageLock, StorageWatch {
     const data = asBuffer(copyBytes(value));
     this.#checkOpen();
     const l = this.#layout;
-    await this.#io('put', () =>
-      runScript(
-        this.#client,
-        PUT,
-        [l.value(key), l.index],
-        [data, encodeMember(key), l.channel, key],
-      ),
-    );
+    await this.#write('put', PUT, key, [data, encodeMember(key), l.channel, key]);
   }
 
   /** Remove `key`; a missing key is fine (and notifies nobody). */
@@ -180,9 +184,7 @@ export class RedisStorage implements StorageAdapter, StorageLock, StorageWatch {
     checkKey(key);
     this.#checkOpen();
     const l = this.#layout;
-    await this.#io('delete', () =>
-      runScript(this.#client, DELETE, [l.value(key), l.index], [encodeMember(key), l.channel, key]),
-    );
+    await this.#write('delete', DELETE, key, [encodeMember(key), l.channel, key]);
   }
 
   /** Keys under `prefix`, sorted by UTF-16 code unit, without the prefix; O(log n + page). */
@@ -213,10 +215,7 @@ export class RedisStorage implements StorageAdapter, StorageLock, StorageWatch {
       l.channel,
       key,
     ];
-    const swapped = await this.#io('compareAndSet', () =>
-      runScript(this.#client, COMPARE_AND_SET, [l.value(key), l.index], args),
-    );
-    return swapped === 1;
+    return (await this.#write('compareAndSet', COMPARE_AND_SET, key, args)) === 1;
   }
 
   /**
@@ -273,6 +272,37 @@ export class RedisStorage implements StorageAdapter, StorageLock, StorageWatch {
     if (this.#closing !== undefined) {
       throw internal(`RedisStorage (prefix ${this.prefix}) is closed`);
     }
+  }
+
+  /**
+   * Run the write script `s` on storage key `key` once (scripts.ts,
+   * `writeOnce`): a fresh id, a deadline on the server's clock, and the result
+   * of its one run even when ioredis re-sent it after a lost reply.
+   */
+  async #write(
+    op: string,
+    s: Script,
+    key: string,
+    args: ReadonlyArray<string | Buffer>,
+  ): Promise<unknown> {
+    const l = this.#layout;
+    const id = randomBytes(16).toString('base64url');
+    const result = await this.#io(op, async () =>
+      runScript(
+        this.#client,
+        s,
+        [l.value(key), l.index, l.op(id)],
+        [await this.#clock.deadline(), OUTCOME_TTL_MS, ...args],
+      ),
+    );
+    if (result !== -1) return result;
+    // Arrived after its deadline, so this send did not run; an earlier send of
+    // it (before a lost reply) may have, and its record may be gone. Or the
+    // server's clock moved: read it again for the next write.
+    this.#clock.forget();
+    throw internal(
+      `RedisStorage: ${op} failed: the write reached Redis after its deadline (a connection lost for over a minute, or the server's clock moved), so it may or may not have been applied`,
+    );
   }
 
   async #io<T>(op: string, fn: () => Promise<T>): Promise<T> {

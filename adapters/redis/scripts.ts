@@ -26,49 +26,98 @@ function script(source: string): Script {
 }
 
 /**
- * put: KEYS = value, index; ARGV = bytes, member, channel, key.
+ * How long after it was issued a write may still run, and how long its
+ * outcome is kept: see {@link writeOnce}. @internal
+ */
+export const WRITE_WINDOW_MS = 60_000;
+/** Twice the window: outlives any send that arrives before its deadline. @internal */
+export const OUTCOME_TTL_MS = 2 * WRITE_WINDOW_MS;
+
+/**
+ * Wrap the body of a write script so that it takes effect at most once.
+ *
+ * ioredis re-sends a command whose reply a dropped connection lost, after it
+ * reconnects. Run again, a delete would remove what another instance wrote
+ * meanwhile, a put would undo it, and a compare-and-set that committed would
+ * report a mismatch with its own value. So every write carries a random id
+ * (KEYS[3], `{prefix}op:<id>`) and a deadline on the Redis server's clock
+ * (ARGV[1], ms): its first run stores its result under the id for
+ * {@link OUTCOME_TTL_MS} (ARGV[2]), a re-send returns that result without
+ * running again, and a send that arrives after the deadline does not run at
+ * all and returns -1 (its outcome is then reported as unknown: an earlier
+ * send may have run and its record expired). The body sees its own
+ * arguments from ARGV[3] and leaves its result in `r`.
+ * @internal
+ */
+function writeOnce(body: string): Script {
+  return script(`
+local done = redis.call('GET', KEYS[3])
+if done then return tonumber(done) end
+local now = redis.call('TIME')
+if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > tonumber(ARGV[1]) then
+  return -1
+end
+local r = 1
+${body}
+redis.call('SET', KEYS[3], r, 'PX', ARGV[2])
+return r
+`);
+}
+
+/**
+ * put: KEYS = value, index, op; ARGV = deadline, ttl, bytes, member, channel, key.
  * Stores, indexes and publishes.
  */
-export const PUT = script(`
-redis.call('ZADD', KEYS[2], 0, ARGV[2])
-redis.call('SET', KEYS[1], ARGV[1])
-redis.call('PUBLISH', ARGV[3], ARGV[4])
-return 1
+export const PUT = writeOnce(`
+redis.call('ZADD', KEYS[2], 0, ARGV[4])
+redis.call('SET', KEYS[1], ARGV[3])
+redis.call('PUBLISH', ARGV[5], ARGV[6])
 `);
 
 /**
- * delete: KEYS = value, index; ARGV = member, channel, key.
+ * delete: KEYS = value, index, op; ARGV = deadline, ttl, member, channel, key.
  * Publishes only when a value was removed (as the memory adapter).
  */
-export const DELETE = script(`
-redis.call('ZREM', KEYS[2], ARGV[1])
-local removed = redis.call('DEL', KEYS[1])
-if removed == 1 then redis.call('PUBLISH', ARGV[2], ARGV[3]) end
-return removed
+export const DELETE = writeOnce(`
+redis.call('ZREM', KEYS[2], ARGV[3])
+r = redis.call('DEL', KEYS[1])
+if r == 1 then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
 `);
 
 /**
- * compareAndSet: KEYS = value, index; ARGV = expected present ('1'/'0'),
- * expected bytes, next present ('1'/'0'), next bytes, member, channel, key.
- * Returns 1 when the swap happened. Lua strings compare byte for byte.
+ * compareAndSet: KEYS = value, index, op; ARGV = deadline, ttl, expected
+ * present ('1'/'0'), expected bytes, next present ('1'/'0'), next bytes,
+ * member, channel, key. Leaves 1 when the swap happened. Lua strings compare
+ * byte for byte.
  */
-export const COMPARE_AND_SET = script(`
+export const COMPARE_AND_SET = writeOnce(`
 local cur = redis.call('GET', KEYS[1])
-if ARGV[1] == '1' then
-  if cur == false or cur ~= ARGV[2] then return 0 end
-elseif cur ~= false then
-  return 0
-end
 if ARGV[3] == '1' then
-  redis.call('ZADD', KEYS[2], 0, ARGV[5])
-  redis.call('SET', KEYS[1], ARGV[4])
-  redis.call('PUBLISH', ARGV[6], ARGV[7])
+  if cur == false or cur ~= ARGV[4] then r = 0 end
 elseif cur ~= false then
-  redis.call('ZREM', KEYS[2], ARGV[5])
-  redis.call('DEL', KEYS[1])
-  redis.call('PUBLISH', ARGV[6], ARGV[7])
+  r = 0
 end
-return 1
+if r == 1 then
+  if ARGV[5] == '1' then
+    redis.call('ZADD', KEYS[2], 0, ARGV[7])
+    redis.call('SET', KEYS[1], ARGV[6])
+    redis.call('PUBLISH', ARGV[8], ARGV[9])
+  elseif cur ~= false then
+    redis.call('ZREM', KEYS[2], ARGV[7])
+    redis.call('DEL', KEYS[1])
+    redis.call('PUBLISH', ARGV[8], ARGV[9])
+  end
+end
+`);
+
+/**
+ * The Redis server's clock, in [seconds, microseconds]. KEYS = any key of the
+ * store, so that a Cluster asks the node that runs the store's scripts.
+ * @internal
+ */
+export const SERVER_TIME = script(`
+local _ = KEYS[1]
+return redis.call('TIME')
 `);
 
 /**
