@@ -17,9 +17,11 @@
  * - Connections come from a `pg.Pool`. While the server is unreachable (a
  *   restart), statements wait and retry for up to `retryTimeoutMs`: a statement
  *   that never reached the server is always retried; one whose connection broke
- *   in flight is retried only when repeating it is harmless (reads, put,
- *   delete, locks), and a `compareAndSet` in that state fails with a message
- *   saying its outcome is unknown.
+ *   in flight is retried only when repeating it is harmless (reads, locks).
+ *   `put` and `delete` run in a transaction whose fate the server is asked
+ *   after a connection lost during its commit, so they take effect exactly
+ *   once (write-once.ts); a `compareAndSet` whose connection broke in flight
+ *   fails with a message saying its outcome is unknown.
  * - Failures are `TransitError` `internal` naming the operation (errors.ts),
  *   never carrying keys or values.
  *
@@ -49,6 +51,7 @@ import {
 } from './options.js';
 import { acquireLock } from './postgres-lock.js';
 import { listQuery, type Schema, type Statement, schemaFor, sortKey } from './schema.js';
+import { guard, pause, type WriteContext, writeOnce } from './write-once.js';
 
 const DEFAULT_RETRY_MS = 15_000;
 
@@ -188,13 +191,13 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
   async put(key: string, value: Uint8Array): Promise<void> {
     checkKey(key);
     const data = asBuffer(copyBytes(value));
-    await this.#statement('put', this.#schema.put, [sortKey(key), key, data], true);
+    await this.#write('put', this.#schema.put, [sortKey(key), key, data]);
   }
 
   /** Remove `key`; a missing key is fine (and notifies nobody). */
   async delete(key: string): Promise<void> {
     checkKey(key);
-    await this.#statement('delete', this.#schema.delete, [sortKey(key)], true);
+    await this.#write('delete', this.#schema.delete, [sortKey(key)]);
   }
 
   /** Keys under `prefix`, sorted by UTF-16 code unit, without the prefix; one range scan. */
@@ -306,6 +309,18 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
     return this.#query(op, sql, params, idempotent);
   }
 
+  /** Run a put or delete so that it takes effect once (write-once.ts). */
+  async #write(op: string, sql: Statement, params: unknown[]): Promise<void> {
+    this.#checkOpen();
+    await this.#ensureSchema();
+    const ctx: WriteContext = {
+      pool: this.#pool,
+      retryMs: this.#retryMs,
+      open: () => this.#closing === undefined,
+    };
+    await writeOnce(ctx, op, sql, params);
+  }
+
   /**
    * Run `sql` (a named statement of the store, or ad-hoc SQL) on a pooled
    * connection, retrying while the server is unreachable (see the module
@@ -357,19 +372,6 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
   }
 }
 
-const guarded = new WeakSet<PoolClient>();
-
-/**
- * node-postgres emits `error` on a client whose connection drops, even while a
- * query of ours is running on it (the query is rejected too), and the pool only
- * listens on idle clients: without this listener the process would crash.
- */
-function guard(client: PoolClient): void {
-  if (guarded.has(client)) return;
-  guarded.add(client);
-  client.on('error', () => undefined); // the running query reports it
-}
-
 function retryTimeout(options: PostgresStorageOptions): number {
   const retry = options.retryTimeoutMs ?? DEFAULT_RETRY_MS;
   if (typeof retry !== 'number' || !Number.isFinite(retry) || retry < 0) {
@@ -381,8 +383,4 @@ function retryTimeout(options: PostgresStorageOptions): number {
 /** A Buffer view of `u` (no copy; `u` is already a private copy). */
 function asBuffer(u: Uint8Array): Buffer {
   return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
-}
-
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -20,14 +20,25 @@ export const key = (i: number): string => `restart/${String(i).padStart(4, '0')}
 
 /**
  * Writes key(0..total-1) one after another; `acked` lists the acknowledged
- * indexes; `reached(n)` resolves once n writes were acknowledged.
+ * indexes; `reached(n)` resolves once n writes were acknowledged. A write
+ * reported as "may or may not have been applied" (its connection died during
+ * a crash, so the adapter cannot know) is counted in `unknown` and written
+ * again, as any caller would; every other failure ends the writer.
  */
 export function startWriter(s: StorageAdapter, total: number) {
   const acked: number[] = [];
+  const unknown: number[] = [];
   const waiters: Array<{ n: number; resolve: () => void }> = [];
   const done = (async () => {
     for (let i = 0; i < total; i++) {
-      await s.put(key(i), b(`value-${i}`));
+      try {
+        await s.put(key(i), b(`value-${i}`));
+      } catch (e) {
+        if (!/may or may not have been applied/.test(String(e))) throw e;
+        unknown.push(i);
+        i--;
+        continue;
+      }
       acked.push(i);
       for (const w of waiters.filter((w) => acked.length >= w.n)) w.resolve();
     }
@@ -37,7 +48,7 @@ export function startWriter(s: StorageAdapter, total: number) {
       if (acked.length >= n) resolve();
       else waiters.push({ n, resolve });
     });
-  return { acked, done, reached };
+  return { acked, unknown, done, reached };
 }
 
 /** Every acknowledged key is readable with its value and listed. */

@@ -5,7 +5,10 @@
  *   immediate one (SIGQUIT: a crash, WAL recovery on restart) while a writer is
  *   running: the same PostgresStorage (no new connect) carries on, statements
  *   issued during the outage wait and complete once the server is back, and
- *   every write that was acknowledged is there, with its value, and listed;
+ *   every write that was acknowledged is there, with its value, and listed.
+ *   A put whose commit was cut by the crash may be reported as "may or may not
+ *   have been applied" (write-once.ts: the server restarted, so a committed
+ *   transaction id could be another's); the writer writes it again;
  * - a CAS counter incremented through the crash ends equal to its last
  *   acknowledged value (no lost and no phantom increment). A CAS whose
  *   connection broke in flight fails (its outcome is unknown) and the counter,
@@ -53,6 +56,9 @@ describe.skipIf(SKIP_POSTGRES)('PostgresStorage across PostgreSQL restarts', () 
       await server.restart();
       await writer.done; // the same pool reconnected; the waiting writes went through
       expect(writer.acked).toHaveLength(400);
+      // Only a crash during a commit leaves an outcome unknown (write-once.ts).
+      if (mode === 'fast') expect(writer.unknown).toEqual([]);
+      else console.log(`immediate shutdown: ${writer.unknown.length} put(s) with unknown outcome`);
       await expectAcked(storage, writer.acked);
       expect(await storage.list('restart/')).toHaveLength(400);
 

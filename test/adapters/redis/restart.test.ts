@@ -48,6 +48,7 @@ describe.skipIf(SKIP_REDIS)('RedisStorage across redis-server restarts', () => {
       await server.restart();
       await writer.done; // the same client reconnected; the queued writes went through
       expect(writer.acked).toHaveLength(400);
+      expect(writer.unknown).toEqual([]); // re-sent writes settle: no unknown outcome
       await expectAcked(storage, writer.acked);
       expect(await storage.list('restart/')).toHaveLength(400);
 
