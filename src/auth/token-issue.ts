@@ -16,6 +16,7 @@ import type { Clock } from '../clock.js';
 import { utf8 } from '../encoding.js';
 import { invalidRequest, isTransitError, TransitError } from '../errors.js';
 import { withWarnings } from '../result-meta.js';
+import { capEntry } from './token-cap.js';
 import { capAtParent, planToken } from './token-create.js';
 import {
   authOf,
@@ -51,6 +52,8 @@ export interface IssueContext extends RevokeContext {
    * storage when `fresh`: the store's own check.
    */
   liveEntry(hash: string, fresh: boolean): Promise<StoredToken | undefined>;
+  /** After a lost compare-and-set: a random, growing pause (../util/contention.ts). */
+  readonly pause: (attempt: number) => Promise<void>;
 }
 
 /** Vault's refusal of a chosen id that a token already has. */
@@ -176,12 +179,20 @@ export async function issueChild(
     if (lease && ctx.leases) await ctx.leases.revoke(lease.lease_id).catch(() => undefined);
     throw plan.id !== undefined && isTransitError(e, 'conflict') ? duplicateId() : e;
   }
-  if (!plan.orphan && !(await ctx.liveEntry(parent.hash, true))) {
+  if (plan.orphan) return withWarnings(authOf(token, entry, now), plan.warnings);
+  const parentNow = await ctx.liveEntry(parent.hash, true);
+  if (!parentNow) {
     // The parent was revoked while this child was being stored: its revocation may have
     // listed the parent's children before the child's link existed, so the child goes
     // here (./token-revoke.ts: a revocation lists children again after the parent is gone).
     await revokeTree(ctx, entry.hash);
     throw denied('permission denied');
+  }
+  if (!ctx.leases && parentNow.expire_ms !== 0 && parentNow.expire_ms < entry.expire_ms) {
+    // The parent's renewal shortened it meanwhile, and may have listed its children
+    // before this link existed (./token-cap.ts): the child caps itself.
+    const capped = await capEntry(ctx, entry.hash, parentNow.expire_ms);
+    if (capped) return withWarnings(authOf(token, capped, now), plan.warnings);
   }
   return withWarnings(authOf(token, entry, now), plan.warnings);
 }

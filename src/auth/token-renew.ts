@@ -7,7 +7,9 @@
  * token's new TTL is its period, whatever the increment, bounded by
  * `explicit_max_ttl` only (./token-period.ts). Without a
  * lease manager (which expires a parent's tree), a child renews no further
- * than its parent's expiry, and not at all once its parent is gone; with one,
+ * than its parent's expiry, and not at all once its parent is gone, and a
+ * renewal that shortens a token shortens its descendants with it
+ * (./token-cap.ts); with one,
  * the token's lease is renewed with it (a revoked or expired lease refuses).
  * A token that never expires is refused, as in Vault.
  *
@@ -24,6 +26,7 @@ import type { LeaseManager } from '../leases/lease-manager.js';
 import { parseDurationSeconds } from '../request.js';
 import { withWarnings } from '../result-meta.js';
 import type { StorageAdapter } from '../storage/adapter.js';
+import { capTree } from './token-cap.js';
 import type { FoundToken, TokenEntries } from './token-entries.js';
 import {
   authOf,
@@ -135,6 +138,10 @@ async function renewOnce(
     // The lease not kept goes; it no longer names the token's lease, so it revokes no token.
     await ctx.leases.revoke(renewed ? (entry.lease_id as string) : fresh).catch(() => undefined);
   }
+  // No lease manager expires this token's tree: its descendants go no further than it.
+  // After every renewal, not only one that shortened: a retry after a failed walk
+  // finds the token already shortened, and a walk over children within it writes nothing.
+  if (renewed && !ctx.leases) await capTree(ctx, hash, expire);
   return renewed ? withWarnings(authOf(token, next, now), warnings) : undefined;
 }
 
