@@ -147,13 +147,23 @@ export class Acl {
     if (operation === 'list') {
       const bare = this.#exact.get(p.slice(0, -1));
       if (bare) return bare;
+      // As Vault's AllowOperation: a list checks the wildcard rules on the path
+      // without its trailing slash first, and only when none matches, with it.
+      // (`transit/*` deny must decide `LIST transit/keys` before `transit/keys/*`.)
+      const first = this.#bestWild(p.slice(0, -1));
+      if (first) return first.caps;
     }
+    return this.#bestWild(p)?.caps ?? NONE;
+  }
+
+  /** The most specific wildcard rule matching `p`, as Vault's CheckAllowedFromNonExactPaths. */
+  #bestWild(p: string): WildRule | undefined {
     const segs = p.split('/');
     let best: WildRule | undefined;
     for (const rule of this.#wild) {
       if (matches(rule, segs, p) && (!best || moreSpecific(rule, best))) best = rule;
     }
-    return best?.caps ?? NONE;
+    return best;
   }
 
   /**

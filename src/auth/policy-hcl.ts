@@ -12,6 +12,7 @@
  * Pure and runtime-neutral.
  * @module
  */
+import { parse as parseStrictJson } from 'lossless-json';
 import { invalidRequest } from '../errors.js';
 
 /**
@@ -221,11 +222,16 @@ function parseHcl(text: string): PolicyRule[] {
   return rules;
 }
 
-/** Parse the JSON form. */
+/**
+ * Parse the JSON form. A key given twice in one object with different values
+ * is refused (`JSON.parse` would keep the last silently, so a `deny` written
+ * first would vanish; Vault's HCL1 reader merges them instead, deny winning):
+ * as the HCL form refuses an attribute set twice.
+ */
 function parseJson(text: string): PolicyRule[] {
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = parseStrictJson(text, undefined, Number);
   } catch (e) {
     throw invalidRequest(`failed to parse policy: ${(e as Error).message}`);
   }
@@ -264,7 +270,7 @@ function parseJson(text: string): PolicyRule[] {
 }
 
 /**
- * Parse a policy document (HCL subset or JSON). A rule's leading `/` is
+ * Parse a policy document (HCL subset or JSON). A rule's one leading `/` is
  * dropped; a path named twice has its capabilities merged (`deny` wins).
  *
  * @example
@@ -282,7 +288,8 @@ export function parsePolicy(text: string): ParsedPolicy {
   const raw = trimmed.startsWith('{') ? parseJson(trimmed) : parseHcl(text);
   const merged = new Map<string, Set<Capability>>();
   for (const r of raw) {
-    const path = r.path.replace(/^\/+/, '');
+    // One leading `/` goes, as Vault's parsePaths (`//x` keeps `/x`, which no request matches).
+    const path = r.path.startsWith('/') ? r.path.slice(1) : r.path;
     // As Vault's parsePaths: `+*` would match only a literal `+`, never what it seems to.
     if (path.includes('+*')) {
       throw invalidRequest(
