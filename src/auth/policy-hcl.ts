@@ -12,7 +12,6 @@
  * Pure and runtime-neutral.
  * @module
  */
-import { parse as parseStrictJson } from 'lossless-json';
 import { invalidRequest } from '../errors.js';
 
 /**
@@ -223,17 +222,50 @@ function parseHcl(text: string): PolicyRule[] {
 }
 
 /**
- * Parse the JSON form. A key given twice in one object with different values
- * is refused (`JSON.parse` would keep the last silently, so a `deny` written
- * first would vanish; Vault's HCL1 reader merges them instead, deny winning):
- * as the HCL form refuses an attribute set twice.
+ * The first key named twice in one object of `text`, a JSON text that
+ * `JSON.parse` accepted (so only strings, nesting and `:` need telling apart).
+ * lossless-json's parser refuses duplicates too, but importing it here puts
+ * its number class into the edge build of `Transit` (esbuild keeps a class
+ * with a computed symbol key), over that build's budget.
+ */
+function duplicateKey(text: string): string | undefined {
+  const objects: Array<Set<string> | undefined> = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '{') objects.push(new Set());
+    else if (c === '[') objects.push(undefined);
+    else if (c === '}' || c === ']') objects.pop();
+    else if (c === '"') {
+      const start = i;
+      for (i++; text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      let j = i + 1;
+      while (j < text.length && ' \t\n\r'.includes(text[j] as string)) j++;
+      const keys = objects[objects.length - 1];
+      if (text[j] !== ':' || !keys) continue;
+      const key = JSON.parse(text.slice(start, i + 1)) as string;
+      if (keys.has(key)) return key;
+      keys.add(key);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Parse the JSON form. A key named twice in one object is refused
+ * (`JSON.parse` would keep the last silently, so a `deny` written first would
+ * vanish; Vault's HCL1 reader merges them instead, deny winning): as the HCL
+ * form refuses an attribute set twice.
  */
 function parseJson(text: string): PolicyRule[] {
   let doc: unknown;
   try {
-    doc = parseStrictJson(text, undefined, Number);
+    doc = JSON.parse(text);
   } catch (e) {
     throw invalidRequest(`failed to parse policy: ${(e as Error).message}`);
+  }
+  const twice = duplicateKey(text);
+  if (twice !== undefined) {
+    throw invalidRequest(`failed to parse policy: duplicate key ${JSON.stringify(twice)}`);
   }
   const isObj = (v: unknown): v is Record<string, unknown> =>
     typeof v === 'object' && v !== null && !Array.isArray(v);

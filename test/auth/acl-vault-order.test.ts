@@ -6,7 +6,7 @@
  *   first (vault/acl.go AllowOperation: "List operations need to check without
  *   the trailing slash first"), so a broad `deny` matching `transit/keys`
  *   decides before a narrower grant that only matches `transit/keys/`.
- * - A JSON policy naming one key twice with different values is refused:
+ * - A JSON policy naming one key twice in one object is refused:
  *   `JSON.parse` kept the last silently, so a `deny` written first vanished.
  */
 import { describe, expect, it } from 'vitest';
@@ -87,7 +87,7 @@ describe('LIST: wildcard rules on the bare path first, as Vault', () => {
   });
 });
 
-describe('JSON policies: a key named twice with different values is refused', () => {
+describe('JSON policies: a key named twice in one object is refused', () => {
   const DUP_PATH =
     '{"path": {"transit/encrypt/secret": {"capabilities": ["deny"]}, "transit/encrypt/secret": {"capabilities": ["update"]}}}';
   const DUP_CAPS =
@@ -104,20 +104,30 @@ describe('JSON policies: a key named twice with different values is refused', ()
       e = x;
     }
     expect(isTransitError(e, 'invalid_request')).toBe(true);
-    expect((e as Error).message).toMatch(/failed to parse policy: Duplicate key/);
+    expect((e as Error).message).toMatch(/failed to parse policy: duplicate key/);
   });
 
-  it('a key repeated with the same value is the same policy', () => {
+  it('a key repeated with the same value is refused too; keys of different objects are not', () => {
     const text =
       '{"path": {"transit/keys/a": {"capabilities": ["read"]}, "transit/keys/a": {"capabilities": ["read"]}}}';
-    expect(parsePolicy(text).rules).toEqual([{ path: 'transit/keys/a', capabilities: ['read'] }]);
+    expect(() => parsePolicy(text)).toThrow(/duplicate key "transit\/keys\/a"/);
+    const ok =
+      '{"path": {"a": {"capabilities": ["read"]}, "b": {"capabilities": ["read", "list"]}}}';
+    expect(parsePolicy(ok).rules).toHaveLength(2);
+    // A key's text may hold quotes, colons and braces.
+    const tricky =
+      '{"path": {"x\\"}:{": {"capabilities": ["read"]}, "y": {"capabilities": ["list"]}}}';
+    expect(parsePolicy(tricky).rules.map((r) => r.path)).toEqual(['x"}:{', 'y']);
+    const escaped =
+      '{"path": {"a\\u0062": {"capabilities": ["read"]}, "ab": {"capabilities": ["list"]}}}';
+    expect(() => parsePolicy(escaped)).toThrow(/duplicate key "ab"/);
   });
 
   it('over HTTP: writing such a policy is a 400, and nothing is stored', async () => {
     const { send, root } = await handlerWithPolicy({ app: 'path "x" { capabilities = ["read"] }' });
     const r = await send('PUT', '/v1/sys/policies/acl/dup', { policy: DUP_PATH }, root);
     expect(r.status).toBe(400);
-    expect(JSON.parse(String(r.body)).errors[0]).toMatch(/Duplicate key/);
+    expect(JSON.parse(String(r.body)).errors[0]).toMatch(/duplicate key/);
     expect((await send('GET', '/v1/sys/policies/acl/dup', undefined, root)).status).toBe(404);
   });
 });
