@@ -27,16 +27,19 @@ export function describe(e: unknown): string {
 }
 
 /**
- * Wrap a failure of `op` as `TransitError` `internal`, without command arguments.
- * TransitErrors pass through.
+ * Wrap a failure of `op` as `TransitError` `internal`, without command arguments;
+ * `unknownOutcome`: a write that may have run says so. TransitErrors pass through.
  * @internal
  */
-export function redisFailure(op: string, e: unknown): TransitError {
+export function redisFailure(op: string, e: unknown, unknownOutcome = false): TransitError {
   if (isTransitError(e)) return e;
   const what = isConnectionError(e) ? 'Redis is unreachable' : 'Redis command failed';
+  const outcome = unknownOutcome
+    ? '; the write may have reached Redis before the connection was lost, so it may or may not have been applied'
+    : '';
   const cause = new Error(describe(e));
   cause.name = e instanceof Error ? e.name : 'Error';
-  return internal(`RedisStorage: ${op} failed: ${what} (${describe(e)})`, cause);
+  return internal(`RedisStorage: ${op} failed: ${what} (${describe(e)})${outcome}`, cause);
 }
 
 /**

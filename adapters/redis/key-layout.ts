@@ -10,8 +10,9 @@
  * - `{transitkit:}index`: a sorted set of every key (score 0), for `list`;
  * - `{transitkit:}lock:<name>`: a held lock (its token, with a PX expiry);
  * - `{transitkit:}holder:<name>`: the token of the last taker, until it releases;
- * - `{transitkit:}op:<id>`: the result of the write with that random id, kept
- *   two minutes so that a re-sent write does not run twice (scripts.ts);
+ * - `{transitkit:}ops` and `{transitkit:}ops:due`: a hash of each write's
+ *   result by its random id, and when each goes (about two minutes later), so
+ *   that a re-sent write does not run twice (scripts.ts);
  * - channel `{transitkit:}changes`: one message (the key) per write or delete.
  *
  * @module
@@ -36,8 +37,10 @@ export interface KeyLayout {
   lock(name: string): string;
   /** The Redis key remembering the last taker of lock `name`. */
   holder(name: string): string;
-  /** The Redis key holding the outcome of the write with id `id`. */
-  op(id: string): string;
+  /** The hash of recent writes' outcomes, by write id. */
+  readonly ops: string;
+  /** The sorted set of when each outcome in {@link KeyLayout.ops} goes (server ms). */
+  readonly opsDue: string;
 }
 
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
@@ -69,7 +72,8 @@ export function layoutFor(prefix: unknown = DEFAULT_PREFIX, scope = ''): KeyLayo
     value: (key) => `${tag}v:${key}`,
     lock: (name) => `${tag}lock:${name}`,
     holder: (name) => `${tag}holder:${name}`,
-    op: (id) => `${tag}op:${id}`,
+    ops: `${tag}ops`,
+    opsDue: `${tag}ops:due`,
   };
 }
 

@@ -37,7 +37,7 @@ import { internal, invalidRequest } from '../../src/errors.js';
 import { checkBytes, checkKey, checkListArgs, copyBytes } from '../../src/storage/kit.js';
 import { REPLAY_PAGE } from '../../src/storage/watchers.js';
 import { ChangeFeed } from './change-feed.js';
-import { describe, redactUrl, redisFailure } from './errors.js';
+import { describe, isConnectionError, redactUrl, redisFailure } from './errors.js';
 import {
   channelScope,
   decodeMember,
@@ -47,7 +47,15 @@ import {
   lexRange,
 } from './key-layout.js';
 import { acquireLock } from './redis-lock.js';
-import { COMPARE_AND_SET, DELETE, OUTCOME_TTL_MS, PUT, runScript, type Script } from './scripts.js';
+import {
+  COMPARE_AND_SET,
+  DELETE,
+  OUTCOME_TTL_MS,
+  PUT,
+  runScript,
+  type Script,
+  WRITE_WINDOW_MS,
+} from './scripts.js';
 import { ServerClock } from './server-clock.js';
 
 /** Options of {@link RedisStorage}. @public */
@@ -69,8 +77,11 @@ export interface RedisStorageOptions {
  * reconnection: commands issued meanwhile are queued and run once it is back.
  * A write takes effect at most once even when ioredis re-sends it after a lost
  * reply; one that reaches Redis more than a minute after it was issued runs
- * nothing and fails as "may or may not have been applied". Each write leaves a
- * small `{prefix}op:<id>` key that expires after two minutes.
+ * nothing and fails as "may or may not have been applied", as does a write
+ * whose reply ioredis stopped waiting for. Each write's outcome is kept for
+ * about two minutes in `{prefix}ops` (a hash, not keys with a TTL). Run Redis
+ * with `maxmemory-policy noeviction`: any other policy may evict the store's
+ * data, and an `allkeys-*` one those outcomes too.
  *
  * @throws `TransitError` `invalid_request` for an empty key, NUL, a lone surrogate,
  * a value that is not a `Uint8Array`, or bad list/lock/watch arguments;
@@ -287,14 +298,35 @@ export class RedisStorage implements StorageAdapter, StorageLock, StorageWatch {
   ): Promise<unknown> {
     const l = this.#layout;
     const id = randomBytes(16).toString('base64url');
-    const result = await this.#io(op, async () =>
-      runScript(
-        this.#client,
-        s,
-        [l.value(key), l.index, l.op(id)],
-        [await this.#clock.deadline(), OUTCOME_TTL_MS, ...args],
-      ),
-    );
+    const deadline = await this.#io(op, () => this.#clock.deadline());
+    let result: unknown;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      result = await Promise.race([
+        runScript(
+          this.#client,
+          s,
+          [l.value(key), l.index, l.ops, l.opsDue],
+          [deadline, OUTCOME_TTL_MS, id, ...args],
+        ),
+        // ioredis can hold a command whose reply was lost forever (a reconnection that
+        // connects but never gets ready, then gives up, drops it unanswered). Past its
+        // deadline no send of it can run any more, so its outcome is settled: stop waiting.
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error('ETIMEDOUT: no reply before the write deadline')),
+            WRITE_WINDOW_MS + 5_000,
+          );
+          timer.unref?.();
+        }),
+      ]);
+    } catch (e) {
+      // Sent, perhaps run, and its reply lost for good (ioredis gave up re-sending).
+      if (isConnectionError(e)) throw redisFailure(op, e, true);
+      throw redisFailure(op, e);
+    } finally {
+      clearTimeout(timer);
+    }
     if (result !== -1) return result;
     // Arrived after its deadline, so this send did not run; an earlier send of
     // it (before a lost reply) may have, and its record may be gone. Or the

@@ -40,72 +40,81 @@ export const OUTCOME_TTL_MS = 2 * WRITE_WINDOW_MS;
  * reconnects. Run again, a delete would remove what another instance wrote
  * meanwhile, a put would undo it, and a compare-and-set that committed would
  * report a mismatch with its own value. So every write carries a random id
- * (KEYS[3], `{prefix}op:<id>`) and a deadline on the Redis server's clock
- * (ARGV[1], ms): its first run stores its result under the id for
- * {@link OUTCOME_TTL_MS} (ARGV[2]), a re-send returns that result without
+ * (ARGV[3]) and a deadline on the Redis server's clock (ARGV[1], ms): its
+ * first run records its result under the id in the hash `{prefix}ops`
+ * (KEYS[3]), due to go {@link OUTCOME_TTL_MS} (ARGV[2]) later by the sorted
+ * set `{prefix}ops:due` (KEYS[4]); a re-send returns that result without
  * running again, and a send that arrives after the deadline does not run at
  * all and returns -1 (its outcome is then reported as unknown: an earlier
- * send may have run and its record expired). The body sees its own
- * arguments from ARGV[3] and leaves its result in `r`.
+ * send may have run and its record gone). Each write drops up to eight
+ * records past due, so they stay bounded. Records are not keys with a TTL:
+ * a `volatile-*` eviction policy would evict them first, and a re-send would
+ * then run twice. The body sees its own arguments from ARGV[4] and leaves
+ * its result in `r`.
  * @internal
  */
 function writeOnce(body: string): Script {
   return script(`
-local done = redis.call('GET', KEYS[3])
+local done = redis.call('HGET', KEYS[3], ARGV[3])
 if done then return tonumber(done) end
-local now = redis.call('TIME')
-if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > tonumber(ARGV[1]) then
-  return -1
-end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if now > tonumber(ARGV[1]) then return -1 end
 local r = 1
 ${body}
-redis.call('SET', KEYS[3], r, 'PX', ARGV[2])
+for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, 8)) do
+  redis.call('HDEL', KEYS[3], old)
+  redis.call('ZREM', KEYS[4], old)
+end
+redis.call('HSET', KEYS[3], ARGV[3], r)
+redis.call('ZADD', KEYS[4], now + tonumber(ARGV[2]), ARGV[3])
 return r
 `);
 }
 
 /**
- * put: KEYS = value, index, op; ARGV = deadline, ttl, bytes, member, channel, key.
- * Stores, indexes and publishes.
+ * put: KEYS = value, index, ops, ops:due; ARGV = deadline, ttl, id, bytes,
+ * member, channel, key. Stores, indexes and publishes.
  */
 export const PUT = writeOnce(`
-redis.call('ZADD', KEYS[2], 0, ARGV[4])
-redis.call('SET', KEYS[1], ARGV[3])
-redis.call('PUBLISH', ARGV[5], ARGV[6])
+redis.call('ZADD', KEYS[2], 0, ARGV[5])
+redis.call('SET', KEYS[1], ARGV[4])
+redis.call('PUBLISH', ARGV[6], ARGV[7])
 `);
 
 /**
- * delete: KEYS = value, index, op; ARGV = deadline, ttl, member, channel, key.
- * Publishes only when a value was removed (as the memory adapter).
+ * delete: KEYS = value, index, ops, ops:due; ARGV = deadline, ttl, id,
+ * member, channel, key. Publishes only when a value was removed (as the
+ * memory adapter).
  */
 export const DELETE = writeOnce(`
-redis.call('ZREM', KEYS[2], ARGV[3])
+redis.call('ZREM', KEYS[2], ARGV[4])
 r = redis.call('DEL', KEYS[1])
-if r == 1 then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
+if r == 1 then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
 `);
 
 /**
- * compareAndSet: KEYS = value, index, op; ARGV = deadline, ttl, expected
- * present ('1'/'0'), expected bytes, next present ('1'/'0'), next bytes,
- * member, channel, key. Leaves 1 when the swap happened. Lua strings compare
- * byte for byte.
+ * compareAndSet: KEYS = value, index, ops, ops:due; ARGV = deadline, ttl, id,
+ * expected present ('1'/'0'), expected bytes, next present ('1'/'0'), next
+ * bytes, member, channel, key. Leaves 1 when the swap happened. Lua strings
+ * compare byte for byte.
  */
 export const COMPARE_AND_SET = writeOnce(`
 local cur = redis.call('GET', KEYS[1])
-if ARGV[3] == '1' then
-  if cur == false or cur ~= ARGV[4] then r = 0 end
+if ARGV[4] == '1' then
+  if cur == false or cur ~= ARGV[5] then r = 0 end
 elseif cur ~= false then
   r = 0
 end
 if r == 1 then
-  if ARGV[5] == '1' then
-    redis.call('ZADD', KEYS[2], 0, ARGV[7])
-    redis.call('SET', KEYS[1], ARGV[6])
-    redis.call('PUBLISH', ARGV[8], ARGV[9])
+  if ARGV[6] == '1' then
+    redis.call('ZADD', KEYS[2], 0, ARGV[8])
+    redis.call('SET', KEYS[1], ARGV[7])
+    redis.call('PUBLISH', ARGV[9], ARGV[10])
   elseif cur ~= false then
-    redis.call('ZREM', KEYS[2], ARGV[7])
+    redis.call('ZREM', KEYS[2], ARGV[8])
     redis.call('DEL', KEYS[1])
-    redis.call('PUBLISH', ARGV[8], ARGV[9])
+    redis.call('PUBLISH', ARGV[9], ARGV[10])
   end
 end
 `);

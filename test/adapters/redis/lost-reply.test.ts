@@ -106,33 +106,87 @@ describe.skipIf(SKIP_REDIS)('RedisStorage: a write whose reply was lost', () => 
 
   it('a send past its deadline runs nothing and reports its outcome as unknown', async () => {
     const { admin, direct } = await setup();
-    const keys = ['{p:}v:late', '{p:}index', '{p:}op:late-one'];
+    const keys = ['{p:}v:late', '{p:}index', '{p:}ops', '{p:}ops:due'];
     const member = Buffer.from('late', 'utf16le').swap16();
     const [sec] = (await admin.time()) as [number, number];
     const past = Number(sec) * 1000 - 1000;
-    const r = await runScript(admin, PUT, keys, [
-      past,
-      OUTCOME_TTL_MS,
-      'v',
-      member,
-      '{p:}changes:0',
-      'late',
-    ]);
-    expect(r).toBe(-1);
+    const args = [past, OUTCOME_TTL_MS, 'late-one', 'v', member, '{p:}changes:0', 'late'];
+    expect(await runScript(admin, PUT, keys, args)).toBe(-1);
     expect(await direct.get('late')).toBeUndefined();
-    expect(await admin.exists('{p:}op:late-one')).toBe(0);
+    expect(await admin.hexists('{p:}ops', 'late-one')).toBe(0);
   });
 
-  it('keeps each outcome for two minutes only', async () => {
+  it('keeps each outcome about two minutes, in a hash, and drops those past due', async () => {
     const { storage, admin } = await setup();
     await storage.put('k', b('v'));
-    const ops = await admin.keys('{p:}op:*');
-    expect(ops.length).toBeGreaterThan(0);
-    for (const op of ops) {
-      const ttl = await admin.pttl(op);
-      expect(ttl).toBeGreaterThan(0);
-      expect(ttl).toBeLessThanOrEqual(OUTCOME_TTL_MS);
+    const [sec] = (await admin.time()) as [number, number];
+    const due = await admin.zrange('{p:}ops:due', 0, -1, 'WITHSCORES');
+    expect(due.length).toBeGreaterThan(0);
+    for (let i = 1; i < due.length; i += 2) {
+      const left = Number(due[i]) - Number(sec) * 1000;
+      expect(left).toBeGreaterThan(OUTCOME_TTL_MS - 5_000);
+      expect(left).toBeLessThanOrEqual(OUTCOME_TTL_MS + 1_000);
     }
+    expect(await admin.hlen('{p:}ops')).toBe(due.length / 2);
+    // No key of the store has a TTL: a volatile-* eviction policy finds nothing to evict.
+    for (const name of await admin.keys('{p:}*')) expect(await admin.pttl(name)).toBe(-1);
+    // Records past due go, a few with each write.
+    await admin.zadd('{p:}ops:due', 1, 'stale-1', 1, 'stale-2');
+    await admin.hset('{p:}ops', 'stale-1', '1', 'stale-2', '0');
+    await storage.put('k2', b('v'));
+    expect(await admin.hexists('{p:}ops', 'stale-1')).toBe(0);
+    expect(await admin.zscore('{p:}ops:due', 'stale-2')).toBeNull();
+  });
+
+  it('under a volatile-* eviction policy a re-send still finds its outcome', async () => {
+    const { proxy, storage, direct, admin } = await setup();
+    const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
+    await admin.config('SET', 'maxmemory-policy', 'volatile-ttl');
+    await admin.config('SET', 'maxmemory', String(used + 4 * 1024 * 1024));
+    proxy.hold();
+    proxy.armDrop(PUT.sha);
+    const putting = storage.put('k', b('mine'));
+    await expect.poll(() => proxy.dropped, { timeout: 5000 }).toBe(1);
+    expect(await direct.compareAndSet('k', b('mine'), b('theirs'))).toBe(true);
+    // Another application's cache entries (with a TTL) fill the memory and get evicted.
+    const chunk = 'x'.repeat(16 * 1024);
+    for (let i = 0; i < 600; i++) await admin.set(`cache:${i}`, chunk, 'EX', 3600);
+    expect(Number(/evicted_keys:(\d+)/.exec(await admin.info('stats'))?.[1])).toBeGreaterThan(0);
+    proxy.release();
+    await putting;
+    expect(text(await direct.get('k'))).toBe('theirs');
+  });
+
+  it('a write whose reply ioredis stopped waiting for says its outcome is unknown', async () => {
+    const server = await RedisServer.start();
+    cleanups.push(() => server.destroy());
+    const proxy = await TcpProxy.start(server.port);
+    cleanups.push(() => proxy.close());
+    const client = new Redis(proxy.port, '127.0.0.1', {
+      maxRetriesPerRequest: 1,
+      retryStrategy: (n) => (n > 3 ? null : 300),
+    });
+    client.on('error', () => undefined);
+    cleanups.push(async () => client.disconnect());
+    const storage = new RedisStorage(client, { prefix: 'p:' });
+    const direct = await RedisStorage.connect(server.url, { prefix: 'p:' });
+    cleanups.push(() => direct.close());
+    await storage.put('warm', b('w'));
+    proxy.armDrop(PUT.sha);
+    const putting = storage.put('k', b('secret-mine')).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await expect.poll(() => proxy.dropped, { timeout: 5000, interval: 5 }).toBe(1);
+    // Every reconnection (the first after 300 ms) is refused: ioredis gives up on the write.
+    await proxy.close();
+    const e = await putting;
+    expect(isTransitError(e, 'internal')).toBe(true);
+    expect((e as Error).message).toMatch(
+      /put failed: Redis is unreachable.*may or may not have been applied/,
+    );
+    expect((e as Error).message).not.toContain('secret-mine');
+    expect(text(await direct.get('k'))).toBe('secret-mine'); // it had run
   });
 
   it('the adapter reports a late write as unknown and reads the server clock again', async () => {
@@ -149,7 +203,7 @@ describe.skipIf(SKIP_REDIS)('RedisStorage: a write whose reply was lost', () => 
       if (a[0] === SERVER_TIME.sha) clockReads++;
       if (late && (a[0] === PUT.sha || a[0] === DELETE.sha)) {
         late = false;
-        a[5] = 1000; // ARGV[1], after the sha, the key count and three keys
+        a[6] = 1000; // ARGV[1], after the sha, the key count and four keys
       }
       return evalsha(...a);
     };
