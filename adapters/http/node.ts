@@ -154,9 +154,12 @@ export function preParsed(
 /** The dispatcher's view of a Node request. @internal */
 export function nodeRequest(req: NodeRequestLike, parsed?: () => unknown): HttpRequest {
   // A body a body parser already read to the end (Express `req.body`, Koa `ctx.request.body`).
+  // Only a stream read to its end: `req.complete` (Node has received the message) is true
+  // too when a parser set a placeholder `{}` for a type it skipped (body-parser 1.x,
+  // koa-bodyparser) and left the real body unread in the stream.
   const consumed = () => {
     const pre = preParsed(parsed?.());
-    return pre !== undefined && (req.readableEnded || req.complete) ? pre : undefined;
+    return pre !== undefined && req.readableEnded ? pre : undefined;
   };
   const request: HttpRequest = {
     method: req.method ?? 'GET',
