@@ -18,9 +18,9 @@
  *   restart), statements wait and retry for up to `retryTimeoutMs`: a statement
  *   that never reached the server is always retried; one whose connection broke
  *   in flight is retried only when repeating it is harmless (reads, locks).
- *   `put` and `delete` run in a transaction whose fate the server is asked
- *   after a connection lost during its commit, so they take effect exactly
- *   once (write-once.ts); a `compareAndSet` whose connection broke in flight
+ *   `put` and `delete` run in a transaction that also records their random
+ *   id, so a connection lost during the commit is settled by looking for it,
+ *   and they take effect exactly once (write-once.ts); a `compareAndSet` whose connection broke in flight
  *   fails with a message saying its outcome is unknown.
  * - Failures are `TransitError` `internal` naming the operation (errors.ts),
  *   never carrying keys or values.
@@ -276,8 +276,8 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
     const s = this.#schema;
     const exists = await this.#query(
       'migrate',
-      'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS ok',
-      [`"${s.table}"`, `"${s.table}_locks"`],
+      'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AND to_regclass($3) IS NOT NULL AS ok',
+      [`"${s.table}"`, `"${s.table}_locks"`, s.ops],
       true,
     );
     if ((exists.rows[0] as { ok: boolean }).ok) return;
@@ -315,6 +315,7 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
     await this.#ensureSchema();
     const ctx: WriteContext = {
       pool: this.#pool,
+      schema: this.#schema,
       retryMs: this.#retryMs,
       open: () => this.#closing === undefined,
     };

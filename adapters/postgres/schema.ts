@@ -2,7 +2,7 @@
  * The PostgreSQL schema of a {@link PostgresStorage} store, the SQL that reads
  * and writes it, and how storage keys map to an ordered column.
  *
- * One store is two tables and one notification channel, all named from the
+ * One store is three tables and one notification channel, all named from the
  * store's `table` option (default `transitkit`). This layout is stable: a later
  * version adds to it only through `migrate()`, never by changing a column.
  *
@@ -18,6 +18,11 @@
  *   name       text        PRIMARY KEY,
  *   token      text        NOT NULL,     -- random, per take: the holder's proof
  *   expires_at timestamptz NOT NULL      -- on the database server's clock
+ * );
+ * CREATE TABLE transitkit_ops (         -- recent puts and deletes (write-once.ts)
+ *   id         text        PRIMARY KEY,  -- random, per write
+ *   by         text        NOT NULL,     -- 'w': the write committed; 'p': a probe, it did not
+ *   at         timestamptz NOT NULL DEFAULT now()
  * );
  * -- change feed: NOTIFY transitkit_changes, payload = the changed key
  * ```
@@ -95,6 +100,12 @@ export interface Schema {
   readonly lockRefresh: Statement;
   /** $1 name, $2 token. */
   readonly lockRelease: Statement;
+  /** The write-outcome table (quoted). */
+  readonly ops: string;
+  /** $1 write id: what became of that write, `w` (committed) or `p` (it never will). */
+  readonly opProbe: Statement;
+  /** $1 age in ms: drop outcomes older than that. */
+  readonly opPrune: Statement;
 }
 
 const TABLE_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
@@ -103,7 +114,7 @@ const TABLE_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
  * Validate `table` and build the statements of its store.
  * @throws `TransitError` `invalid_request` unless `table` is 1 to 48 characters
  * of lower-case ASCII letters, digits and `_`, not starting with a digit (so that
- * it, `<table>_locks` and `<table>_changes` are plain PostgreSQL identifiers).
+ * it, `<table>_locks`, `<table>_ops` and `<table>_changes` are plain PostgreSQL identifiers).
  * @internal
  */
 export function schemaFor(table: unknown = DEFAULT_TABLE): Schema {
@@ -114,6 +125,7 @@ export function schemaFor(table: unknown = DEFAULT_TABLE): Schema {
   }
   const t = `"${table}"`;
   const locks = `"${table}_locks"`;
+  const ops = `"${table}_ops"`;
   const channel = `${table}_changes`;
   const st = (name: string, text: string): Statement => ({ name: `tk:${table}:${name}`, text });
   const page = (name: string, low: '>=' | '>', high: boolean): Statement =>
@@ -137,6 +149,11 @@ CREATE TABLE IF NOT EXISTS ${locks} (
   name       text        PRIMARY KEY,
   token      text        NOT NULL,
   expires_at timestamptz NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ${ops} (
+  id         text        PRIMARY KEY,
+  by         text        NOT NULL,
+  at         timestamptz NOT NULL DEFAULT now()
 );`,
     get: st('g', `SELECT value FROM ${t} WHERE sort_key = $1`),
     put: st(
@@ -196,6 +213,17 @@ WHERE name = $1 AND token = $2
 RETURNING 1`,
     ),
     lockRelease: st('kl', `DELETE FROM ${locks} WHERE name = $1 AND token = $2`),
+    ops,
+    // Waits for the write's own transaction while it runs (its insert of the id holds
+    // the key), then either finds its row ('w') or puts one that it can never commit
+    // past ('p'). A probe re-run after a lost reply finds its own 'p' again.
+    opProbe: st(
+      'op',
+      `INSERT INTO ${ops} AS o (id, by) VALUES ($1, 'p')
+ON CONFLICT (id) DO UPDATE SET by = o.by
+RETURNING by`,
+    ),
+    opPrune: st('oq', `DELETE FROM ${ops} WHERE at < now() - $1 * interval '1 millisecond'`),
   };
 }
 

@@ -4,57 +4,56 @@
  * A `put` or `delete` whose connection broke before its reply cannot simply be
  * run again: if the first run committed and another instance wrote the key
  * meanwhile, the second run would undo that acknowledged write (or delete what
- * it created). So each runs in an explicit transaction whose id is learned
- * before the write (`BEGIN; SELECT txid_current()`), then the write, then
- * `COMMIT`:
+ * it created). So each runs in an explicit transaction that first records a
+ * random id for it in `<table>_ops` (`by = 'w'`), then writes, then commits:
  *
- * - a connection lost before `COMMIT` was sent leaves nothing committed (the
- *   server rolls the transaction back), so the write is run again;
- * - a connection lost during `COMMIT` is settled by asking the server, on a
- *   fresh connection, what became of that transaction (`txid_status`):
- *   committed is success, aborted is run again, and every other answer is
- *   reported as "may or may not have been applied".
+ * - a connection lost before `COMMIT` was sent left nothing committed (the
+ *   server rolls the transaction back), so the write runs again, with a new id;
+ * - a connection lost during `COMMIT` is settled on a fresh connection by a
+ *   probe that inserts the same id with `by = 'p'`. While the write's own
+ *   transaction still runs, the probe waits for it (its row holds the id).
+ *   If the write committed, the probe finds `'w'`: success. If not, the probe's
+ *   `'p'` row stands, and the write's transaction can never commit after it:
+ *   the write runs again, with a new id. A probe repeated after its own reply
+ *   was lost finds its `'p'`.
  *
- * A crash can make the server hand out a transaction id again: one whose
- * records never reached the disk before the crash was never committed, and
- * recovery does not know it was used. So an id the server calls "in the
- * future" is aborted, and "committed" is believed only when the server has not
- * restarted since the id was learned (`pg_postmaster_start_time`); after a
- * restart it could be another transaction's, and the outcome is unknown.
+ * This holds through a server crash, a restart and a backend crash alike
+ * (asking `txid_status` does not: a crash can hand a lost transaction's id to
+ * another one). A transaction whose client vanished without the server
+ * noticing (a half-open connection) would hold the key's row lock, and the
+ * probe, until TCP keepalive; `idle_in_transaction_session_timeout` ends it
+ * after {@link IDLE_TIMEOUT_MS}. Outcomes older than ten minutes (or four
+ * retry timeouts) are dropped now and then.
  *
- * The price is two more round trips per put or delete; reads, lists, locks and
- * compare-and-set keep their single statement.
+ * The price: a put or delete takes three round trips instead of one. Reads,
+ * lists, locks and compare-and-set keep their single statement.
  *
  * @module
  */
+import { randomBytes } from 'node:crypto';
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import { isConnectionError, pgFailure } from './errors.js';
-import type { Statement } from './schema.js';
+import type { Schema, Statement } from './schema.js';
 
 /** What a write needs of its store. @internal */
 export interface WriteContext {
   readonly pool: Pool;
+  readonly schema: Schema;
   /** How long to keep retrying while the server is unreachable. */
   readonly retryMs: number;
   /** False once the store is closing: stop retrying. */
   open(): boolean;
 }
 
-const BEGIN =
-  'BEGIN; SELECT txid_current()::text AS xid, pg_postmaster_start_time()::text AS started';
-const STATUS =
-  'SELECT txid_status($1::bigint) AS status, pg_postmaster_start_time()::text AS started';
-
-/** The id of a write's transaction, and when the server that gave it started. */
-interface Txn {
-  readonly xid: string;
-  readonly started: string;
-}
+/** How long a write's transaction may sit idle (its client gone) before the server ends it. */
+export const IDLE_TIMEOUT_MS = 5_000;
+/** One write in this many drops old outcomes afterwards. */
+const PRUNE_EVERY = 64;
 
 /**
  * Run the write `sql` with `params` once; resolves to its result.
  * @throws `TransitError` `internal` (errors.ts) when PostgreSQL fails, stays
- * unreachable past `retryMs`, or cannot tell whether the write committed.
+ * unreachable past `retryMs`, or cannot be asked whether the write committed.
  * @internal
  */
 export async function writeOnce(
@@ -80,14 +79,16 @@ export async function writeOnce(
       await retryOrThrow(e);
       continue;
     }
-    let txn: Txn | undefined;
+    const id = randomBytes(16).toString('hex'); // hex: safe inside the literal below
     let result: QueryResult | undefined;
     try {
-      const begun = (await client.query(BEGIN)) as unknown as QueryResult[];
-      txn = begun[1]?.rows[0] as Txn | undefined;
+      await client.query(
+        `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${IDLE_TIMEOUT_MS}; INSERT INTO ${ctx.schema.ops} (id, by) VALUES ('${id}', 'w')`,
+      );
       result = await client.query({ name: sql.name, text: sql.text, values: params });
       await client.query('COMMIT');
       client.release();
+      if (Math.random() * PRUNE_EVERY < 1) prune(ctx);
       return result;
     } catch (e) {
       if (!isConnectionError(e)) {
@@ -98,39 +99,33 @@ export async function writeOnce(
         throw pgFailure(op, e);
       }
       client.release(e as Error); // a broken connection is discarded
-      if (result === undefined || txn === undefined) {
+      if (result === undefined) {
         await retryOrThrow(e); // COMMIT was never sent: nothing was written
         continue;
       }
-      const status = await statusOf(ctx, txn, deadline);
-      if (status === 'committed') return result;
-      if (status !== 'aborted') throw pgFailure(op, e, true);
+      const committed = await probe(ctx, id, deadline);
+      if (committed === true) return result;
+      if (committed === undefined) throw pgFailure(op, e, true);
       await retryOrThrow(e);
     }
   }
 }
 
 /**
- * What became of `txn`: `committed`, `aborted`, or `undefined` when that
- * cannot be known (see the module comment) or asked before `deadline`. Waits
- * while it is still in progress (a backend that has not yet noticed its lost
- * connection). Asks at least once.
+ * Whether the write with `id` committed (see the module comment); `undefined`
+ * when the server cannot be asked before `deadline`. Asks at least once.
  */
-async function statusOf(
+async function probe(
   ctx: WriteContext,
-  txn: Txn,
+  id: string,
   deadline: number,
-): Promise<string | undefined> {
+): Promise<boolean | undefined> {
+  const { name, text } = ctx.schema.opProbe;
   for (let delay = 20; ; delay = Math.min(delay * 2, 1_000)) {
     try {
-      const r = await ctx.pool.query(STATUS, [txn.xid]);
-      const row = r.rows[0] as { status: string | null; started: string } | undefined;
-      const status = row?.status ?? undefined;
-      if (status === 'committed') return row?.started === txn.started ? status : undefined;
-      if (status !== 'in progress') return status;
+      const r = await ctx.pool.query({ name, text, values: [id] });
+      return (r.rows[0] as { by: string } | undefined)?.by === 'w';
     } catch (e) {
-      // Never logged before a crash, so never committed.
-      if (isFuture(e)) return 'aborted';
       if (!isConnectionError(e)) return undefined;
     }
     if (!ctx.open() || Date.now() + delay > deadline) return undefined;
@@ -138,13 +133,11 @@ async function statusOf(
   }
 }
 
-/** txid_status of an id past the server's next one (22023, "… is in the future"). */
-function isFuture(e: unknown): boolean {
-  return (
-    e instanceof Error &&
-    (e as { code?: unknown }).code === '22023' &&
-    /in the future/.test(e.message)
-  );
+/** Drop outcomes no probe can still ask for (best effort, in the background). */
+function prune(ctx: WriteContext): void {
+  const { name, text } = ctx.schema.opPrune;
+  const age = Math.max(10 * 60_000, 4 * ctx.retryMs);
+  ctx.pool.query({ name, text, values: [age] }).catch(() => undefined);
 }
 
 const guarded = new WeakSet<PoolClient>();

@@ -3,7 +3,9 @@
  * port. `armDrop(match)` makes it, for the next client->server chunk that
  * contains `match`, forward the request to the server but swallow the server's
  * reply and cut the client connection (the write happened, its reply is lost).
- * `hold()` delays new connections until `release()`.
+ * `hold()` delays new connections until `release()`. `intercept(match, onMatch)`
+ * makes it keep the next client->server chunk containing `match` (never
+ * forwarded) and call `onMatch` with both sockets of that connection.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
@@ -12,6 +14,7 @@ export class TcpProxy {
   #server: Server;
   #target: number;
   #armed: string | undefined;
+  #intercept: { match: string; onMatch: (client: Socket, upstream: Socket) => void } | undefined;
   #sockets = new Set<Socket>();
   #held = false;
   #waiting: Array<() => void> = [];
@@ -33,6 +36,9 @@ export class TcpProxy {
 
   armDrop(match: string): void {
     this.#armed = match;
+  }
+  intercept(match: string, onMatch: (client: Socket, upstream: Socket) => void): void {
+    this.#intercept = { match, onMatch };
   }
   hold(): void {
     this.#held = true;
@@ -64,6 +70,12 @@ export class TcpProxy {
       client.on('close', () => upstream.destroy());
       let dropReply = false;
       client.on('data', (d: Buffer) => {
+        const kept = this.#intercept;
+        if (kept !== undefined && d.includes(kept.match)) {
+          this.#intercept = undefined;
+          kept.onMatch(client, upstream);
+          return;
+        }
         if (this.#armed !== undefined && d.includes(this.#armed)) {
           this.#armed = undefined;
           dropReply = true;

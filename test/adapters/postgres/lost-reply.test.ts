@@ -9,8 +9,14 @@
  * - lost before COMMIT: nothing committed, and the write runs once more (the
  *   row's version shows a single write);
  * - lost during COMMIT with the server out of reach until the retry time
- *   ends: the outcome is reported as unknown.
+ *   ends: the outcome is reported as unknown;
+ * - a COMMIT that never reached a server whose backend crashed meanwhile
+ *   (the server reinitialises, keeps its start time and hands the lost
+ *   transaction's id out again): not reported as success;
+ * - a COMMIT lost on a half-open connection: the server ends the idle
+ *   transaction, so no row lock outlives the write.
  */
+import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { PostgresStorage } from '../../../adapters/postgres/index.js';
 import { isTransitError } from '../../../src/errors.js';
@@ -105,4 +111,86 @@ describe.skipIf(SKIP_POSTGRES)('PostgresStorage: a write whose reply was lost', 
     expect((e as Error).message).not.toContain('secret-value');
     expect(text(await direct.get('k'))).toBe('secret-value'); // it had committed
   });
+
+  it('a COMMIT that never reached a server whose backend crashed is not reported as success', async () => {
+    const { proxy, storage, direct, table } = await setup(60_000);
+    await storage.put('k', b('old'));
+    const victim = new pg.Client({ connectionString: server?.url });
+    victim.on('error', () => undefined);
+    await victim.connect();
+    const pid = (await victim.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
+    let crashed!: () => void;
+    const atCommit = new Promise<void>((r) => {
+      crashed = r;
+    });
+    proxy.intercept('COMMIT\0', () => {
+      proxy.hold(); // the adapter's next connection waits for the recovery
+      process.kill(pid, 'SIGKILL'); // a backend crash: the server reinitialises
+      crashed();
+    });
+    const putting = storage.put('k', b('mine')).then(
+      () => 'success',
+      (e: unknown) => String(e),
+    );
+    await atCommit;
+    // Once it is back, other transactions take the lost transaction's id again.
+    let fresh: pg.Client | undefined;
+    for (let i = 0; i < 200 && fresh === undefined; i++) {
+      const c = new pg.Client({ connectionString: server?.url });
+      c.on('error', () => undefined);
+      try {
+        await c.connect();
+        await c.query('SELECT 1');
+        fresh = c;
+      } catch {
+        await c.end().catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    if (!fresh) throw new Error('PostgreSQL did not come back');
+    for (let i = 0; i < 20; i++) await fresh.query('SELECT txid_current()');
+    await fresh.end();
+    proxy.release();
+    const outcome = await putting;
+    const stored = text(await direct.get('k'));
+    // Not applied: either run again (success, stored) or refused; never success with 'old'.
+    if (outcome === 'success') expect(stored).toBe('mine');
+    else expect(outcome).toMatch(/put failed/);
+    expect(outcome).toBe('success'); // the probe found it uncommitted, so it ran again
+    const check = new pg.Client({ connectionString: server?.url });
+    await check.connect();
+    const probes = await check.query(
+      `SELECT count(*)::int AS n FROM "${table}_ops" WHERE by = 'p'`,
+    );
+    await check.end();
+    expect(probes.rows[0].n).toBe(1);
+  }, 90_000);
+
+  it('a COMMIT lost on a half-open connection leaves no transaction holding the key', async () => {
+    const { proxy, storage, table } = await setup(2_000);
+    const other = await PostgresStorage.connect(server?.url as string, {
+      table,
+      retryTimeoutMs: 2_000,
+      statementTimeoutMs: 8_000,
+    });
+    cleanups.push(() => other.close());
+    await storage.put('k', b('v0'));
+    proxy.intercept('COMMIT\0', (client, upstream) => {
+      // Only the client's side dies; the server's side of the connection stays up.
+      upstream.removeAllListeners('close');
+      client.removeAllListeners('close');
+      client.destroy();
+      cleanups.push(async () => upstream.destroy());
+    });
+    const first = await storage.put('k', b('mine')).then(
+      () => 'success',
+      (e: unknown) => String(e),
+    );
+    // The transaction was ended by the server; the write was never applied.
+    expect(first).toMatch(/put failed/);
+    expect(first).not.toMatch(/may or may not/);
+    // Another instance's write does not wait on the dead writer's row lock.
+    await other.put('k', b('theirs'));
+    expect(text(await other.get('k'))).toBe('theirs');
+  }, 60_000);
 });

@@ -98,8 +98,8 @@ describe.skipIf(SKIP_POSTGRES)('PostgresStorage on a real PostgreSQL', () => {
     await s.put('a', b('1'));
     const cols = await admin.query(
       `SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns
-       WHERE table_name IN ($1, $2) ORDER BY table_name, ordinal_position`,
-      [s.table, `${s.table}_locks`],
+       WHERE table_name IN ($1, $2, $3) ORDER BY table_name, ordinal_position`,
+      [s.table, `${s.table}_locks`, `${s.table}_ops`],
     );
     expect(cols.rows.map((r) => `${r.table_name}.${r.column_name} ${r.data_type}`)).toEqual([
       `${s.table}.sort_key bytea`,
@@ -110,12 +110,27 @@ describe.skipIf(SKIP_POSTGRES)('PostgresStorage on a real PostgreSQL', () => {
       `${s.table}_locks.name text`,
       `${s.table}_locks.token text`,
       `${s.table}_locks.expires_at timestamp with time zone`,
+      `${s.table}_ops.id text`,
+      `${s.table}_ops.by text`,
+      `${s.table}_ops.at timestamp with time zone`,
     ]);
     expect(cols.rows.every((r) => r.is_nullable === 'NO')).toBe(true);
     await s.migrate();
     await s.migrate();
     expect(text(await s.get('a'))).toBe('1');
     expect(postgresSchemaSql(s.table)).toContain(`CREATE TABLE IF NOT EXISTS "${s.table}"`);
+    expect(postgresSchemaSql(s.table)).toContain(`CREATE TABLE IF NOT EXISTS "${s.table}_ops"`);
+  });
+
+  it('a store made before the outcome table gets it from migrate(), and writes work', async () => {
+    const s = await open();
+    await s.put('a', b('1'));
+    await admin.query(`DROP TABLE "${s.table}_ops"`); // as a store of an earlier version
+    const again = await open({ table: s.table });
+    await again.put('b', b('2'));
+    expect(text(await again.get('b'))).toBe('2');
+    const t = await admin.query('SELECT to_regclass($1) IS NOT NULL AS ok', [`"${s.table}_ops"`]);
+    expect(t.rows[0].ok).toBe(true);
   });
 
   it('version counts the writes of a key; the key column holds the key as text', async () => {
