@@ -78,6 +78,9 @@ export interface RouteFront {
 const segsOf = (p: string): string[] => p.split('/').filter((s) => s !== '');
 const startsWith = (a: readonly string[], b: readonly string[]) => b.every((s, i) => a[i] === s);
 
+/** A key version as the export routes read it (src/transit/export.ts `versionsOf`). */
+const VERSION = /^v?[+-]?[0-9]{1,15}$/;
+
 /**
  * Build the route front of a dispatcher: its table, router and cache.
  * @internal
@@ -96,9 +99,13 @@ export function routeFront(source: ServiceSource, o: RouteFrontOptions): RouteFr
   const router = new Router(rows, (first) => (first === 'transit' ? mount : [...api, first]));
   const isTransit = (r: Route) => r.path === '/transit' || r.path.startsWith('/transit/');
   const aclPathOf = (r: Route, segs: readonly string[]) => {
-    const path = (
-      isTransit(r) ? [...aclMount, ...segs.slice(mount.length)] : segs.slice(api.length)
-    ).join('/');
+    const rest = isTransit(r) ? segs.slice(mount.length) : segs.slice(api.length);
+    const at = r.aclVersionAt;
+    if (at !== undefined && rest.length === at + 1) {
+      const v = rest[at] as string;
+      if (VERSION.test(v)) rest[at] = String(Number(v.replace(/^v/, '')));
+    }
+    const path = (isTransit(r) ? [...aclMount, ...rest] : rest).join('/');
     if (!r.aclLowerCase) return path;
     const cut = path.lastIndexOf('/') + 1;
     return path.slice(0, cut) + path.slice(cut).toLowerCase();

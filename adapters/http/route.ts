@@ -152,6 +152,13 @@ export interface Route {
    * `sys/policy/admin` it acts on, and an exact deny on it holds.
    */
   aclLowerCase: boolean;
+  /**
+   * Where (a segment index below the transit mount) the ACL path holds a key
+   * version the call reads as a number (`vN`, `+N`, `0N` all name version N,
+   * as in Vault): it is checked as `N`, so an exact deny on `…/k/1` holds for
+   * every spelling of it.
+   */
+  aclVersionAt?: number;
   /** The row needs the lease manager. */
   needsLeases: boolean;
   /** The row needs the audit broker (a node's, or `services.audit`). */
@@ -210,6 +217,8 @@ export interface RowOptions {
   needsAuth?: boolean;
   /** The ACL path has the last segment lower-cased (a name the call lower-cases too). */
   aclLowerCase?: boolean;
+  /** See {@link Route.aclVersionAt}. */
+  aclVersionAt?: number;
   needsLeases?: boolean;
   needsAudit?: boolean;
   needsNode?: boolean;
@@ -252,6 +261,7 @@ function row<P extends string>(
     head: o.head ?? false,
     needsAuth: o.needsAuth ?? false,
     aclLowerCase: o.aclLowerCase ?? false,
+    ...(o.aclVersionAt === undefined ? {} : { aclVersionAt: o.aclVersionAt }),
     needsLeases: o.needsLeases ?? false,
     needsAudit: o.needsAudit ?? false,
     needsNode: o.needsNode ?? false,

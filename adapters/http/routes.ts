@@ -119,13 +119,13 @@ export const ROUTES: readonly Route[] = [
   get(
     '/transit/byok-export/:destination/:source(/:version)',
     // Vault: 500 `no such destination key to export to` / `no such source key for export`.
-    { fields: BYOK_EXPORT_FIELDS, notFoundMessage: true },
+    { fields: BYOK_EXPORT_FIELDS, notFoundMessage: true, aclVersionAt: 3 },
     (s, { path, body }) =>
       s.transit.byokExport(path.destination, path.source, { ...body, version: path.version }),
   ),
   get(
     '/transit/export/:key_type/:name(/:version)',
-    { fields: EXPORT_KEY_FIELDS },
+    { fields: EXPORT_KEY_FIELDS, aclVersionAt: 3 },
     (s, { path, body }) =>
       s.transit.exportKey(path.key_type as ExportKeyType, path.name, path.version, body),
   ),
