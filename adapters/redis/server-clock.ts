@@ -7,7 +7,7 @@
  * one `TIME` (through a script on the store's hash tag, so a Cluster asks the
  * node that runs the store's writes) and from then on counts on its own
  * monotonic clock (`performance.now()`), which a wall-clock step here does not
- * move. The estimate is off by at most half the round trip of that `TIME`; it
+ * move. The estimate is early by at most the round trip of that `TIME`; it
  * is learned again every ten minutes (so that the two clocks' drift stays far
  * below the window) and whenever a write came back refused as late.
  *
@@ -53,12 +53,14 @@ export class ServerClock {
   #read(): Promise<number> {
     this.#reading ??= (async () => {
       try {
-        const before = performance.now();
         const reply = (await runScript(this.#client, SERVER_TIME, [this.#key], [])) as unknown[];
         const after = performance.now();
         const serverMs = Number(reply[0]) * 1000 + Math.floor(Number(reply[1]) / 1000);
         if (!Number.isFinite(serverMs)) throw new Error('Redis TIME returned no time');
-        this.#offset = serverMs - (before + after) / 2;
+        // As if the server had been read at `after`: the offset can only come out
+        // smaller than it is, so deadlines come early, never late (a read that
+        // waited out an outage does not stretch them).
+        this.#offset = serverMs - after;
         this.#readAt = after;
         return this.#offset;
       } finally {
