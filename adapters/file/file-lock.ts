@@ -118,8 +118,11 @@ async function takeLockFile(dir: string, path: string): Promise<FileHandle> {
           'If that process is gone, delete the lock file.',
       );
     }
-    await fh.truncate(0);
-    await fh.write(`${process.pid}\n${hostname()}${MARK}\n`, 0);
+    // Who holds it, for other processes' error messages only: the kernel lock is
+    // the guard. Best effort, so a full disk (which this write may need a block
+    // of) does not keep a store from opening to read and delete.
+    await fh.truncate(0).catch(() => undefined);
+    await fh.write(`${process.pid}\n${hostname()}${MARK}\n`, 0).catch(() => undefined);
     return fh;
   } catch (e) {
     await fh.close().catch(() => {});

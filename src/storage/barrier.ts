@@ -47,6 +47,7 @@ import {
   requireStorageAdapter,
   type StorageAdapter,
 } from './adapter.js';
+import { checkBytes } from './kit.js';
 
 /** Storage paths the barrier keeps for the seal (keyring, configuration). @public */
 export const BARRIER_RESERVED_PREFIX = 'core/';
@@ -150,6 +151,7 @@ export class Barrier implements StorageAdapter {
   /** @throws TransitError `sealed`. */
   async put(key: string, value: Uint8Array): Promise<void> {
     this.#usable(key);
+    checkBytes(value, 'value');
     await this.#inner.put(key, this.#seal(key, value));
   }
 
@@ -175,6 +177,8 @@ export class Barrier implements StorageAdapter {
     next: Uint8Array | undefined,
   ): Promise<boolean> {
     this.#usable(key);
+    if (expected !== undefined) checkBytes(expected, 'expected');
+    if (next !== undefined) checkBytes(next, 'next');
     const sealedNext = next === undefined ? undefined : this.#seal(key, next);
     for (let i = 0; i < CAS_ATTEMPTS; i++) {
       const raw = await this.#inner.get(key);
