@@ -17,6 +17,7 @@ import { invalidRequest } from '../errors.js';
 import { MAX_DURATION_SECONDS } from '../request.js';
 import { type Ed25519Public, INVALID_BACKUP } from './families/family.js';
 import {
+  bigField,
   boolField,
   bytesField,
   GoMap,
@@ -237,7 +238,9 @@ export async function decodeVaultBackup(blob: unknown, c: BackupCrypto): Promise
     minAvailable > minDec ||
     minDec > latest ||
     minEnc < 0 ||
-    minEnc > latest
+    minEnc > latest ||
+    // As Vault's handleArchiving: a set minimum encryption version is not below decryption's.
+    (minEnc > 0 && minEnc < minDec)
   ) {
     throw invalidRequest(`${WHAT}: inconsistent version bounds`);
   }
@@ -264,8 +267,9 @@ export async function decodeVaultBackup(blob: unknown, c: BackupCrypto): Promise
   }
   let convergentVersion = intField(po, 'convergent_version', WHAT);
   if (convergent && convergentVersion === 0) convergentVersion = 1;
-  const periodNs = intField(po, 'auto_rotate_period', WHAT);
-  const period = Math.trunc(periodNs / 1e9);
+  // Nanoseconds (Go's time.Duration): past 2^53 from about 104 days on, so read exactly.
+  const periodNs = bigField(po, 'auto_rotate_period', WHAT) ?? 0n;
+  const period = Number(periodNs / 1_000_000_000n);
   if (period < 0 || period > MAX_DURATION_SECONDS)
     throw invalidRequest(`${WHAT}: auto_rotate_period`);
 

@@ -167,6 +167,12 @@ export async function importKeyVersion(
     throw invalidRequest('provided type does not support importing key versions');
   }
   const { material, isPrivate } = await requestMaterial(e, info, r);
+  if (current.doc.policy.derived && info.family.asymmetric && !isPrivate) {
+    // As importKey, and Vault's ImportPublicOrPrivate (which serves both).
+    throw invalidRequest(
+      'unable to import only public key for derived Ed25519 key: the imported key must be the private HKDF key',
+    );
+  }
   if (version !== undefined && !isPrivate) {
     throw invalidRequest(
       'cannot add a public key to a key version that already has a public key set',

@@ -21,7 +21,13 @@ export async function newVersion(
     hmac_key: e.backend.randomBytes(32),
     creation_time: 0,
     time: '',
-    convergent_version: policy.convergent_encryption ? CURRENT_CONVERGENT_VERSION : 0,
+    // As Vault's RotateInMemory: a key of the first convergent scheme (policy version 1,
+    // restored from an old Vault) keeps it, so callers' nonces stay valid.
+    convergent_version:
+      policy.convergent_encryption &&
+      (policy.convergent_version === -1 || policy.convergent_version > 1)
+        ? CURRENT_CONVERGENT_VERSION
+        : 0,
   };
   const { key, material, hmacKey } = await info.family.generate(e.backend, info, policy);
   const version: KeyVersion = {
