@@ -25,6 +25,7 @@ import { createReadStream, type WriteStream } from 'node:fs';
 import { type FileHandle, open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { constants as osConstants } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { StreamArgs } from './stream-args.js';
@@ -278,6 +279,13 @@ export async function runStreamCommand(args: StreamArgs, io: StreamIo): Promise<
   if (size !== undefined) headers['content-length'] = String(size);
   const send = https ? httpsRequest : httpRequest;
   let req: ClientRequest | undefined;
+  // Interrupted (Ctrl-C, a kill), the command still takes its temporary --out file
+  // back: it holds plaintext (or ciphertext) of a run that did not finish.
+  const stopInterrupts = onInterrupt(async (signal) => {
+    req?.destroy();
+    await output.discard();
+    process.exit(128 + (osConstants.signals[signal] ?? 0));
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       let failed = false;
@@ -313,7 +321,14 @@ export async function runStreamCommand(args: StreamArgs, io: StreamIo): Promise<
       );
       input.on('data', (c: Buffer) => {
         sent += c.length;
+        // A file that grows while it is read: its bytes past the length sent would be
+        // read by the server as another request.
+        if (size !== undefined && sent > size) fail(changedSize(args.in));
         draw(false);
+      });
+      input.on('end', () => {
+        // One that shrank: the server would wait for the rest until its own timeout.
+        if (size !== undefined && sent !== size) fail(changedSize(args.in));
       });
       // A failed input destroys the request (above), so the upload is never ended early.
       input.pipe(req);
@@ -324,7 +339,30 @@ export async function runStreamCommand(args: StreamArgs, io: StreamIo): Promise<
     await output.discard();
     throw e instanceof StreamCommandError ? e : new StreamCommandError(describe(e));
   } finally {
+    stopInterrupts();
     if (drawn) io.stderr.write('\n');
     if (args.in !== undefined) input.destroy();
   }
+}
+
+function changedSize(path: string | undefined): StreamCommandError {
+  return new StreamCommandError(`--in ${path} changed size while it was read; nothing was written`);
+}
+
+const INTERRUPTS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** Run `cleanup` on the first interrupt signal until the returned function is called. */
+function onInterrupt(cleanup: (signal: (typeof INTERRUPTS)[number]) => Promise<void>): () => void {
+  const handlers = INTERRUPTS.map((signal) => {
+    const handler = () => {
+      stop();
+      void cleanup(signal);
+    };
+    process.once(signal, handler);
+    return [signal, handler] as const;
+  });
+  const stop = () => {
+    for (const [signal, handler] of handlers) process.off(signal, handler);
+  };
+  return stop;
 }

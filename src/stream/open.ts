@@ -33,7 +33,8 @@ export async function openEncrypted(
     const src = byteSource(source);
     const total = await src.size();
     if (total < FIXED_PREFIX) throw truncated();
-    const fixed = await src.read(0, FIXED_PREFIX);
+    // A copy: a source may hand out a view of one buffer it reuses on the next read.
+    const fixed = (await src.read(0, FIXED_PREFIX)).slice();
     const prefixEnd = prefixLength(fixed);
     if (total < prefixEnd + HEADER_SIZE) throw truncated();
     const rest = await src.read(FIXED_PREFIX, prefixEnd - FIXED_PREFIX + HEADER_SIZE);
