@@ -197,9 +197,24 @@ async function fileOutput(given: string): Promise<Output> {
   );
   return outputOn(
     await open(tmp, 'wx', 0o600).catch(cannot),
-    () => rename(tmp, path),
+    async () => {
+      // On disk before it takes the name, and the name on disk after: a power loss
+      // leaves the old file or the whole new one, never an empty or short one.
+      await syncPath(tmp, 'r+');
+      await rename(tmp, path);
+      await syncPath(dirname(path), 'r').catch(() => undefined);
+    },
     () => unlink(tmp).catch(() => undefined),
   );
+}
+
+async function syncPath(path: string, flags: 'r' | 'r+'): Promise<void> {
+  const h = await open(path, flags);
+  try {
+    await h.sync();
+  } finally {
+    await h.close();
+  }
 }
 
 function stdoutOutput(stdout: Writable): Output {

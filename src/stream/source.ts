@@ -34,7 +34,12 @@ export interface FileHandleLike {
  * @public
  */
 export interface ReadAtSource {
-  /** `length` bytes at `offset` (fewer means the source is truncated: an error). */
+  /**
+   * `length` bytes at `offset` (fewer means the source is truncated: an error).
+   * The bytes may be a view of a buffer the source reuses, as long as they stay
+   * unchanged until its next `read` is called; with concurrent reads of one
+   * opened object, each read must return bytes of its own.
+   */
   read(offset: number, length: number): Promise<Uint8Array>;
   /** The total size in bytes, or a function returning it (called once, at open). */
   size: number | (() => Promise<number>);
