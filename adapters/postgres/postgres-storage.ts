@@ -20,8 +20,9 @@
  *   in flight is retried only when repeating it is harmless (reads, locks).
  *   `put` and `delete` run in a transaction that also records their random
  *   id, so a connection lost during the commit is settled by looking for it,
- *   and they take effect exactly once (write-once.ts); a `compareAndSet` whose connection broke in flight
- *   fails with a message saying its outcome is unknown.
+ *   and they take effect exactly once (write-once.ts); a `compareAndSet`
+ *   whose connection broke in flight fails with a message saying its outcome
+ *   is unknown.
  * - Failures are `TransitError` `internal` naming the operation (errors.ts),
  *   never carrying keys or values.
  *

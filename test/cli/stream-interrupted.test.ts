@@ -73,7 +73,7 @@ beforeAll(async () => {
   server = await startDev();
   addr = ['--addr', server.url, '--token', server.root];
   expect((await call(server, 'POST', '/v1/transit/keys/k', { body: {} })).status).toBe(200);
-  dir = mkdtempSync(join(tmpdir(), 'zz-review-stream2-cli-'));
+  dir = mkdtempSync(join(tmpdir(), 'transitkit-stream-interrupted-'));
 }, 30_000);
 afterAll(async () => {
   await server.stop();

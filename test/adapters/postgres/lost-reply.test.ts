@@ -20,16 +20,13 @@ import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { PostgresStorage } from '../../../adapters/postgres/index.js';
 import { isTransitError } from '../../../src/errors.js';
+import { b, text } from '../../helpers/acked-writer.js';
 import {
   NO_POSTGRES_REASON,
   PostgresServer,
   SKIP_POSTGRES,
 } from '../../helpers/postgres-server.js';
 import { TcpProxy } from '../../helpers/tcp-proxy.js';
-
-const b = (s: string): Uint8Array => new TextEncoder().encode(s);
-const text = (u: Uint8Array | undefined): string | undefined =>
-  u === undefined ? undefined : new TextDecoder().decode(u);
 
 if (SKIP_POSTGRES) it.skip(`PostgresStorage lost replies [skipped: ${NO_POSTGRES_REASON}]`);
 

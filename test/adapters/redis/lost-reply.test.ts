@@ -19,12 +19,9 @@ import {
   SERVER_TIME,
 } from '../../../adapters/redis/scripts.js';
 import { isTransitError } from '../../../src/errors.js';
+import { b, text } from '../../helpers/acked-writer.js';
 import { NO_REDIS_REASON, RedisServer, SKIP_REDIS } from '../../helpers/redis-server.js';
 import { TcpProxy } from '../../helpers/tcp-proxy.js';
-
-const b = (s: string): Uint8Array => new TextEncoder().encode(s);
-const text = (u: Uint8Array | undefined): string | undefined =>
-  u === undefined ? undefined : new TextDecoder().decode(u);
 
 if (SKIP_REDIS) it.skip(`RedisStorage lost replies [skipped: ${NO_REDIS_REASON}]`);
 
