@@ -29,7 +29,7 @@
  * @module
  */
 import { Buffer } from 'node:buffer';
-import type { Pool, PoolClient, QueryResult } from 'pg';
+import type { Pool, QueryResult } from 'pg';
 // Public types come from the package entry, so the built declarations of this
 // subpath refer to `transitkit` instead of carrying copies of them.
 import type {
@@ -51,8 +51,9 @@ import {
   poolConfig,
 } from './options.js';
 import { acquireLock } from './postgres-lock.js';
+import { Backoff, connect } from './retry.js';
 import { listQuery, type Schema, type Statement, schemaFor, sortKey } from './schema.js';
-import { guard, pause, type WriteContext, writeOnce } from './write-once.js';
+import { type WriteContext, writeOnce } from './write-once.js';
 
 const DEFAULT_RETRY_MS = 15_000;
 
@@ -334,20 +335,9 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
     params: unknown[] | undefined,
     idempotent: boolean,
   ): Promise<QueryResult> {
-    const deadline = Date.now() + this.#retryMs;
-    for (let delay = 50; ; delay = Math.min(delay * 2, 1_000)) {
-      const canRetry = (): boolean => this.#closing === undefined && Date.now() + delay <= deadline;
-      let client: PoolClient;
-      try {
-        client = await this.#pool.connect();
-        guard(client);
-      } catch (e) {
-        if (isConnectionError(e) && canRetry()) {
-          await pause(delay);
-          continue;
-        }
-        throw pgFailure(op, e);
-      }
+    const backoff = new Backoff(Date.now() + this.#retryMs, () => this.#closing === undefined);
+    for (;;) {
+      const client = await connect(this.#pool, backoff, op);
       try {
         const r =
           typeof sql === 'string'
@@ -358,11 +348,10 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
       } catch (e) {
         const lost = isConnectionError(e);
         client.release(lost ? (e as Error) : undefined); // a broken connection is discarded
-        if (lost && idempotent && canRetry()) {
-          await pause(delay);
-          continue;
+        if (!lost || !idempotent || !backoff.canRetry()) {
+          throw pgFailure(op, e, lost && !idempotent);
         }
-        throw pgFailure(op, e, lost && !idempotent);
+        await backoff.wait();
       }
     }
   }

@@ -31,8 +31,9 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import type { Pool, PoolClient, QueryResult } from 'pg';
+import type { Pool, QueryResult } from 'pg';
 import { isConnectionError, pgFailure } from './errors.js';
+import { Backoff, connect } from './retry.js';
 import type { Schema, Statement } from './schema.js';
 
 /** What a write needs of its store. @internal */
@@ -63,22 +64,9 @@ export async function writeOnce(
   params: unknown[],
 ): Promise<QueryResult> {
   const deadline = Date.now() + ctx.retryMs;
-  let delay = 50;
-  const retryOrThrow = async (e: unknown): Promise<void> => {
-    if (!ctx.open() || Date.now() + delay > deadline) throw pgFailure(op, e);
-    await pause(delay);
-    delay = Math.min(delay * 2, 1_000);
-  };
+  const backoff = new Backoff(deadline, ctx.open);
   for (;;) {
-    let client: PoolClient;
-    try {
-      client = await ctx.pool.connect();
-      guard(client);
-    } catch (e) {
-      if (!isConnectionError(e)) throw pgFailure(op, e);
-      await retryOrThrow(e);
-      continue;
-    }
+    const client = await connect(ctx.pool, backoff, op);
     const id = randomBytes(16).toString('hex'); // hex: safe inside the literal below
     let result: QueryResult | undefined;
     try {
@@ -99,14 +87,12 @@ export async function writeOnce(
         throw pgFailure(op, e);
       }
       client.release(e as Error); // a broken connection is discarded
-      if (result === undefined) {
-        await retryOrThrow(e); // COMMIT was never sent: nothing was written
-        continue;
-      }
-      const committed = await probe(ctx, id, deadline);
-      if (committed === true) return result;
+      // Lost before COMMIT was sent: nothing was written. Lost during it: ask.
+      const committed = result === undefined ? false : await probe(ctx, id, deadline);
+      if (committed === true) return result as QueryResult;
       if (committed === undefined) throw pgFailure(op, e, true);
-      await retryOrThrow(e);
+      if (!backoff.canRetry()) throw pgFailure(op, e);
+      await backoff.wait();
     }
   }
 }
@@ -121,15 +107,15 @@ async function probe(
   deadline: number,
 ): Promise<boolean | undefined> {
   const { name, text } = ctx.schema.opProbe;
-  for (let delay = 20; ; delay = Math.min(delay * 2, 1_000)) {
+  const backoff = new Backoff(deadline, ctx.open, 20);
+  for (;;) {
     try {
       const r = await ctx.pool.query({ name, text, values: [id] });
       return (r.rows[0] as { by: string } | undefined)?.by === 'w';
     } catch (e) {
-      if (!isConnectionError(e)) return undefined;
+      if (!isConnectionError(e) || !backoff.canRetry()) return undefined;
     }
-    if (!ctx.open() || Date.now() + delay > deadline) return undefined;
-    await pause(delay);
+    await backoff.wait();
   }
 }
 
@@ -138,23 +124,4 @@ function prune(ctx: WriteContext): void {
   const { name, text } = ctx.schema.opPrune;
   const age = Math.max(10 * 60_000, 4 * ctx.retryMs);
   ctx.pool.query({ name, text, values: [age] }).catch(() => undefined);
-}
-
-const guarded = new WeakSet<PoolClient>();
-
-/**
- * node-postgres emits `error` on a client whose connection drops, even while a
- * query of ours is running on it (the query is rejected too), and the pool only
- * listens on idle clients: without this listener the process would crash.
- * @internal
- */
-export function guard(client: PoolClient): void {
-  if (guarded.has(client)) return;
-  guarded.add(client);
-  client.on('error', () => undefined); // the running query reports it
-}
-
-/** Resolve after `ms`. @internal */
-export function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -6,7 +6,7 @@
  * output file (nor temporary file) behind; usage errors exit 2. The
  * progress line's formatting, and that it shows only on a terminal.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import {
   closeSync,
   lstatSync,
@@ -31,40 +31,11 @@ import {
   runStreamCommand,
   showsProgress,
 } from '../../adapters/cli/stream-command.js';
-import { type CliServer, call, ROOT_DIR, startDev } from '../http/helpers.js';
+import { type CliServer, call, startDev } from '../http/helpers.js';
 import { bytes, generated, sha256 } from '../http/stream-support.js';
+import { cli } from './stream-support.js';
 
 const MiB = 1024 * 1024;
-
-interface Ran {
-  code: number | null;
-  stdout: Buffer;
-  stderr: string;
-}
-
-/** Run the CLI from source with `input` on stdin (none: stdin closed at once). */
-function cli(args: string[], input?: Uint8Array, env: Record<string, string> = {}): Promise<Ran> {
-  const clean = { ...process.env };
-  for (const k of Object.keys(clean)) {
-    if (k.startsWith('VAULT_') || k.startsWith('TRANSITKIT_')) delete clean[k];
-  }
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', ...args], {
-    cwd: ROOT_DIR,
-    env: { ...clean, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const out: Buffer[] = [];
-  let err = '';
-  proc.stdout.on('data', (d: Buffer) => out.push(d));
-  proc.stderr.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  proc.stdin.on('error', () => {});
-  proc.stdin.end(input ? Buffer.from(input) : undefined);
-  return new Promise((resolve) =>
-    proc.on('close', (code) => resolve({ code, stdout: Buffer.concat(out), stderr: err })),
-  );
-}
 
 let server: CliServer;
 let dir: string;

@@ -5,7 +5,7 @@
  * plaintext), and an `--in` file that shrinks while it is read fails at once
  * (the server waited for the missing bytes for five minutes).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import {
   createReadStream,
   mkdtempSync,
@@ -18,53 +18,12 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliServer, call, ROOT_DIR, startDev } from '../http/helpers.js';
+import { type CliServer, call, startDev } from '../http/helpers.js';
 import { bytes } from '../http/stream-support.js';
+import { ended, spawnCli } from './stream-support.js';
 
 const MiB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function spawnCli(args: string[]): ChildProcess {
-  const clean = { ...process.env };
-  for (const k of Object.keys(clean)) {
-    if (k.startsWith('VAULT_') || k.startsWith('TRANSITKIT_')) delete clean[k];
-  }
-  return spawn(process.execPath, ['--import', 'tsx', 'adapters/cli/main.ts', ...args], {
-    cwd: ROOT_DIR,
-    env: clean,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-}
-
-interface Ended {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: Buffer;
-  stderr: string;
-  /** Killed by the test because it did not exit within the budget. */
-  hung: boolean;
-}
-
-function ended(p: ChildProcess, budgetMs = 20_000): Promise<Ended> {
-  const out: Buffer[] = [];
-  let err = '';
-  let hung = false;
-  p.stdout?.on('data', (d: Buffer) => out.push(d));
-  p.stderr?.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  p.stdin?.on('error', () => {});
-  const timer = setTimeout(() => {
-    hung = true;
-    p.kill('SIGKILL');
-  }, budgetMs);
-  return new Promise((resolve) =>
-    p.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout: Buffer.concat(out), stderr: err, hung });
-    }),
-  );
-}
 
 let server: CliServer;
 let dir: string;
@@ -90,7 +49,7 @@ describe('transitkit decrypt/encrypt --out / --in', () => {
 
     const sub = mkdtempSync(join(dir, 'sigint-'));
     const p = spawnCli(['decrypt', '--key', 'k', ...addr, '--out', join(sub, 'plain.bin')]);
-    const done = ended(p);
+    const done = ended(p, 20_000);
     // Half the envelope, then wait: the temporary file fills with authenticated plaintext.
     p.stdin?.write(envelope.subarray(0, 10 * MiB));
     for (let i = 0; i < 200; i++) {
