@@ -60,7 +60,9 @@ Options:
   --config FILE               JSON config: listen, storage, mount, max_request_bytes,
                               max_stream_bytes, policies,
                               leader_ttl, leader_refresh, auto_rotate_interval,
-                              metrics_listen, unauthenticated_metrics_access, api_addr
+                              metrics_listen, unauthenticated_metrics_access, api_addr,
+                              allow_audit_log_prefixing (Vault's: lets sys/audit set an
+                              audit device's prefix option; default false)
   --mount PATH                transit mount path (default /v1/transit)
   --api-addr URL              this node's address for clients (Vault's api_addr, e.g.
                               https://vault-1.example:8200): while it is the active node,

@@ -20,6 +20,7 @@ export interface ConfigFile {
   auto_rotate_interval?: string;
   metrics_listen?: string;
   unauthenticated_metrics_access?: boolean;
+  allow_audit_log_prefixing?: boolean;
   api_addr?: string;
 }
 
@@ -35,6 +36,7 @@ const CONFIG_KEYS = new Set([
   'auto_rotate_interval',
   'metrics_listen',
   'unauthenticated_metrics_access',
+  'allow_audit_log_prefixing',
   'api_addr',
 ]);
 

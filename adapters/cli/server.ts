@@ -169,6 +169,10 @@ export async function startServer(
   if (typeof openMetrics !== 'boolean') {
     throw new UsageError('config: unauthenticated_metrics_access must be true or false');
   }
+  const allowLogPrefixing = config.allow_audit_log_prefixing ?? false;
+  if (typeof allowLogPrefixing !== 'boolean') {
+    throw new UsageError('config: allow_audit_log_prefixing must be true or false');
+  }
   // Metrics are always on (as Vault's telemetry): GET /v1/sys/metrics needs read
   // on sys/metrics; --metrics-listen adds an unauthenticated scrape port.
   const metrics = new PrometheusMetrics({ processMetrics: true });
@@ -229,6 +233,7 @@ export async function startServer(
       // each reply, and closing the node (SIGTERM) flushes and closes them.
       audit: {
         devices: nodeAuditDevices(),
+        allowLogPrefixing,
         logger: { error: (message, error) => console.error(message, error ?? '') },
       },
       async onUnseal({ policies }) {

@@ -33,6 +33,7 @@ import type { CryptoBackend } from '../crypto/backend.js';
 import { internal, invalidRequest, notFound } from '../errors.js';
 import { asRequest } from '../request.js';
 import { hasWatch, requireStorageAdapter, type StorageAdapter } from '../storage/adapter.js';
+import { LiveWatch } from '../storage/live-watch.js';
 import { resolveBackend } from '../transit/options.js';
 import { optionKeys, refuseUnknownOptions } from '../util/options.js';
 import {
@@ -75,6 +76,14 @@ export interface AuditBrokerOptions {
   onFailure?: (info: AuditFailureInfo) => void;
   /** Where device errors go (message and error; never an entry). Default `console`. */
   logger?: { error(message: string, error?: unknown): void };
+  /**
+   * Allow the `prefix` option (Vault's `allow_audit_log_prefixing`). Default
+   * false: `PUT sys/audit/:path` refuses it, and a stored device that has one
+   * (enabled while it was allowed) writes its entries without it. A prefix
+   * with a newline lets whoever enables a `file` device write lines of their
+   * choosing into any file the server can write (Vault's CVE-2025-6000).
+   */
+  allowLogPrefixing?: boolean;
 }
 
 /** How often an entry tries again to open a device that failed to open. */
@@ -89,6 +98,7 @@ export const AUDIT_BROKER_OPTIONS = /* @__PURE__ */ optionKeys<AuditBrokerOption
   sink: true,
   onFailure: true,
   logger: true,
+  allowLogPrefixing: true,
 });
 
 /**
@@ -111,6 +121,7 @@ export class AuditBroker {
   readonly #sink: AuditSink | undefined;
   readonly #onFailure: ((info: AuditFailureInfo) => void) | undefined;
   readonly #logger: { error(message: string, error?: unknown): void };
+  readonly #allowPrefix: boolean;
   /** The devices open here, kept in line with the table (./live-set.ts). */
   readonly #devices: LiveSet;
   /** The devices, as an array for the hot path. */
@@ -125,7 +136,11 @@ export class AuditBroker {
   /** Some device failed to open here: each entry first tries it again (throttled). */
   #someUnopened = false;
   #lastReopenMs = Number.NEGATIVE_INFINITY;
-  #unwatch: (() => Promise<void>) | undefined;
+  /** The table's change feed (storage with `watch`); while it is not live, each entry reads the table. */
+  #watch: LiveWatch | undefined;
+  /** Change notifications heard, and how many of them a table read has caught up with. */
+  #heard = 0;
+  #caughtUp = 0;
 
   private constructor(o: AuditBrokerOptions) {
     const opts = asRequest(o, 'options') as unknown as AuditBrokerOptions;
@@ -141,7 +156,12 @@ export class AuditBroker {
     this.#sink = opts.sink;
     this.#onFailure = opts.onFailure;
     this.#logger = opts.logger ?? console;
+    if (opts.allowLogPrefixing !== undefined && typeof opts.allowLogPrefixing !== 'boolean') {
+      throw invalidRequest("'allowLogPrefixing' must be a boolean");
+    }
+    this.#allowPrefix = opts.allowLogPrefixing === true;
     this.#devices = new LiveSet({
+      allowPrefix: this.#allowPrefix,
       storage: this.#storage,
       backend: this.#backend,
       factories: this.#factories,
@@ -164,7 +184,7 @@ export class AuditBroker {
 
   /** True when at least one device is enabled or a sink is set: entries are built and written. */
   get active(): boolean {
-    return this.#active;
+    return this.#active || this.#behind();
   }
 
   /** The clock entries are stamped with. */
@@ -184,7 +204,17 @@ export class AuditBroker {
    * bad option value, a path in use, or an output that cannot be opened.
    */
   async enable(path: string, request: AuditEnableRequest): Promise<void> {
-    const added = await addDevice(this.#storage, this.#backend, this.#factories, path, request);
+    const added = await addDevice(
+      {
+        storage: this.#storage,
+        backend: this.#backend,
+        factories: this.#factories,
+        allowPrefix: this.#allowPrefix,
+        clock: this.#clock,
+      },
+      path,
+      request,
+    );
     await this.#devices.add(added.path, added.stored, added.device);
   }
 
@@ -266,21 +296,22 @@ export class AuditBroker {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#unwatch?.().catch(() => undefined);
-    this.#unwatch = undefined;
+    await this.#watch?.close();
     this.#closedActive = this.#active;
     await this.#devices.closeAll();
   }
 
   async #start(): Promise<void> {
     if (hasWatch(this.#storage)) {
-      this.#unwatch = await this.#storage
-        .watch(AUDIT_PREFIX, () => {
-          void this.#devices.sync().catch((e: unknown) => {
-            this.#logger.error('transitkit/audit: reloading the audit table failed', e);
-          });
-        })
-        .catch(() => undefined);
+      this.#watch = new LiveWatch(this.#storage, AUDIT_PREFIX, () => {
+        this.#heard++;
+        this.#catchUp().catch((e: unknown) => {
+          this.#logger.error('transitkit/audit: reloading the audit table failed', e);
+        });
+      });
+      // Subscribed first: the table read below is then no older than the feed.
+      await this.#watch.settled();
+      this.#caughtUp = this.#heard;
     }
     let table = await readTable(this.#storage);
     if (this.#sink && table.sink_salt === undefined) {
@@ -294,6 +325,24 @@ export class AuditBroker {
       this.#sinkHashing = { hash: this.#sinkHash, tokens: tokenHasher(this.#sinkHash) };
     }
     await this.#devices.apply(table);
+  }
+
+  /**
+   * Whether this instance may lack a change another made to the table: a
+   * notification not yet followed by a good read, or no live change feed
+   * (its subscription failed, and is retried). Entries then read the table
+   * first (fail closed: a device enabled elsewhere is never skipped here).
+   */
+  #behind(): boolean {
+    const w = this.#watch;
+    return w !== undefined && !this.#closed && (this.#heard !== this.#caughtUp || !w.live());
+  }
+
+  /** Read the table and bring the devices in line with it. */
+  async #catchUp(): Promise<void> {
+    const heard = this.#heard;
+    await this.#devices.sync();
+    if (this.#caughtUp < heard) this.#caughtUp = heard;
   }
 
   /** The devices after a change (./live-set.ts), sorted by path. */
@@ -326,6 +375,14 @@ export class AuditBroker {
     if (this.#closed) {
       if (this.#closedActive) throw internal('audit broker closed');
       return;
+    }
+    if (this.#behind()) {
+      try {
+        await this.#catchUp();
+      } catch (e) {
+        this.#logger.error('transitkit/audit: reading the audit table failed', e);
+        throw internal('audit failure: the audit table could not be read');
+      }
     }
     if (this.#someUnopened && this.#clock.now() - this.#lastReopenMs >= REOPEN_EVERY_MS) {
       await this.#openUnopened();

@@ -12,6 +12,10 @@ import { asRequest } from '../request.js';
 import { COMMON_OPTIONS, formatOptions } from './format.js';
 import type { AuditDeviceFactory, AuditEnableRequest } from './types.js';
 
+/** Why `options.prefix` is refused (enable) or left out (a stored device). @internal */
+export const PREFIX_REFUSED =
+  'audit log prefixing is not allowed: the server configuration must set allow_audit_log_prefixing';
+
 const PATH = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/;
 
 /** `file`, `/file/`, `a/b/` → `file/`, `a/b/`. @throws TransitError `invalid_request`. */
@@ -48,10 +52,17 @@ export interface CheckedEnable {
   factory: AuditDeviceFactory;
 }
 
-/** @throws TransitError `invalid_request`. @internal */
+/**
+ * `allowPrefix`: whether `options.prefix` may be set (the broker's
+ * `allowLogPrefixing`, Vault's `allow_audit_log_prefixing`). Without it a
+ * caller holding `sudo` on `sys/audit` could write lines of their choosing
+ * into any file the server can write (Vault's CVE-2025-6000).
+ * @throws TransitError `invalid_request`. @internal
+ */
 export function checkEnable(
   request: AuditEnableRequest,
   factories: Readonly<Record<string, AuditDeviceFactory>>,
+  allowPrefix: boolean,
 ): CheckedEnable {
   const r = asRequest(request, 'request');
   const type = r.type;
@@ -70,5 +81,6 @@ export function checkEnable(
     }
   }
   formatOptions(options); // the common options' values
+  if (!allowPrefix && options.prefix) throw invalidRequest(PREFIX_REFUSED);
   return { type, description, options, local: r.local === true, factory };
 }

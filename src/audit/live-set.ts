@@ -27,6 +27,8 @@ export interface LiveSetOptions {
   /** Device types by name. */
   readonly factories: Readonly<Record<string, AuditDeviceFactory>>;
   readonly logger: { error(message: string, error?: unknown): void };
+  /** Whether a stored device's `prefix` is used (else its entries go without it). */
+  readonly allowPrefix: boolean;
   /** Whether the broker closed: a reload or a reopen then does nothing. */
   closed(): boolean;
   /** Called after every change with the devices, sorted by path. */
@@ -109,9 +111,9 @@ export class LiveSet {
 
   /** Open a stored device with its type's factory (a failure gives one that fails every entry). */
   #open(path: string, stored: StoredDevice): Promise<LiveDevice> {
-    const { factories, backend, logger } = this.#o;
+    const { factories, backend, logger, allowPrefix } = this.#o;
     const factory = Object.hasOwn(factories, stored.type) ? factories[stored.type] : undefined;
-    return openLive(factory, backend, path, stored, logger);
+    return openLive(factory, backend, path, stored, logger, allowPrefix);
   }
 
   /** Open what the table has and this instance lacks; close what it dropped. */

@@ -8,6 +8,7 @@
  * @module
  */
 import type { CryptoBackend } from '../crypto/backend.js';
+import { PREFIX_REFUSED } from './enable.js';
 import {
   type AuditRequestInput,
   type AuditResponseInput,
@@ -70,11 +71,18 @@ export async function openLive(
   path: string,
   stored: StoredDevice,
   logger: { error(message: string, error?: unknown): void },
+  allowPrefix: boolean,
 ): Promise<LiveDevice> {
   try {
     if (!factory) throw new Error(`no audit device type ${stored.type} on this instance`);
-    const device = await factory.create({ path, options: stored.options });
-    return liveDevice(backend, path, stored, device, undefined);
+    let options = stored.options;
+    if (!allowPrefix && options.prefix) {
+      logger.error(`transitkit/audit: device ${path} writes without its prefix: ${PREFIX_REFUSED}`);
+      const { prefix: _, ...rest } = options;
+      options = rest;
+    }
+    const device = await factory.create({ path, options });
+    return liveDevice(backend, path, { ...stored, options }, device, undefined);
   } catch (e) {
     logger.error(`transitkit/audit: cannot open audit device ${path}`, e);
     return liveDevice(backend, path, stored, undefined, messageOf(e));

@@ -8,11 +8,14 @@
  * Runtime-neutral.
  * @module
  */
+import type { Clock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
 import { invalidRequest, isTransitError } from '../errors.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { checkEnable, normalizePath } from './enable.js';
+import type { AuditRequestInput } from './format.js';
 import { saltHasher } from './hash.js';
+import { liveDevice, writeEntry } from './live.js';
 import { newSalt, readTable, type StoredDevice, saltBytes, updateTable } from './table.js';
 import type {
   AuditDevice,
@@ -48,42 +51,59 @@ export interface AddedDevice {
   readonly device: AuditDevice;
 }
 
+/** What {@link addDevice} works with. @internal */
+export interface AddContext {
+  readonly storage: StorageAdapter;
+  readonly backend: CryptoBackend;
+  /** Device types by name. */
+  readonly factories: Readonly<Record<string, AuditDeviceFactory>>;
+  /** Whether `options.prefix` may be set (enable.ts). */
+  readonly allowPrefix: boolean;
+  /** The test entry's time. */
+  readonly clock: Clock;
+}
+
 /**
- * The stored side of `PUT sys/audit/:path`: open the device's output (a path
- * that cannot be opened is refused), then add it to the table (the output is
- * closed again when that fails).
+ * The stored side of `PUT sys/audit/:path`: open the device's output and
+ * write a test entry through it (Vault's test message: an output that
+ * cannot be opened or written is refused, and no device that would fail
+ * every request — its own disable included — enters the table), then add it
+ * to the table (the output is closed again when that fails).
  * @throws TransitError `invalid_request` for an unknown type or option, a
- * bad option value, a path in use, or an output that cannot be opened.
+ * bad option value, a path in use (or nested in or around one in use), or
+ * an output that cannot be opened or written.
  * @internal
  */
 export async function addDevice(
-  storage: StorageAdapter,
-  backend: CryptoBackend,
-  factories: Readonly<Record<string, AuditDeviceFactory>>,
+  ctx: AddContext,
   path: string,
   request: AuditEnableRequest,
 ): Promise<AddedDevice> {
+  const { storage, backend } = ctx;
   const p = normalizePath(path);
-  const { type, description, options, local, factory } = checkEnable(request, factories);
-  if ((await readTable(storage)).devices[p]) throw invalidRequest('path already in use');
+  const checked = checkEnable(request, ctx.factories, ctx.allowPrefix);
+  refuseOverlap((await readTable(storage)).devices, p);
   let device: AuditDevice;
   try {
-    device = await factory.create({ path: p, options });
+    device = await checked.factory.create({ path: p, options: checked.options });
   } catch (e) {
     if (isTransitError(e)) throw e;
-    const why = e instanceof Error ? e.message : String(e);
-    throw invalidRequest(`sanity check failed; unable to open audit device: ${why}`);
+    throw invalidRequest(`sanity check failed; unable to open audit device: ${messageOf(e)}`);
   }
-  const stored: StoredDevice = {
-    type,
-    description,
-    options,
-    local,
-    salt: newSalt(backend),
-  };
+  const { type, description, options, local } = checked;
+  const stored: StoredDevice = { type, description, options, local, salt: newSalt(backend) };
   try {
+    try {
+      await writeEntry(
+        liveDevice(backend, p, stored, device, undefined),
+        testProbe(ctx.clock.now()),
+        undefined,
+      );
+    } catch (e) {
+      throw invalidRequest(`audit backend failed test message: ${messageOf(e)}`);
+    }
     await updateTable(storage, (t) => {
-      if (t.devices[p]) throw invalidRequest('path already in use');
+      refuseOverlap(t.devices, p);
       return { ...t, devices: { ...t.devices, [p]: stored } };
     });
   } catch (e) {
@@ -91,6 +111,30 @@ export async function addDevice(
     throw e;
   }
   return { path: p, stored, device };
+}
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/**
+ * Refuse `p` when a device is at `p`, or at a path `p` lies under, or under
+ * `p` (Vault: each path is a prefix of none of the others).
+ */
+function refuseOverlap(devices: Readonly<Record<string, StoredDevice>>, p: string): void {
+  for (const q of Object.keys(devices)) {
+    if (q.startsWith(p) || p.startsWith(q)) throw invalidRequest('path already in use');
+  }
+}
+
+/** The request entry written through a new device before it is enabled (Vault's test probe). */
+function testProbe(time: number): AuditRequestInput {
+  return {
+    id: globalThis.crypto.randomUUID(),
+    time,
+    operation: 'update',
+    mountPoint: 'sys/',
+    mountType: 'system',
+    path: 'sys/audit/test',
+  };
 }
 
 /**

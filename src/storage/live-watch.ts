@@ -43,6 +43,11 @@ export class LiveWatch {
     return false;
   }
 
+  /** Resolves when the subscription under way (if any) succeeded or failed. */
+  async settled(): Promise<void> {
+    await this.#pending?.catch(() => undefined);
+  }
+
   /** Unsubscribe; `live()` is false from now on. Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;

@@ -41,7 +41,7 @@ const RAW = ['c2VjcmV0IHBsYWludGV4dA==', 'hvs.secret-token', 'accessor-1', 'ctx'
 
 describe('the device table', () => {
   it('enables, lists (Vault shape, no salt), hashes and disables', async () => {
-    const { b } = await open();
+    const { b } = await open({ allowLogPrefixing: true });
     expect(b.active).toBe(false);
     await b.enable('mem1', {
       type: 'mem',
@@ -94,6 +94,27 @@ describe('the device table', () => {
     await refused(b.enable('x/', { type: 'mem' }), 'path already in use');
     await refused(b.hash('nope', 'v'), 'unknown audit device path');
     expect(Object.keys(await b.list())).toEqual(['x/']);
+  });
+
+  it('prefix only when allowed; a stored one goes unused where it is not', async () => {
+    const storage = new MemoryStorage();
+    const { b } = await open({ storage });
+    await expect(b.enable('p', { type: 'mem', options: { prefix: 'P ' } })).rejects.toThrow(
+      /allow_audit_log_prefixing/,
+    );
+    expect(await b.list()).toEqual({});
+    // Enabled where allowed; another broker on the store, not allowing it, writes without it.
+    const { b: allowing, rec: allowed } = await open({ storage, allowLogPrefixing: true });
+    await allowing.enable('p', { type: 'mem', options: { prefix: 'P ' } });
+    const rec = recorder();
+    const { b: strict } = await open({ storage, rec });
+    await strict.logRequest(request({ id: 'strict' }));
+    await allowing.logRequest(request({ id: 'allowing' }));
+    expect(rec.entries('p/').map((e) => e.request.id)).toEqual(['strict']);
+    expect(allowed.entries('p/', 'P ').map((e) => e.request.id)).toEqual(['allowing']);
+    await expect(open({ storage, allowLogPrefixing: 'yes' as never })).rejects.toThrow(
+      /allowLogPrefixing/,
+    );
   });
 
   it('a device whose output cannot be opened is not enabled', async () => {
@@ -188,7 +209,7 @@ describe('entries', () => {
   });
 
   it('log_raw, hmac_accessor=false, elide_list_responses, prefix; an error; a token reply', async () => {
-    const { b, rec } = await open();
+    const { b, rec } = await open({ allowLogPrefixing: true });
     await b.enable('raw', { type: 'mem', options: { log_raw: true } });
     await b.enable('acc', { type: 'mem', options: { hmac_accessor: 'false', prefix: '@cee: ' } });
     await b.enable('elide', { type: 'mem', options: { elide_list_responses: '1' } });

@@ -10,7 +10,10 @@ export interface Recorder {
   lines: Map<string, string[]>;
   failing: Set<string>;
   unopenable: Set<string>;
-  /** The entries written by the device at `path` (prefix stripped). */
+  /**
+   * The entries written by the device at `path` (prefix stripped), without
+   * the test entry written when it was enabled (`sys/audit/test`).
+   */
   entries(path: string, prefix?: string): AuditEntry[];
   closed: string[];
 }
@@ -45,10 +48,12 @@ export function recorder(): Recorder {
     unopenable,
     closed,
     entries: (path, prefix = '') =>
-      (lines.get(path) ?? []).map((l) => {
-        if (!l.startsWith(prefix) || !l.endsWith('\n')) throw new Error(`bad line ${l}`);
-        return JSON.parse(l.slice(prefix.length)) as AuditEntry;
-      }),
+      (lines.get(path) ?? [])
+        .map((l) => {
+          if (!l.startsWith(prefix) || !l.endsWith('\n')) throw new Error(`bad line ${l}`);
+          return JSON.parse(l.slice(prefix.length)) as AuditEntry;
+        })
+        .filter((e) => e.request.path !== 'sys/audit/test'),
   };
 }
 

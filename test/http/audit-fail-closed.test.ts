@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeAuditDevices } from '../../adapters/audit/index.js';
 import { createHandler } from '../../adapters/http/index.js';
 import { type AuditFailureInfo, MemoryStorage, TransitNode } from '../../src/index.js';
-import { entries, listen, withAuditServer } from './audit-helpers.js';
+import { dyingListener, entries, listen, withAuditServer } from './audit-helpers.js';
 import { call } from './helpers.js';
 
 let dir: string;
@@ -17,16 +17,17 @@ withAuditServer((s) => ({ node, server, dir } = s), failures);
 
 describe('fail closed', () => {
   it('with the only device unable to record, create and rotate are refused and not applied', async () => {
-    // A socket device whose listener is gone: every write is refused.
-    const gone = createNetServer();
-    await new Promise<void>((r) => gone.listen(0, '127.0.0.1', r));
-    const port = (gone.address() as { port: number }).port;
-    await new Promise((r) => gone.close(r));
+    // A socket device whose listener is gone once it is enabled: every write is refused.
+    const listener = await dyingListener();
     expect((await call(server, 'POST', '/v1/transit/keys/rotated')).status).toBe(200);
     const en = await call(server, 'PUT', '/v1/sys/audit/broken', {
-      body: { type: 'socket', options: { address: `127.0.0.1:${port}`, write_timeout: '1s' } },
+      body: {
+        type: 'socket',
+        options: { address: `127.0.0.1:${listener.port}`, write_timeout: '1s' },
+      },
     });
     expect(en.status, en.text).toBe(204);
+    await listener.kill();
     failures.length = 0;
 
     const create = await call(server, 'POST', '/v1/transit/keys/never-made');
@@ -104,14 +105,12 @@ describe('sys/seal', () => {
     const at = { url: await listen(s), root: 'root-token-for-seal-audit' };
     try {
       // With the only device unable to record: refused, and still unsealed.
-      const gone = createNetServer();
-      await new Promise<void>((r) => gone.listen(0, '127.0.0.1', r));
-      const port = (gone.address() as { port: number }).port;
-      await new Promise((r) => gone.close(r));
+      const listener = await dyingListener();
       await own.audit.enable('broken', {
         type: 'socket',
-        options: { address: `127.0.0.1:${port}`, write_timeout: '1s' },
+        options: { address: `127.0.0.1:${listener.port}`, write_timeout: '1s' },
       });
+      await listener.kill();
       expect((await call(at, 'POST', '/v1/sys/seal')).status).toBe(500);
       expect(own.sealed).toBe(false);
       await own.audit.disable('broken');

@@ -6,6 +6,7 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createNetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -25,12 +26,43 @@ export async function listen(s: Server): Promise<string> {
   return `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
 }
 
-/** The entries of a file device's log, one JSON line each. */
-export const entries = (file: string): AuditEntry[] =>
+/** The path of the test entry a device writes when it is enabled (Vault's test probe). */
+export const PROBE_PATH = 'sys/audit/test';
+
+/**
+ * The entries of a file device's log, one JSON line each; without `probe`,
+ * the test entry written when the device was enabled is left out.
+ */
+export const entries = (file: string, probe = false): AuditEntry[] =>
   readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as AuditEntry);
+    .map((l) => JSON.parse(l) as AuditEntry)
+    .filter((e) => probe || e.request.path !== PROBE_PATH);
+
+/**
+ * A TCP listener that takes audit lines (a socket device can be enabled on
+ * it), until `kill` closes it and its connections: the device's writes fail
+ * from then on.
+ */
+export async function dyingListener(): Promise<{ port: number; kill(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const srv = createNetServer((sock) => {
+    sockets.add(sock);
+    sock.resume();
+    sock.on('close', () => sockets.delete(sock));
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  return {
+    port,
+    async kill() {
+      const closed = new Promise((r) => srv.close(r));
+      for (const sock of sockets) sock.destroy();
+      await closed;
+    },
+  };
+}
 
 /** A started node served over HTTP, and how to stop both. */
 export interface AuditServer {

@@ -1,0 +1,104 @@
+/**
+ * Two brokers on one store: an instance whose change feed failed, or whose
+ * table read after a notification failed, never serves a request without a
+ * device enabled through the other (fail closed). It swallowed a failed
+ * `watch` and kept its old device set, and a failed re-read after a
+ * notification was only logged: its requests then went unaudited while
+ * `GET sys/audit` listed the device. Now each entry reads the table first
+ * while the feed is not live or a notification is not yet caught up.
+ */
+import { describe, expect, it } from 'vitest';
+import { AuditBroker, MemoryStorage, type StorageAdapter } from '../../src/index.js';
+import { eventually } from '../auth/flaky-storage.js';
+import { recorder, request } from './support.js';
+
+/** `inner` with some methods replaced. */
+function wrap(inner: MemoryStorage, over: Record<string, unknown>): StorageAdapter {
+  return new Proxy(inner, {
+    get(t, p, r) {
+      if (typeof p === 'string' && p in over) return over[p];
+      const v = Reflect.get(t, p, r);
+      return typeof v === 'function' ? v.bind(t) : v;
+    },
+  }) as unknown as StorageAdapter;
+}
+
+const quiet = { error: () => undefined };
+
+describe('two instances on one store', () => {
+  it('an instance whose watch failed still records to a device enabled elsewhere (or refuses to open)', async () => {
+    const shared = new MemoryStorage();
+    const rec = recorder();
+    const a = await AuditBroker.open({
+      storage: shared,
+      devices: { mem: rec.factory },
+      logger: quiet,
+    });
+    const failingWatch = wrap(shared, {
+      watch: () => Promise.reject(new Error('subscriber connection refused')),
+    });
+    const b = await AuditBroker.open({
+      storage: failingWatch,
+      devices: { mem: rec.factory },
+      logger: quiet,
+    });
+    try {
+      await a.enable('shared', { type: 'mem' });
+      expect(Object.keys(await b.list())).toEqual(['shared/']);
+      // The device is in the table both read; B must record (or refuse) its requests.
+      await eventually(async () => b.active, 'B opens the device enabled through A', 7_000).catch(
+        () => undefined,
+      );
+      let served = true;
+      await b.logRequest(request({ id: 'via-b' })).catch(() => {
+        served = false;
+      });
+      const recorded = rec.entries('shared/').some((e) => e.request.id === 'via-b');
+      expect({ served, recorded }).toEqual({ served: true, recorded: true });
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  }, 20_000);
+
+  it('a notification whose table read fails once is not lost', async () => {
+    const shared = new MemoryStorage();
+    const rec = recorder();
+    const a = await AuditBroker.open({
+      storage: shared,
+      devices: { mem: rec.factory },
+      logger: quiet,
+    });
+    let failNext = false;
+    const flaky = wrap(shared, {
+      get: (key: string) => {
+        if (failNext && key === 'sys/audit/table') {
+          failNext = false;
+          return Promise.reject(new Error('storage briefly unavailable'));
+        }
+        return shared.get(key);
+      },
+    });
+    const b = await AuditBroker.open({
+      storage: flaky,
+      devices: { mem: rec.factory },
+      logger: quiet,
+    });
+    try {
+      failNext = true;
+      await a.enable('shared', { type: 'mem' });
+      await eventually(async () => b.active, 'B opens the device enabled through A', 7_000).catch(
+        () => undefined,
+      );
+      let served = true;
+      await b.logRequest(request({ id: 'via-b' })).catch(() => {
+        served = false;
+      });
+      const recorded = rec.entries('shared/').some((e) => e.request.id === 'via-b');
+      expect({ served, recorded }).toEqual({ served: true, recorded: true });
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  }, 20_000);
+});
