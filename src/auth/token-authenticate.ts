@@ -30,6 +30,9 @@ export const contextOf = (token: string, hash: string, entry: StoredToken): Toke
   hash,
 });
 
+const expired = (ctx: AuthenticateContext, entry: StoredToken): boolean =>
+  entry.expire_ms !== 0 && entry.expire_ms <= ctx.clock.now();
+
 /**
  * The context of `token`, whose salted hash is `hash`; `undefined` when it
  * is unknown, expired (then revoked, with its children) or used up. Counts
@@ -44,11 +47,16 @@ export async function authenticateHash(
 ): Promise<TokenContext | undefined> {
   for (let i = 0; i < CAS_RETRIES; i++) {
     const read = ctx.entries.read(hash, i > 0);
-    const found = read instanceof Promise ? await read : read;
+    let found = read instanceof Promise ? await read : read;
+    if (found && i === 0 && expired(ctx, found.entry)) {
+      // A cached copy may predate a renewal on another instance: revoke only
+      // what storage says has expired.
+      found = await ctx.entries.read(hash, true);
+    }
     if (!found) return undefined;
     const { raw, entry } = found;
     if (!found.own) return undefined;
-    if (entry.expire_ms !== 0 && entry.expire_ms <= ctx.clock.now()) {
+    if (expired(ctx, entry)) {
       await revokeTree(ctx, hash);
       return undefined;
     }

@@ -110,7 +110,9 @@ async function renewOnce(
   let expire = term.expire;
   if (!ctx.leases && entry.parent !== '') {
     // No lease manager expires a parent's tree: a child renews up to its parent's expiry.
-    const parent = (await ctx.entries.read(entry.parent))?.entry;
+    // From storage: a cached copy may predate the parent's renewal on another instance.
+    const found = await ctx.entries.read(entry.parent, true);
+    const parent = found?.own ? found.entry : undefined;
     if (!parent || (parent.expire_ms !== 0 && parent.expire_ms <= now)) {
       throw denied('permission denied');
     }

@@ -7,10 +7,10 @@
  * (so nothing authenticates with them while the rest runs, and each stays
  * findable), then deleted with its accessor and parent link, children first
  * (so a revocation that fails half way is finished by a retry, by token,
- * accessor or lease), each with its own lease, then the leases issued with
- * each token (queued, as Vault's `RevokeByToken`). The leases
- * issued with a token are looked up even when the token was already gone, so
- * a retried revocation finishes them.
+ * accessor or lease), each after the leases issued with it (queued, as
+ * Vault's `RevokeByToken`) and before its own lease. The leases issued with a
+ * token are looked up even when the token was already gone, so a retried
+ * revocation finishes them.
  *
  * With a lease manager, revocation goes both ways ({@link bindLeases}):
  * revoking a token revokes the leases issued with it, and revoking (or
@@ -32,40 +32,29 @@ export interface RevokeContext {
 }
 
 /**
- * Delete the entry of `hash` with its accessor and its parent's link to it.
- * The link goes last: it is how a retry of the parent's revocation finds
- * this token again if a delete before it fails.
+ * Delete the entry of `hash`, then its accessor, then its parent's link to
+ * it. The accessor outlives the entry so that a retry by accessor (or by the
+ * token's lease, which names the accessor) finds a token whose entry delete
+ * failed; the link goes last: it is how a retry of the parent's revocation
+ * finds this token again.
  */
 async function dropEntry(ctx: RevokeContext, hash: string, entry: StoredToken): Promise<void> {
-  await ctx.storage.delete(K.accessor(entry.accessor));
   try {
     await ctx.storage.delete(K.id(hash));
   } finally {
     ctx.entries.forget(hash);
   }
+  await ctx.storage.delete(K.accessor(entry.accessor));
   if (entry.parent !== '') await ctx.storage.delete(K.child(entry.parent, hash));
 }
 
-/** Revoke the leases of the revoked tokens: their own, then those issued with them. */
-async function revokeLeases(
-  ctx: RevokeContext,
-  own: readonly string[],
-  hashes: readonly string[],
-): Promise<void> {
-  // The tokens are gone first, so these revokers find nothing left to do.
-  for (const id of own) await ctx.leases?.revoke(id).catch(() => undefined);
-  // Every token is tried; the first failure is reported (a retry, or tidy, finishes the rest).
-  let failure: unknown;
-  for (const h of hashes) {
-    await ctx.leases?.revokeByTokenKey(h).catch((e: unknown) => {
-      failure ??= e;
-    });
-  }
-  if (failure !== undefined) throw failure;
+/** Revoke a revoked token's own lease (its revoker then finds the token gone). */
+async function revokeOwnLease(ctx: RevokeContext, id: string): Promise<void> {
+  await ctx.leases?.revoke(id).catch(() => undefined);
 }
 
 /**
- * Delete a token and its descendants, then their leases. `fromLease` is the
+ * Delete a token and its descendants, with their leases. `fromLease` is the
  * lease whose revoker called this (not revoked again from inside its own
  * revocation); `spent` is the entry of a limited-use token whose last use
  * already deleted it (its accessor, links and lease still go).
@@ -74,9 +63,12 @@ async function revokeLeases(
  * a failure half way never strands a descendant. First every token of the
  * tree is marked as being revoked ({@link REVOKING}), parents before
  * children: none authenticates from then on, and each stays findable.
- * Then each is deleted with its accessor and parent link, children before
- * parents, so whatever is left after a failure is still reached from the
- * token, its accessor or its lease, and a retry finishes it.
+ * Then, children before parents, the leases issued with each are revoked
+ * (as Vault's `RevokeByToken`, before the entry goes), then it is deleted
+ * with its accessor and parent link, then its own lease is revoked. So
+ * whatever is left after a failure is still reached from the token, its
+ * accessor or its lease, and a retry finishes it: leases issued with a token
+ * never outlive it because a revocation failed half way.
  * @internal
  */
 export async function revokeTree(
@@ -108,6 +100,8 @@ export async function revokeTree(
     await listChildren(at.hash);
   }
   for (const { hash: h, parent, entry } of met.reverse()) {
+    // Looked up even when the token is already gone: a retry finishes them.
+    await ctx.leases?.revokeByTokenKey(h);
     if (!entry) {
       if (parent !== undefined) await ctx.storage.delete(K.child(parent, h));
       continue;
@@ -115,9 +109,8 @@ export async function revokeTree(
     await dropEntry(ctx, h, entry);
     // Its own lease at once: a failure further on must not leave it to its TTL.
     const lease = entry.lease_id;
-    if (lease !== undefined && lease !== fromLease) await revokeLeases(ctx, [lease], []);
+    if (lease !== undefined && lease !== fromLease) await revokeOwnLease(ctx, lease);
   }
-  await revokeLeases(ctx, [], [...seen]);
 }
 
 /**
@@ -151,16 +144,14 @@ export async function revokeOrphan(ctx: RevokeContext, hash: string): Promise<vo
     }
   };
   await orphanChildren();
+  // The leases issued with it before the entry goes (see revokeTree).
+  await ctx.leases?.revokeByTokenKey(hash);
   const found = await ctx.entries.read(hash, true);
-  const own: string[] = [];
-  if (found) {
-    await dropEntry(ctx, hash, found.entry);
-    if (found.entry.lease_id !== undefined) own.push(found.entry.lease_id);
-  }
+  if (found) await dropEntry(ctx, hash, found.entry);
   // Again now the token is gone: a child stored meanwhile is orphaned too (one stored
   // later sees its parent gone and revokes itself, token-issue.ts `issueChild`).
   await orphanChildren();
-  await revokeLeases(ctx, own, [hash]);
+  if (found?.entry.lease_id !== undefined) await revokeOwnLease(ctx, found.entry.lease_id);
 }
 
 /** Rewrite a child's entry with no parent (compare-and-set; gone is fine). */
@@ -200,5 +191,7 @@ export function bindLeases(
     const own = (await ctx.entries.read(hash, true))?.entry.lease_id;
     if (own !== undefined && own !== lease.lease_id) return;
     await revokeTree(ctx, hash, lease.lease_id);
+    // Gone with its entry, unless an earlier revocation failed between the two deletes.
+    await ctx.storage.delete(K.accessor(accessor));
   });
 }

@@ -1,0 +1,48 @@
+/**
+ * A tree revocation that failed half way is finished by a retry by accessor
+ * (what an operator has from an audit log), as by token
+ * (test/auth/token-revoke-partial.test.ts). A marked entry read as absent, and
+ * the accessor went before the entry: the retry was refused with `invalid
+ * accessor`, leaving the accessor index, the parent links and the leases behind.
+ */
+import { expect, it } from 'vitest';
+import type { TokenContext } from '../../src/auth/token-entry.js';
+import { TokenStore } from '../../src/auth/token-store.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { StorageView } from '../helpers/storage-view.js';
+
+/** A storage whose `n`-th delete of a token entry, once armed, fails. */
+class FailingEntryDelete extends StorageView {
+  armed = false;
+  #deletes = 0;
+  constructor(
+    inner: MemoryStorage,
+    readonly n: number,
+  ) {
+    super(inner);
+  }
+  override async delete(key: string): Promise<void> {
+    if (this.armed && key.startsWith('auth/token/id/') && ++this.#deletes === this.n) {
+      this.armed = false;
+      throw new Error('simulated storage outage');
+    }
+    return this.inner.delete(key);
+  }
+}
+
+it('a half-failed revocation is finished by a retry by accessor', async () => {
+  const clock = new FakeClock();
+  const storage = new FailingEntryDelete(new MemoryStorage({ clock }), 2);
+  const tokens = new TokenStore({ storage, clock });
+  const root = (await tokens.authenticate(await tokens.createRoot())) as TokenContext;
+  const parent = await tokens.create(root, { policies: ['app'], ttl: '1h' });
+  const pctx = (await tokens.authenticate(parent.client_token)) as TokenContext;
+  await tokens.create(pctx, { policies: ['app'], ttl: '1h' });
+  storage.armed = true;
+  await expect(tokens.revokeAccessor(parent.accessor)).rejects.toThrow(/outage/);
+  // The retry the error invites, by the same accessor:
+  await expect(tokens.revokeAccessor(parent.accessor)).resolves.toBeUndefined();
+  expect(await storage.list('auth/token/accessor/')).toHaveLength(1); // the root's
+  expect(await storage.list('auth/token/parent/')).toEqual([]);
+});
