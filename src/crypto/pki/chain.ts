@@ -29,8 +29,8 @@
  */
 import { BasicConstraints, Certificate } from 'pkijs';
 import { invalidRequest } from '../../errors.js';
-import { bytesOf, parseDer, toDer } from './der.js';
-import { type PemBlock, pemBlocks } from './pem.js';
+import { bytesOf, OID, parseDer, toDer } from './der.js';
+import { type PemBlock, readPem } from './pem.js';
 import { decodeSpki, type PublicKeyMaterial } from './spki.js';
 
 // The read form needs no parser: it lives with the PEM armour (no pkijs on the read path).
@@ -57,8 +57,9 @@ export function parseCertificateChain(pem: string): Uint8Array[] {
   if (typeof pem !== 'string') throw invalidRequest('certificate chain must be a PEM string');
   if (pem.trim() === '') throw invalidRequest('certificate chain is empty');
   let blocks: PemBlock[];
+  let after: string;
   try {
-    blocks = pemBlocks(pem);
+    ({ blocks, after } = readPem(pem));
   } catch {
     throw invalidRequest('could not decode PEM block in certificate chain');
   }
@@ -67,7 +68,9 @@ export function parseCertificateChain(pem: string): Uint8Array[] {
   const begins = pem.match(/-----BEGIN [^\n]*?-----/g)?.length ?? 0;
   if (blocks.length === 0 && begins === 0)
     throw invalidRequest('certificate chain contains no PEM certificate');
-  if (begins !== blocks.length)
+  // Text before and between blocks is skipped, but not after the last, as
+  // Vault's `pem.Decode` loop (a remainder without a block is an error there).
+  if (begins !== blocks.length || after.trim() !== '')
     throw invalidRequest('could not decode PEM block in certificate chain');
   const ders = blocks.map((block, i) => {
     const n = i + 1;
@@ -109,7 +112,10 @@ export function checkLeafMatches(
   const leaf = parseCertificate(leafDer, 1);
   let actual: PublicKeyMaterial | undefined;
   try {
-    actual = decodeSpki(toDer(leaf.subjectPublicKeyInfo.toSchema()));
+    // A key marked RSASSA-PSS only is not the key of an rsa-* transit key, which
+    // signs PKCS#1 v1.5 too (Go's x509 reads that algorithm as unknown, as Vault).
+    const spki = leaf.subjectPublicKeyInfo;
+    if (spki.algorithm.algorithmId !== OID.rsassaPss) actual = decodeSpki(toDer(spki.toSchema()));
   } catch {
     actual = undefined; // an algorithm transit does not have
   }

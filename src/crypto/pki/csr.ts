@@ -227,6 +227,8 @@ function parseCsrTemplate(pem: string): Template {
   const attributes = csr.attributes ?? [];
   for (const attribute of attributes) {
     if (attribute.type !== EXTENSION_REQUEST) continue;
+    // pkijs leaves `values` undefined for an empty SET.
+    if (!attribute.values?.length) throw invalidRequest(`${what}: empty extension request`);
     for (const value of attribute.values)
       matchSchema(value, Extensions.schema(), `${what}: extension request`);
   }

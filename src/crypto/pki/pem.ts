@@ -6,12 +6,14 @@
  *
  * PEM is text framing around base64, not ASN.1: the base64 goes through the
  * strict Go-compatible codec of `../../encoding.ts` (`@scure/base`), and the
- * framing is read with one regular expression of the RFC 7468 grammar (with
- * RFC 1421 headers recognised so they can be refused). This used to be
- * `@peculiar/x509`'s `PemConverter`; that package installs a global
- * `Reflect.getMetadata` polyfill when loaded (issue 22), so the core no
- * longer depends on it. The grammar below is the one `PemConverter` used, so
- * the same inputs are accepted and refused.
+ * framing is read line by line with the RFC 7468 grammar (RFC 1421 headers
+ * recognised so they can be refused). This used to be `@peculiar/x509`'s
+ * `PemConverter`; that package installs a global `Reflect.getMetadata`
+ * polyfill when loaded (issue 22), so the core no longer depends on it. The
+ * grammar is the one `PemConverter`'s regular expression used, read in one
+ * pass: that expression backtracked exponentially on header lines that read
+ * as continuation lines too, and quadratically on a line of repeated
+ * `-----BEGIN ` (a few hundred bytes held the event loop for hours).
  *
  * Labels transit uses: `RSA PRIVATE KEY` (PKCS#1), `EC PRIVATE KEY` (SEC 1),
  * `PRIVATE KEY` (PKCS#8), `PUBLIC KEY` (SPKI), `CERTIFICATE`, `CERTIFICATE REQUEST`.
@@ -20,14 +22,6 @@
  */
 import { encodeBase64, tryDecodeBase64 } from '../../encoding.js';
 import { invalidRequest } from '../../errors.js';
-
-/**
- * One PEM block: `-----BEGIN <label>-----`, optional `Key: value` header lines
- * (RFC 1421, with continuation lines) and a blank line, base64 lines, and
- * `-----END <label>-----` with the same label.
- */
-const PEM_BLOCK =
-  /-{5}BEGIN ([^\n]+(?=-{5}))-{5}\n((?:[^:\n]+: (?:[^\n]+\n(?: +[^\n]+\n)*))+)?\n?((?:[a-zA-Z0-9=+/]+\n)+)-{5}END \1-{5}/g;
 
 /** One decoded PEM block. @internal */
 export interface PemBlock {
@@ -39,21 +33,116 @@ export interface PemBlock {
   readonly der: Uint8Array;
 }
 
+const BEGIN = '-----BEGIN ';
+const DASHES = '-----';
+/** An RFC 1421 header line (`Key: value`; the key does not start with a space). */
+const HEADER = /^[^: ][^:]*: ./;
+/** A header's continuation line. */
+const CONTINUATION = /^ +./;
+const BASE64_LINE = /^[a-zA-Z0-9=+/]+$/;
+
+/**
+ * The label of a BEGIN line (`-----BEGIN <label>-----`, after any text),
+ * or `undefined`.
+ */
+function beginLabel(line: string): string | undefined {
+  const at = line.indexOf(BEGIN);
+  if (at < 0 || !line.endsWith(DASHES)) return undefined;
+  const label = line.slice(at + BEGIN.length, line.length - DASHES.length);
+  return label === '' ? undefined : label;
+}
+
+/** Where an attempt at a block stopped. */
+type Attempt =
+  | { readonly ok: true; readonly block: PemBlock; readonly end: number }
+  | { readonly ok: false; readonly at: number; readonly headersEnd: number };
+
+/**
+ * Read the block whose BEGIN line is `lines[i]`: optional header lines
+ * (`Key: value`, with continuation lines) and a blank line, base64 lines, and
+ * the END line with the same label (followed by anything). One pass over the
+ * lines it reads.
+ */
+function attempt(lines: readonly string[], i: number, label: string): Attempt {
+  let j = i + 1;
+  let hasHeaders = false;
+  if (HEADER.test(lines[j] ?? '')) {
+    hasHeaders = true;
+    j++;
+    while (
+      j < lines.length &&
+      (HEADER.test(lines[j] as string) || CONTINUATION.test(lines[j] as string))
+    )
+      j++;
+  }
+  const headersEnd = j;
+  if (lines[j] === '') j++;
+  const bodyStart = j;
+  while (j < lines.length && BASE64_LINE.test(lines[j] as string)) j++;
+  const end = lines[j];
+  if (j === bodyStart || end === undefined || !end.startsWith(`-----END ${label}${DASHES}`)) {
+    return { ok: false, at: j, headersEnd };
+  }
+  const der = tryDecodeBase64(lines.slice(bodyStart, j).join(''));
+  if (der === undefined) throw invalidRequest('malformed PEM block');
+  return { ok: true, block: { label, hasHeaders, der }, end: j };
+}
+
 /**
  * Every well-formed PEM block of `text`, in order; text between blocks, and a
  * block that does not match the grammar, is skipped (as Go's `pem.Decode` loop
  * and `PemConverter` do). `\r` is ignored.
+ *
+ * Linear in the text: a failed block is not read again from each line inside
+ * it. Only BEGIN lines among its header lines could still start a block
+ * (other lines of a block are never BEGIN lines), and only when it failed at
+ * an END line of another label: those alone are tried.
  * @throws TransitError `invalid_request` when a block's body is not strict base64.
  * @internal
  */
 export function pemBlocks(text: string): PemBlock[] {
+  return readPem(text).blocks;
+}
+
+/**
+ * {@link pemBlocks}, and the text after the last block's END marker (all of
+ * `text`, `\r` removed, when there is no block).
+ * @internal
+ */
+export function readPem(text: string): { blocks: PemBlock[]; after: string } {
+  const lines = text.replace(/\r/g, '').split('\n');
   const blocks: PemBlock[] = [];
-  for (const m of text.replace(/\r/g, '').matchAll(PEM_BLOCK)) {
-    const der = tryDecodeBase64((m[3] as string).replace(/\n/g, ''));
-    if (der === undefined) throw invalidRequest('malformed PEM block');
-    blocks.push({ label: m[1] as string, hasHeaders: m[2] !== undefined, der });
+  let last: { line: number; marker: number } | undefined;
+  let i = 0;
+  while (i < lines.length) {
+    const label = beginLabel(lines[i] as string);
+    if (label === undefined) {
+      i++;
+      continue;
+    }
+    let tried = attempt(lines, i, label);
+    if (!tried.ok && lines[tried.at]?.startsWith('-----END ')) {
+      // A BEGIN line read as a header line may name the END line's label.
+      const endLine = lines[tried.at] as string;
+      const { headersEnd } = tried;
+      for (let k = i + 1; k < headersEnd && !tried.ok; k++) {
+        const inner = beginLabel(lines[k] as string);
+        if (inner === undefined || !endLine.startsWith(`-----END ${inner}${DASHES}`)) continue;
+        const again = attempt(lines, k, inner);
+        if (again.ok) tried = again;
+      }
+    }
+    if (tried.ok) {
+      blocks.push(tried.block);
+      last = { line: tried.end, marker: `-----END ${tried.block.label}${DASHES}`.length };
+      i = tried.end + 1;
+    } else i = Math.max(tried.at, i + 1);
   }
-  return blocks;
+  const after =
+    last === undefined
+      ? lines.join('\n')
+      : [(lines[last.line] as string).slice(last.marker), ...lines.slice(last.line + 1)].join('\n');
+  return { blocks, after };
 }
 
 /**
