@@ -80,6 +80,19 @@ export function signOptions(r: Record<string, unknown>): SignOptions {
 }
 
 /**
+ * The options of one batch item: the request's, with the item's own
+ * `signature_context` and `deterministic` when it has them (Vault's single
+ * mode puts the request's context in its one item: a batch item carries its
+ * own). Never drops a context the item asks for.
+ * @throws TransitError `invalid_request` for a bad item value.
+ * @internal
+ */
+export function itemSignOptions(o: SignOptions, item: Record<string, unknown>): SignOptions {
+  const own = mlDsaOptions(item);
+  return own.mlDsaContext === undefined && own.deterministic === undefined ? o : { ...o, ...own };
+}
+
+/**
  * The ML-DSA options (`signature_context`: the FIPS 204 context string,
  * base64, at most 255 bytes; `deterministic`), absent when not given; the
  * signing key's family refuses them unless it takes them.

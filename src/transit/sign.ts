@@ -33,6 +33,7 @@ import { withVersion } from './seal-open.js';
 import {
   checkHashNone,
   formatSignature,
+  itemSignOptions,
   parseSignature,
   signingVersion,
   signOptions,
@@ -108,12 +109,29 @@ function checkedSigningKey(
   if (!info.supportsSigning) throw invalidRequest(`key type ${p.type} ${refused}`);
   checkHashNone(o);
   const family = familyOf(info);
+  checkMlDsaOptions(family, p.type, o);
+  return { key, family };
+}
+
+/** Refuse the ML-DSA options for a family that does not take them. */
+function checkMlDsaOptions(family: AsymmetricFamily, type: string, o: SignOptions): void {
   if ((o.mlDsaContext !== undefined || o.deterministic) && !family.signatureContext) {
     throw invalidRequest(
-      `signature_context and deterministic are not supported for keys of type ${p.type}`,
+      `signature_context and deterministic are not supported for keys of type ${type}`,
     );
   }
-  return { key, family };
+}
+
+/** The options of a batch item (its own ML-DSA options win), checked against the family. */
+function batchItemOptions(
+  o: SignOptions,
+  item: Record<string, unknown>,
+  family: AsymmetricFamily,
+  type: string,
+): SignOptions {
+  const io = itemSignOptions(o, item);
+  if (io !== o) checkMlDsaOptions(family, type, io);
+  return io;
 }
 
 /** What signs or verifies one item, and whether it is a derived key's (its public key is returned). */
@@ -177,20 +195,20 @@ export async function sign(
   e.ops('sign', p.type, batch);
   const requested = optInt(r.key_version, 'key_version');
   // Awaits only what may be pending: a cached key and version cost no tick.
-  const one = async (item: Record<string, unknown>) => {
+  const one = async (item: Record<string, unknown>, io: SignOptions) => {
     const input = inputBytes(item.input, 'missing input');
     const ver = signingVersion(p, requested);
     const m = withVersion(e, key, ver, materialFor, { e, key, family, item });
     const { material, derived } = m instanceof Promise ? await m : m;
-    const sig = await cryptoCall(() => family.sign(e.backend, material, input, o));
+    const sig = await cryptoCall(() => family.sign(e.backend, material, input, io));
     return {
-      signature: formatSignature(e.prefix, ver, sig, o.marshaling),
+      signature: formatSignature(e.prefix, ver, sig, io.marshaling),
       key_version: ver,
       publicKey: derived ? family.readPublicKey(material) : undefined,
     };
   };
   if (!batch) {
-    const { signature, key_version, publicKey } = await one(singleItem(r));
+    const { signature, key_version, publicKey } = await one(singleItem(r), o);
     return publicKey === undefined
       ? { signature, key_version }
       : { signature, key_version, public_key: publicKey };
@@ -198,7 +216,8 @@ export async function sign(
   return runBatch<SignBatchItem>(
     batch,
     async (item) => {
-      const { signature, key_version, publicKey } = await one(item);
+      const io = batchItemOptions(o, item, family, p.type);
+      const { signature, key_version, publicKey } = await one(item, io);
       return publicKey === undefined
         ? { signature, key_version }
         : { signature, key_version, publickey: publicKey };
@@ -228,7 +247,7 @@ export async function verifySignatures(
   );
   const { key, family } = verifier instanceof Promise ? await verifier : verifier;
   e.ops('verify', key.doc.policy.type, batch);
-  const one = async (item: Record<string, unknown>): Promise<boolean> => {
+  const one = async (item: Record<string, unknown>, io: SignOptions): Promise<boolean> => {
     const input = inputBytes(item.input, 'missing input');
     const { version, signature } = parseSignature(
       item.signature,
@@ -238,12 +257,13 @@ export async function verifySignatures(
     );
     const m = withVersion(e, key, version, materialFor, { e, key, family, item });
     const { material } = m instanceof Promise ? await m : m;
-    return cryptoCall(() => family.verify(e.backend, material, input, signature, o));
+    return cryptoCall(() => family.verify(e.backend, material, input, signature, io));
   };
-  if (!batch) return { valid: await one(singleItem(r)) };
+  if (!batch) return { valid: await one(singleItem(r), o) };
+  const type = key.doc.policy.type;
   return runBatch<VerifyBatchItem>(
     batch,
-    async (item) => ({ valid: await one(item) }),
+    async (item) => ({ valid: await one(item, batchItemOptions(o, item, family, type)) }),
     (error) => ({ valid: false, error }),
   );
 }

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { ed25519 } from '@noble/curves/ed25519.js';
 import * as asn1js from 'asn1js';
 import { type AlgorithmIdentifier, PublicKeyInfo } from 'pkijs';
 import { invalidRequest } from '../../errors.js';
@@ -108,6 +109,7 @@ export function decodeSpki(der: Uint8Array): PublicKeyMaterial {
         throw invalidRequest(`${what}: Ed25519 must not have algorithm parameters`);
       if (bits.length !== ED25519_SIZE)
         throw invalidRequest(`${what}: Ed25519 public key must be 32 bytes`);
+      refuseSmallOrder(bits, what);
       return { type: 'ed25519', key: bits };
     default: {
       const level = mlDsaLevelOfOid(oidOf(r.alg));
@@ -126,4 +128,22 @@ function checkMlDsaPublicBits(k: MlDsaPublicKey): Uint8Array {
   } catch {
     throw new RangeError(`ML-DSA-${k.level} public key has the wrong size`);
   }
+}
+
+/**
+ * Refuse an Ed25519 public key of small order (the identity and the other
+ * seven torsion points). Such a key has no private key, and OpenSSL's
+ * cofactorless check (the node backend) accepted the signature R = identity,
+ * S = 0 under it for every message, where noble's refuses it: no backend may
+ * accept a forgery. (Go, so Vault, imports it.) A key that is no point at all
+ * verifies nothing on either backend and is left to them.
+ */
+function refuseSmallOrder(bits: Uint8Array, what: string): void {
+  let small: boolean;
+  try {
+    small = ed25519.Point.fromBytes(bits).isSmallOrder();
+  } catch {
+    return;
+  }
+  if (small) throw invalidRequest(`${what}: Ed25519 public key of small order`);
 }
