@@ -98,14 +98,15 @@ export function routeFront(source: ServiceSource, o: RouteFrontOptions): RouteFr
   );
   const router = new Router(rows, (first) => (first === 'transit' ? mount : [...api, first]));
   const isTransit = (r: Route) => r.path === '/transit' || r.path.startsWith('/transit/');
-  const aclPathOf = (r: Route, segs: readonly string[]) => {
+  const aclPathOf = (r: Route, segs: readonly string[], url: string) => {
     const rest = isTransit(r) ? segs.slice(mount.length) : segs.slice(api.length);
     const at = r.aclVersionAt;
     if (at !== undefined && rest.length === at + 1) {
       const v = rest[at] as string;
       if (VERSION.test(v)) rest[at] = String(Number(v.replace(/^v/, '')));
     }
-    const path = (isTransit(r) ? [...aclMount, ...rest] : rest).join('/');
+    let path = (isTransit(r) ? [...aclMount, ...rest] : rest).join('/');
+    if (r.aclKeepsSlash && endsWithSlash(url)) path += '/';
     if (!r.aclLowerCase) return path;
     const cut = path.lastIndexOf('/') + 1;
     return path.slice(0, cut) + path.slice(cut).toLowerCase();
@@ -180,7 +181,7 @@ export function routeFront(source: ServiceSource, o: RouteFrontOptions): RouteFr
     const entry: Resolved = {
       ...r,
       params,
-      aclPath: aclPathOf(route, r.segs),
+      aclPath: aclPathOf(route, r.segs, req.url),
       read: seen.read,
       deferAcl:
         route.fillBody !== undefined ||
@@ -218,4 +219,10 @@ function allowHeader(methods: readonly RouteMethod[]): string {
     else out.add(m);
   }
   return [...out].join(', ');
+}
+
+/** Whether the path of a request target (before `?` and `#`) ends with `/`. */
+function endsWithSlash(url: string): boolean {
+  const end = url.search(/[?#]/);
+  return (end < 0 ? url : url.slice(0, end)).endsWith('/');
 }

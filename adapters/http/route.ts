@@ -159,6 +159,13 @@ export interface Route {
    * every spelling of it.
    */
   aclVersionAt?: number;
+  /**
+   * A trailing `/` of the request path stays on the ACL path (dropped
+   * elsewhere): a prefix route (`revoke-prefix/db/`) is checked as Vault checks
+   * it, so a rule on `…/revoke-prefix/db/*` grants it and one on `…/db` alone
+   * does not.
+   */
+  aclKeepsSlash: boolean;
   /** The row needs the lease manager. */
   needsLeases: boolean;
   /** The row needs the audit broker (a node's, or `services.audit`). */
@@ -219,6 +226,8 @@ export interface RowOptions {
   aclLowerCase?: boolean;
   /** See {@link Route.aclVersionAt}. */
   aclVersionAt?: number;
+  /** See {@link Route.aclKeepsSlash}. */
+  aclKeepsSlash?: boolean;
   needsLeases?: boolean;
   needsAudit?: boolean;
   needsNode?: boolean;
@@ -262,6 +271,7 @@ function row<P extends string>(
     needsAuth: o.needsAuth ?? false,
     aclLowerCase: o.aclLowerCase ?? false,
     ...(o.aclVersionAt === undefined ? {} : { aclVersionAt: o.aclVersionAt }),
+    aclKeepsSlash: o.aclKeepsSlash ?? false,
     needsLeases: o.needsLeases ?? false,
     needsAudit: o.needsAudit ?? false,
     needsNode: o.needsNode ?? false,

@@ -229,7 +229,7 @@ export const ROUTES: readonly Route[] = [
   ),
   post(
     '/sys/leases/revoke-force/:prefix',
-    { ...LEASES, sudo: true, greedy: 'prefix', reply: 'none' },
+    { ...LEASES, sudo: true, greedy: 'prefix', aclKeepsSlash: true, reply: 'none' },
     (s, { path }) => s.leases.revokeForce(path.prefix),
   ),
   post(
@@ -238,6 +238,7 @@ export const ROUTES: readonly Route[] = [
       ...LEASES,
       sudo: true,
       greedy: 'prefix',
+      aclKeepsSlash: true,
       fields: LEASE_REVOKE_PREFIX_FIELDS,
       reply: 'revoke',
     },

@@ -21,7 +21,7 @@
  * @module
  */
 import { conflict, invalidRequest } from '../errors.js';
-import { keyspace } from '../storage/keyspace.js';
+import { keyMs, keyspace } from '../storage/keyspace.js';
 import { errorText, type LeaseRecord, type Snapshot } from './lease.js';
 import {
   type LeaseContext,
@@ -161,7 +161,8 @@ export async function processDue(ctx: LeaseContext, time: number, id: string): P
   return exclusive(ctx, id, async () => {
     const snap = await readLease(ctx, id);
     const now = ctx.clock.now();
-    if (snap === undefined || snap.rec.due !== time) {
+    // As keys hold them: a clock may give fractions of a millisecond.
+    if (snap === undefined || keyMs(snap.rec.due) !== keyMs(time)) {
       if (now >= time + ORPHAN_GRACE_MS) await ctx.storage.delete(keyspace.leaseDue(time, id));
       return SKIPPED;
     }

@@ -80,7 +80,16 @@ export function parseArchiveKey(
   };
 }
 
+/**
+ * The time a key holds for `ms`: whole milliseconds, clamped to 13 digits. A
+ * time read back from a key equals `keyMs` of the time it was written with.
+ * @internal
+ */
+export function keyMs(ms: number): number {
+  return Math.min(Math.max(Math.trunc(ms), 0), 9_999_999_999_999);
+}
+
 /** A time in ms as 13 digits (clamped), so keys sort in time order up to the year 2286. */
 function ms13(ms: number): string {
-  return String(Math.min(Math.max(Math.trunc(ms), 0), 9_999_999_999_999)).padStart(13, '0');
+  return String(keyMs(ms)).padStart(13, '0');
 }

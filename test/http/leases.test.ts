@@ -281,6 +281,42 @@ describe('revoke-prefix (sudo; active → revoked)', () => {
   });
 });
 
+describe('revoke-prefix and revoke-force: the ACL path keeps a trailing slash, as Vault', () => {
+  it('a rule on …/db/* grants …/db/ (what `vault lease revoke -prefix db/` sends); one on …/db alone does not', async () => {
+    const rootCtx = (await t.tokens.authenticate(t.root)) as TokenContext;
+    const write = (name: string, hcl: string) =>
+      req('PUT', `/sys/policy/${name}`, { policy: hcl }).then((r) => expect(r.status).toBe(204));
+    await write(
+      'db-glob',
+      `path "sys/leases/revoke-prefix/db/*" { capabilities = ["update", "sudo"] }
+path "sys/leases/revoke-force/db/*" { capabilities = ["update", "sudo"] }`,
+    );
+    await write(
+      'db-exact',
+      `path "sys/leases/revoke-prefix/db" { capabilities = ["update", "sudo"] }`,
+    );
+    const token = async (policy: string) =>
+      (await t.tokens.create(rootCtx, { policies: [policy], ttl: '1h' })).client_token;
+    const glob = await token('db-glob');
+    const exact = await token('db-exact');
+    const a = await issue('db/creds/ro');
+    await refused(req('POST', '/sys/leases/revoke-prefix/db/', {}, exact), 403, /denied/);
+    expect((await req('POST', '/sys/leases/revoke-prefix/db', {}, exact)).status).toBe(204);
+    expect(t.revoked.map((l) => l.lease_id)).toEqual([a.lease_id]);
+    const b = await issue('db/creds/ro');
+    await refused(req('POST', '/sys/leases/revoke-prefix/db', {}, glob), 403, /denied/);
+    expect((await req('POST', '/sys/leases/revoke-prefix/db/', {}, glob)).status).toBe(204);
+    const c = await issue('db/creds/ro');
+    expect((await req('POST', '/sys/leases/revoke-force/db/?x=1', {}, glob)).status).toBe(204);
+    expect(t.revoked.map((l) => l.lease_id)).toEqual([a.lease_id, b.lease_id, c.lease_id]);
+    await refused(
+      req('POST', '/sys/leases/lookup', { lease_id: c.lease_id }),
+      400,
+      'invalid lease',
+    );
+  });
+});
+
 describe('revoke-force (sudo; active → revoked, backend errors ignored)', () => {
   it('403 without sudo; with sudo the leases are removed although the revoker fails', async () => {
     const a = await issue('db/creds/ro');
