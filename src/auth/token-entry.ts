@@ -27,9 +27,16 @@ export const K = {
 /** Vault's lease path of a token: leases are `auth/token/create/<id>`. @internal */
 export const TOKEN_LEASE_PATH = 'auth/token/create';
 /**
- * The issue request of a token's own lease: at {@link TOKEN_LEASE_PATH}, an
- * auth lease whose data names the token by its accessor (so revoking the
- * lease revokes the token, token-revoke.ts `bindLeases`).
+ * The path of a token made through `auth/token/create-orphan`, its entry's
+ * and its lease's (Vault's `handleCreateCommon` records the route's path).
+ * @internal
+ */
+export const TOKEN_ORPHAN_PATH = 'auth/token/create-orphan';
+/**
+ * The issue request of a token's own lease: at the path the token was made
+ * on ({@link TOKEN_LEASE_PATH} or {@link TOKEN_ORPHAN_PATH}), an auth lease
+ * whose data names the token by its accessor (so revoking the lease revokes
+ * the token, token-revoke.ts `bindLeases`).
  * @param maxTtl - the lease's own max TTL in seconds (0: the lease manager's).
  * @internal
  */
@@ -38,14 +45,18 @@ export const tokenLease = (
   ttl: number,
   maxTtl: number,
   renewable: boolean,
+  path: string,
 ): IssueRequest => ({
-  path: TOKEN_LEASE_PATH,
+  path,
   ttl,
   max_ttl: maxTtl,
   renewable,
   auth: true,
   data: { accessor },
 });
+/** The lease path of a token's entry (the path it was made on). @internal */
+export const leasePathOf = (entry: { readonly path: string }): string =>
+  entry.path === TOKEN_ORPHAN_PATH ? TOKEN_ORPHAN_PATH : TOKEN_LEASE_PATH;
 /** What a chosen token id may be: 1–512 printable ASCII characters. */
 const PRINTABLE_ID = /^[\x21-\x7e]{1,512}$/;
 

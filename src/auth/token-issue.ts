@@ -27,6 +27,7 @@ import {
   ROOT_PATH,
   type StoredToken,
   TOKEN_LEASE_PATH,
+  TOKEN_ORPHAN_PATH,
   type TokenAuth,
   type TokenContext,
   type TokenCreateRequest,
@@ -148,9 +149,11 @@ export async function issueChild(
     if (await ctx.entries.read(hash, true)) throw duplicateId();
   }
   const accessor = ctx.salt.random(24);
+  // The path it is made on, as Vault's `handleCreateCommon`: its lease's too.
+  const path = options.orphan === true ? TOKEN_ORPHAN_PATH : TOKEN_LEASE_PATH;
   const lease =
     ctx.leases && ttl > 0
-      ? await ctx.leases.issue(tokenLease(accessor, ttl, plan.cap, renewable))
+      ? await ctx.leases.issue(tokenLease(accessor, ttl, plan.cap, renewable, path))
       : undefined;
   const entry: StoredToken = {
     v: 1,
@@ -158,7 +161,7 @@ export async function issueChild(
     accessor,
     policies: plan.policies,
     parent: plan.orphan ? '' : parent.hash,
-    path: TOKEN_LEASE_PATH,
+    path,
     display_name: plan.displayName,
     meta: plan.meta,
     creation_time: Math.floor(now / 1000),

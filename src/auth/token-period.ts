@@ -20,7 +20,7 @@ import { cappedWarning, humanDuration } from '../leases/lease.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
 import { durationSeconds, goDuration, parseDurationSeconds } from '../request.js';
 import { weakString } from '../weak-decode.js';
-import { type StoredToken, tokenLease } from './token-entry.js';
+import { leasePathOf, type StoredToken, tokenLease } from './token-entry.js';
 
 /** The lease manager's refusal once a lease's max TTL has passed (Vault's text). */
 const PAST_MAX = 'past the max TTL, cannot renew';
@@ -142,7 +142,13 @@ export async function renewPeriodLease(
   }
   // The same lease as at creation (token-issue.ts): a periodic token's max is its explicit max.
   const fresh = await leases.issue(
-    tokenLease(entry.accessor, seconds, entry.explicit_max_ttl, entry.renewable),
+    tokenLease(
+      entry.accessor,
+      seconds,
+      entry.explicit_max_ttl,
+      entry.renewable,
+      leasePathOf(entry),
+    ),
   );
   if (fresh.lease_duration > granted) return fresh.lease_id;
   // The lease manager's max TTL is below the period: no lease lasts longer; keep the old one.

@@ -20,9 +20,16 @@
 import { fromUtf8, utf8 } from '../encoding.js';
 import { TransitError } from '../errors.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
+import type { RevokableLease } from '../leases/types.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { REVOKING, type TokenEntries } from './token-entries.js';
-import { CAS_RETRIES, K, type StoredToken, TOKEN_LEASE_PATH } from './token-entry.js';
+import {
+  CAS_RETRIES,
+  K,
+  type StoredToken,
+  TOKEN_LEASE_PATH,
+  TOKEN_ORPHAN_PATH,
+} from './token-entry.js';
 
 /** What revocation needs of a token store. @internal */
 export interface RevokeContext {
@@ -182,7 +189,7 @@ export function bindLeases(
   // Revoking (or expiring) a token's lease revokes the token. Idempotent: a token
   // already gone is a no-op. A lease the token's entry no longer names (a periodic
   // token's, taken over by a new lease at the lease manager's max TTL) revokes nothing.
-  ctx.leases?.registerRevoker(`${TOKEN_LEASE_PATH}/`, async (lease) => {
+  const revoker = async (lease: RevokableLease): Promise<void> => {
     const accessor = (lease.data as { accessor?: unknown } | undefined)?.accessor;
     if (typeof accessor !== 'string') return;
     const stored = await ctx.storage.get(K.accessor(accessor));
@@ -193,5 +200,7 @@ export function bindLeases(
     await revokeTree(ctx, hash, lease.lease_id);
     // Gone with its entry, unless an earlier revocation failed between the two deletes.
     await ctx.storage.delete(K.accessor(accessor));
-  });
+  };
+  ctx.leases?.registerRevoker(`${TOKEN_LEASE_PATH}/`, revoker);
+  ctx.leases?.registerRevoker(`${TOKEN_ORPHAN_PATH}/`, revoker);
 }
