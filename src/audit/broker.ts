@@ -309,9 +309,8 @@ export class AuditBroker {
           this.#logger.error('transitkit/audit: reloading the audit table failed', e);
         });
       });
-      // Subscribed first: the table read below is then no older than the feed.
+      // Subscribed first: the devices' table read below is then no older than the feed.
       await this.#watch.settled();
-      this.#caughtUp = this.#heard;
     }
     let table = await readTable(this.#storage);
     if (this.#sink && table.sink_salt === undefined) {
@@ -324,7 +323,9 @@ export class AuditBroker {
       this.#sinkHash = saltHasher(this.#backend, saltBytes(table.sink_salt));
       this.#sinkHashing = { hash: this.#sinkHash, tokens: tokenHasher(this.#sinkHash) };
     }
-    await this.#devices.apply(table);
+    // Read again in the devices' queue, as a notification's catch-up is: one that
+    // arrives meanwhile is applied after this, never under an older table.
+    await this.#catchUp();
   }
 
   /**

@@ -74,12 +74,10 @@ export class LiveSet {
     });
   }
 
-  /** Bring the devices in line with `table` (the one read at start). */
-  apply(table: AuditTable): Promise<void> {
-    return this.#serial(() => this.#apply(table));
-  }
-
-  /** Read the table again and bring the devices in line (another instance changed it). */
+  /**
+   * Read the table and bring the devices in line (at start, and after another
+   * instance changed it): read in the queue, so the last read is applied last.
+   */
   sync(): Promise<void> {
     return this.#serial(async () => {
       if (this.#o.closed()) return;

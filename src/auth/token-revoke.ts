@@ -150,15 +150,17 @@ export async function revokeOrphan(ctx: RevokeContext, hash: string): Promise<vo
       await ctx.storage.delete(K.child(hash, child));
     }
   };
+  // Marked first, as revokeTree: it stops authenticating, so no lease is issued
+  // with it after the listing below (which then finds them all), and a child
+  // made under it after the first pass revokes itself (token-issue.ts `issueChild`).
+  const entry = await markRevoking(ctx, hash);
   await orphanChildren();
   // The leases issued with it before the entry goes (see revokeTree).
   await ctx.leases?.revokeByTokenKey(hash);
-  const found = await ctx.entries.read(hash, true);
-  if (found) await dropEntry(ctx, hash, found.entry);
-  // Again now the token is gone: a child stored meanwhile is orphaned too (one stored
-  // later sees its parent gone and revokes itself, token-issue.ts `issueChild`).
+  if (entry) await dropEntry(ctx, hash, entry);
+  // Again now the token is gone: a child stored meanwhile is orphaned too.
   await orphanChildren();
-  if (found?.entry.lease_id !== undefined) await revokeOwnLease(ctx, found.entry.lease_id);
+  if (entry?.lease_id !== undefined) await revokeOwnLease(ctx, entry.lease_id);
 }
 
 /** Rewrite a child's entry with no parent (compare-and-set; gone is fine). */

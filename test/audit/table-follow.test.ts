@@ -5,7 +5,9 @@
  * `watch` and kept its old device set, and a failed re-read after a
  * notification was only logged: its requests then went unaudited while
  * `GET sys/audit` listed the device. Now each entry reads the table first
- * while the feed is not live or a notification is not yet caught up.
+ * while the feed is not live or a notification is not yet caught up; and an
+ * instance opening while another enables a device never applies the table it
+ * read at start over a newer one a notification brought meanwhile.
  */
 import { describe, expect, it } from 'vitest';
 import { AuditBroker, MemoryStorage, type StorageAdapter } from '../../src/index.js';
@@ -24,9 +26,10 @@ function wrap(inner: MemoryStorage, over: Record<string, unknown>): StorageAdapt
 }
 
 const quiet = { error: () => undefined };
+const tick = () => new Promise((r) => setTimeout(r, 20));
 
 describe('two instances on one store', () => {
-  it('an instance whose watch failed still records to a device enabled elsewhere (or refuses to open)', async () => {
+  it('an instance whose watch failed still records to a device enabled elsewhere', async () => {
     const shared = new MemoryStorage();
     const rec = recorder();
     const a = await AuditBroker.open({
@@ -101,4 +104,53 @@ describe('two instances on one store', () => {
       await a.close();
     }
   }, 20_000);
+
+  it('an instance opening while another enables a device records to it once open returns', async () => {
+    const shared = new MemoryStorage();
+    const rec = recorder();
+    const a = await AuditBroker.open({
+      storage: shared,
+      devices: { mem: rec.factory },
+      logger: quiet,
+    });
+    let armed = true;
+    const racy = new Proxy(shared, {
+      get(t, p, r) {
+        if (p === 'get') {
+          return async (key: string) => {
+            const fromStart = new Error().stack?.includes('#start') ?? false;
+            if (armed && fromStart && key === 'sys/audit/table') {
+              armed = false;
+              const old = await shared.get(key); // the read's snapshot
+              await a.enable('shared', { type: 'mem' }); // committed and notified meanwhile
+              await tick(); // B's notification catch-up runs
+              return old;
+            }
+            return shared.get(key);
+          };
+        }
+        const v = Reflect.get(t, p, r);
+        return typeof v === 'function' ? v.bind(t) : v;
+      },
+    }) as unknown as StorageAdapter;
+    const b = await AuditBroker.open({
+      storage: racy,
+      devices: { mem: rec.factory },
+      logger: quiet,
+    });
+    try {
+      expect(armed).toBe(false);
+      expect(Object.keys(await b.list())).toEqual(['shared/']);
+      await tick();
+      let served = true;
+      await b.logRequest(request({ id: 'via-b' })).catch(() => {
+        served = false;
+      });
+      const recorded = rec.entries('shared/').some((e) => e.request.id === 'via-b');
+      expect({ served, recorded }).toEqual({ served: true, recorded: true });
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
 });

@@ -77,5 +77,10 @@ describe('pemBlocks', () => {
     expect(pemBlocks('-----BEGIN '.repeat(200_000))).toEqual([]);
     const beginHeaders = '-----BEGIN A: b-----\n'.repeat(50_000);
     expect(pemBlocks(`${beginHeaders}QUJD\n-----END A: b-----`)).toHaveLength(1);
+    // Each of those lines a BEGIN line too, before an empty body: no line retried from each.
+    expect(pemBlocks(`-----BEGIN X-----\n${beginHeaders}\n-----END A: b-----\n`)).toEqual([]);
+    expect(pemBlocks(`-----BEGIN X-----\n${beginHeaders}QUJD\n-----END A: b-----\n`)).toEqual([
+      expect.objectContaining({ label: 'A: b', hasHeaders: true }),
+    ]);
   });
 });

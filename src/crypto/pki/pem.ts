@@ -55,7 +55,13 @@ function beginLabel(line: string): string | undefined {
 /** Where an attempt at a block stopped. */
 type Attempt =
   | { readonly ok: true; readonly block: PemBlock; readonly end: number }
-  | { readonly ok: false; readonly at: number; readonly headersEnd: number };
+  | {
+      readonly ok: false;
+      readonly at: number;
+      readonly headersEnd: number;
+      /** It read a body and stopped at an END line of another label. */
+      readonly otherEnd: boolean;
+    };
 
 /**
  * Read the block whose BEGIN line is `lines[i]`: optional header lines
@@ -81,11 +87,34 @@ function attempt(lines: readonly string[], i: number, label: string): Attempt {
   while (j < lines.length && BASE64_LINE.test(lines[j] as string)) j++;
   const end = lines[j];
   if (j === bodyStart || end === undefined || !end.startsWith(`-----END ${label}${DASHES}`)) {
-    return { ok: false, at: j, headersEnd };
+    const otherEnd = j > bodyStart && end !== undefined && end.startsWith('-----END ');
+    return { ok: false, at: j, headersEnd, otherEnd };
   }
   const der = tryDecodeBase64(lines.slice(bodyStart, j).join(''));
   if (der === undefined) throw invalidRequest('malformed PEM block');
   return { ok: true, block: { label, hasHeaders, der }, end: j };
+}
+
+/**
+ * After the block at line `i` failed only at `endLine`, an END line of
+ * another label: the first BEGIN line among its header lines that starts a
+ * block ending there, if any. Such a line reads the same lines the same way
+ * from the next one on (a header line, not a continuation line, must follow
+ * it), so it starts a block exactly when the END line names its label:
+ * nothing is read twice.
+ */
+function innerBegin(
+  lines: readonly string[],
+  i: number,
+  headersEnd: number,
+  endLine: string,
+): number | undefined {
+  for (let k = i + 1; k < headersEnd; k++) {
+    const inner = beginLabel(lines[k] as string);
+    if (inner === undefined || !endLine.startsWith(`-----END ${inner}${DASHES}`)) continue;
+    if (k + 1 === headersEnd || HEADER.test(lines[k + 1] as string)) return k;
+  }
+  return undefined;
 }
 
 /**
@@ -96,7 +125,7 @@ function attempt(lines: readonly string[], i: number, label: string): Attempt {
  * Linear in the text: a failed block is not read again from each line inside
  * it. Only BEGIN lines among its header lines could still start a block
  * (other lines of a block are never BEGIN lines), and only when it failed at
- * an END line of another label: those alone are tried.
+ * an END line of another label: one of those is tried ({@link innerBegin}).
  * @throws TransitError `invalid_request` when a block's body is not strict base64.
  * @internal
  */
@@ -121,16 +150,9 @@ export function readPem(text: string): { blocks: PemBlock[]; after: string } {
       continue;
     }
     let tried = attempt(lines, i, label);
-    if (!tried.ok && lines[tried.at]?.startsWith('-----END ')) {
-      // A BEGIN line read as a header line may name the END line's label.
-      const endLine = lines[tried.at] as string;
-      const { headersEnd } = tried;
-      for (let k = i + 1; k < headersEnd && !tried.ok; k++) {
-        const inner = beginLabel(lines[k] as string);
-        if (inner === undefined || !endLine.startsWith(`-----END ${inner}${DASHES}`)) continue;
-        const again = attempt(lines, k, inner);
-        if (again.ok) tried = again;
-      }
+    if (!tried.ok && tried.otherEnd) {
+      const k = innerBegin(lines, i, tried.headersEnd, lines[tried.at] as string);
+      if (k !== undefined) tried = attempt(lines, k, beginLabel(lines[k] as string) as string);
     }
     if (tried.ok) {
       blocks.push(tried.block);

@@ -132,16 +132,18 @@ function checkMlDsaPublicBits(k: MlDsaPublicKey): Uint8Array {
 
 /**
  * Refuse an Ed25519 public key of small order (the identity and the other
- * seven torsion points). Such a key has no private key, and OpenSSL's
- * cofactorless check (the node backend) accepted the signature R = identity,
- * S = 0 under it for every message, where noble's refuses it: no backend may
- * accept a forgery. (Go, so Vault, imports it.) A key that is no point at all
- * verifies nothing on either backend and is left to them.
+ * seven torsion points), in any encoding OpenSSL reads, the non-canonical
+ * ones (y ≥ p, a sign bit on x = 0) included: decoded as ZIP 215 does. Such
+ * a key has no private key, and OpenSSL's cofactorless check (the node
+ * backend) accepted the signature R = identity, S = 0 under it for every
+ * message, where noble's refuses it: no backend may accept a forgery. (Go,
+ * so Vault, imports it.) A key that is no point at all verifies nothing on
+ * either backend and is left to them.
  */
 function refuseSmallOrder(bits: Uint8Array, what: string): void {
   let small: boolean;
   try {
-    small = ed25519.Point.fromBytes(bits).isSmallOrder();
+    small = ed25519.Point.fromBytes(bits, true).isSmallOrder();
   } catch {
     return;
   }
