@@ -68,9 +68,40 @@ export async function loadSettings(e: Engine): Promise<void> {
   e.store.setCacheSize(e.settings.cache_size);
 }
 
-/** A load in flight read the settings before this instance wrote them: discard it. */
-function supersedeLoads(e: Engine): void {
-  loads.set(e, (loads.get(e) ?? 0) + 1);
+/**
+ * Write a setting, then apply it here. A load started before the write read
+ * older settings: it is discarded, and `apply` sets what was written. But a
+ * load started while the write was in flight (a change notification) may
+ * come from another instance's later write: storage decides then, read again
+ * (applying this write's value over it would keep the older one here, with
+ * no notification left to correct it).
+ */
+async function writeSetting(
+  e: Engine,
+  path: string,
+  value: Record<string, unknown>,
+  apply: () => void,
+): Promise<void> {
+  const before = loads.get(e) ?? 0;
+  await e.storage.put(path, utf8(JSON.stringify(value)));
+  if ((loads.get(e) ?? 0) !== before) {
+    await loadSettings(e);
+    return;
+  }
+  loads.set(e, before + 1);
+  apply();
+}
+
+/**
+ * Whether upsert is disabled, as storage says now: read on the one path it
+ * decides (creating a missing key on encrypt), so a change made on another
+ * instance holds here at once, whatever this instance's change feed does.
+ * @throws TransitError `internal` when the setting cannot be read (no upsert then).
+ * @internal
+ */
+export async function upsertDisabled(e: Engine): Promise<boolean> {
+  if (e.settings.disable_upsert) return true;
+  return (await readJson(e, keyspace.keysConfig))?.disable_upsert === true;
 }
 
 /** @internal */
@@ -81,9 +112,9 @@ export function readKeysConfig(e: Engine): KeysConfig {
 /** @internal */
 export async function writeKeysConfig(e: Engine, req: Partial<KeysConfig>): Promise<KeysConfig> {
   const v = optBool(KEYS_CONFIG_FIELDS.request(req).disable_upsert, 'disable_upsert') ?? false;
-  await e.storage.put(keyspace.keysConfig, utf8(JSON.stringify({ disable_upsert: v })));
-  supersedeLoads(e);
-  e.settings.disable_upsert = v;
+  await writeSetting(e, keyspace.keysConfig, { disable_upsert: v }, () => {
+    e.settings.disable_upsert = v;
+  });
   return { disable_upsert: v };
 }
 
@@ -98,9 +129,9 @@ export async function writeCacheConfig(e: Engine, req: Partial<CacheConfig>): Pr
   if (size !== 0 && size < MIN_CACHE_SIZE) {
     throw invalidRequest('size must be 0 or a value greater or equal to 10');
   }
-  await e.storage.put(keyspace.cacheConfig, utf8(JSON.stringify({ size })));
-  supersedeLoads(e);
-  e.settings.cache_size = size;
-  e.store.setCacheSize(size);
+  await writeSetting(e, keyspace.cacheConfig, { size }, () => {
+    e.settings.cache_size = size;
+    e.store.setCacheSize(size);
+  });
   return { size };
 }

@@ -18,6 +18,7 @@ import { batchErrorCodes } from '../result-meta.js';
 import { schemaFor } from '../schema.js';
 import { optionKeys, refuseUnknownOptions } from '../util/options.js';
 import { optionalBatch, runBatch } from './batch.js';
+import { upsertDisabled } from './config.js';
 import { type Engine, requireKey } from './engine.js';
 import * as F from './fields.js';
 import { buildPolicy } from './keys.js';
@@ -189,7 +190,7 @@ async function encryptUncached(
 ): Promise<EncryptResult> {
   const existing = await e.store.get(name);
   if (existing) return encryptWith(e, existing, r, batch);
-  if (!upsertAllowed || e.settings.disable_upsert) throw invalidRequest(NOT_FOUND);
+  if (!upsertAllowed || (await upsertDisabled(e))) throw invalidRequest(NOT_FOUND);
   const pending = await pendingKey(e, name, r, batch?.[0] ?? r);
   const result = await encryptWith(e, pending, r, batch);
   if (batch && batchErrorCodes(result).length === batch.length) return result;
