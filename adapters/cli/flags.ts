@@ -6,6 +6,7 @@
  */
 
 import { isApiAddr } from '../../src/node/leader-advert.js';
+import { isPathOption, mountConflict } from '../http/path-option.js';
 
 /** A usage error (exit status 2). */
 export class UsageError extends Error {
@@ -67,6 +68,22 @@ export function positiveInt(value: string, flag: string): number {
     throw new UsageError(`--${flag} must be a positive integer`);
   }
   return n;
+}
+
+/**
+ * The transit mount (`--mount`, config `mount`): a path such as `/v1/transit`,
+ * below `/v1` but not under `/v1/sys` or `/v1/auth`.
+ * @param what - the source as the message names it.
+ * @throws UsageError otherwise.
+ * @internal
+ */
+export function parseMount(value: unknown, what = '--mount'): string {
+  if (!isPathOption(value)) {
+    throw new UsageError(`${what} must be a path such as /v1/transit (no trailing slash)`);
+  }
+  const conflict = mountConflict(value, '/v1');
+  if (conflict !== undefined) throw new UsageError(`${what}: ${conflict}`);
+  return value;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   parseApiAddr,
   parseDurationMs,
   parseListen,
+  parseMount,
   positiveInt,
   UsageError,
 } from './flags.js';
@@ -167,7 +168,7 @@ export function parseServerArgs(
         args.config = value;
         break;
       case 'mount':
-        args.mount = value;
+        args.mount = parseMount(value);
         break;
       case 'root-key-file':
         args.rootKeyFile = value;
@@ -204,6 +205,9 @@ export function parseServerArgs(
   }
   if (args.initialRootToken !== undefined && args.rootKeyFile === undefined) {
     throw new UsageError('--initial-root-token needs --root-key-file');
+  }
+  if (args.initialRootToken !== undefined && args.dev) {
+    throw new UsageError('--initial-root-token does not go with --dev: use --dev-root-token');
   }
   checkLeaderTiming(args.leaderTtlMs, args.leaderRefreshMs);
   return { kind: 'server', args };

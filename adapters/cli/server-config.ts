@@ -5,7 +5,9 @@
  * @module
  */
 import { readFile } from 'node:fs/promises';
-import { parseApiAddr, parseDurationMs, UsageError } from './flags.js';
+import { policyName } from '../../src/auth/acl-policies.js';
+import { parsePolicy } from '../../src/auth/policy-hcl.js';
+import { parseApiAddr, parseDurationMs, parseMount, UsageError } from './flags.js';
 
 /** The JSON config file. */
 export interface ConfigFile {
@@ -66,17 +68,40 @@ export async function loadConfig(file: string | undefined): Promise<ConfigFile> 
   for (const [key, value] of Object.entries(doc)) {
     if (!CONFIG_KEYS.has(key))
       throw new UsageError(`config ${file}: unknown key ${JSON.stringify(key)}`);
-    // The rest are checked where they are used (durations, the metrics switch, limits).
+    // The rest are checked where they are used (durations, the metrics and prefixing switches).
     if (STRING_KEYS.has(key) && typeof value !== 'string') {
       throw new UsageError(`config ${file}: ${key} must be a string`);
     }
     if (key === 'api_addr') parseApiAddr(value as string, `config ${file}: api_addr`);
+    if (key === 'mount') parseMount(value, `config ${file}: mount`);
     if (
-      key === 'policies' &&
-      (typeof value !== 'object' || value === null || Array.isArray(value))
+      (key === 'max_request_bytes' || key === 'max_stream_bytes') &&
+      (!Number.isSafeInteger(value) || (value as number) < 1)
     ) {
-      throw new UsageError(`config ${file}: policies must be an object of name to policy`);
+      throw new UsageError(`config ${file}: ${key} must be a positive integer`);
     }
+    if (key === 'policies') checkPolicies(value, `config ${file}: policies`);
   }
   return doc as ConfigFile;
+}
+
+/**
+ * The config's policies, each parsed as a policy write would (checked here,
+ * before storage is opened: found at unseal, a bad one failed a start-up that
+ * had just initialised a store, and its one-time secrets were never shown).
+ */
+function checkPolicies(value: unknown, what: string): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new UsageError(`${what} must be an object of name to policy`);
+  }
+  for (const [name, policy] of Object.entries(value)) {
+    try {
+      if (policyName(name) === 'root') throw new Error('cannot update "root" policy');
+      const text = typeof policy === 'string' ? policy : JSON.stringify(policy);
+      if (typeof text !== 'string' || text.trim() === '') throw new Error('empty policy');
+      parsePolicy(text);
+    } catch (e) {
+      throw new UsageError(`${what}.${name}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
 }

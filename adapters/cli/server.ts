@@ -51,7 +51,9 @@
  *   logs the root key.
  * @module
  */
+
 import { readFile } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
 import { MemoryStorage, type StorageAdapter, TransitNode } from '../../src/index.js';
 import { nodeAuditDevices } from '../audit/index.js';
 import { FileStorage } from '../file/index.js';
@@ -246,6 +248,33 @@ export async function startServer(
     });
     node = transitNode;
     rootKey?.fill(0);
+    // Listening before the store is touched, as Vault binds its listeners before
+    // `operator init`: a port in use (or any other failure here) stops start-up
+    // before a new store is initialised, so no one-time secret is made unshown.
+    // Until start-up's own steps are done (start, the dev init and unseal, the
+    // dev root token), every request is answered 503: none can race them (a
+    // client's sys/init before the dev server's own would take its store).
+    const mount = args.mount ?? config.mount ?? '/v1/transit';
+    const handler = createHandler(transitNode, {
+      mount,
+      maxRequestBytes: args.maxRequestBytes ?? config.max_request_bytes,
+      maxStreamBytes: args.maxStreamBytes ?? config.max_stream_bytes,
+      version,
+      logger: { error: (message, error) => console.error(message, error) },
+      metrics,
+      unauthenticatedMetricsAccess: openMetrics,
+    });
+    let ready = false;
+    server = createServer((req, res) => {
+      if (ready) handler.node(req, res);
+      else starting(res);
+    });
+    const { url } = await step(server.listen(port, host));
+    let scrapeUrl: string | undefined;
+    if (metricsAddr) {
+      scrape = createServer(metricsListener(metrics), { listMethod: false });
+      scrapeUrl = (await step(scrape.listen(metricsAddr.port, metricsAddr.host))).url;
+    }
     // A stop while the node writes a new store lets it finish (the node runs one
     // operation at a time, and close() waits its turn): no half-initialised store.
     const started = await step(transitNode.start(), (late) => {
@@ -274,26 +303,10 @@ export async function startServer(
     ) {
       root = await step(transitNode.tokens.createRoot({ id: args.devRootToken }));
     }
-    const mount = args.mount ?? config.mount ?? '/v1/transit';
-    const handler = createHandler(transitNode, {
-      mount,
-      maxRequestBytes: args.maxRequestBytes ?? config.max_request_bytes,
-      maxStreamBytes: args.maxStreamBytes ?? config.max_stream_bytes,
-      version,
-      logger: { error: (message, error) => console.error(message, error) },
-      metrics,
-      unauthenticatedMetricsAccess: openMetrics,
-    });
-    server = createServer(handler);
-    const { url } = await step(server.listen(port, host));
-    let scrapeUrl: string | undefined;
-    if (metricsAddr) {
-      scrape = createServer(metricsListener(metrics), { listMethod: false });
-      scrapeUrl = (await step(scrape.listen(metricsAddr.port, metricsAddr.host))).url;
-    }
     // The last step that waits: from here to the return nothing stops start-up,
     // so the lines below (one-time secrets among them) are printed whole or not at all.
     const status = await step(transitNode.sealStatus());
+    ready = true;
     print(`==> transitkit server started: ${url}`);
     print(
       `    Storage: ${opened.label}${args.dev && storageSpec === 'memory' ? ' (dev mode: lost on exit)' : ''}`,
@@ -337,6 +350,23 @@ export async function startServer(
     const storageClosed =
       storage?.close === undefined || (await settlesBy(storage.close(), deadline));
     if (e instanceof StartupStopped) throw new StartupStopped(nodeClosed && storageClosed, unshown);
+    if (unshown !== undefined) {
+      console.error(
+        `transitkit: start-up failed after it initialised the store; its ${unshown} (shown once) was not printed; the store holds nothing else yet: remove it and start again`,
+      );
+    }
     throw e;
   }
+}
+
+/** The answer to a request that comes while start-up still runs its own steps. */
+function starting(res: ServerResponse): void {
+  const body = JSON.stringify({ errors: ['transitkit is starting; retry shortly'] });
+  res.writeHead(503, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'retry-after': '1',
+    'cache-control': 'no-store',
+  });
+  res.end(body);
 }

@@ -15,6 +15,7 @@
  * `transitkit/http/node`.
  * @packageDocumentation
  */
+
 import type { Clock, Transit } from 'transitkit';
 import { systemClock } from '../../src/clock.js';
 import { invalidRequest } from '../../src/errors.js';
@@ -26,6 +27,7 @@ import { type KoaMiddleware, toKoaMiddleware } from './koa.js';
 import type { MetricsExporter } from './metrics.js';
 import { type NodeHandler, toNodeHandler } from './node.js';
 import type { UnknownFields } from './params.js';
+import { isPathOption, mountConflict } from './path-option.js';
 import { type HandlerServices, isNode } from './source.js';
 
 // Tokens and ACL policies live in the core (a `TransitNode` makes them); they
@@ -159,7 +161,7 @@ function checkExporter(m: unknown): MetricsExporter | undefined {
 
 function pathOption(value: unknown, name: string, dflt: string): string {
   const v = value === undefined ? dflt : value;
-  if (typeof v !== 'string' || !/^(\/[A-Za-z0-9_.~-]+)+$/.test(v)) {
+  if (!isPathOption(v)) {
     throw invalidRequest(`${name} must be a path such as ${dflt} (no trailing slash)`);
   }
   return v;
@@ -230,9 +232,13 @@ export function createHandler(
   if (typeof openMetrics !== 'boolean') {
     throw invalidRequest('unauthenticatedMetricsAccess must be a boolean');
   }
+  const mount = pathOption(options.mount, 'mount', '/v1/transit');
+  const apiPrefix = pathOption(options.apiPrefix, 'apiPrefix', '/v1');
+  const conflict = mountConflict(mount, apiPrefix);
+  if (conflict !== undefined) throw invalidRequest(conflict);
   const dispatch = createDispatch(services, {
-    mount: pathOption(options.mount, 'mount', '/v1/transit'),
-    apiPrefix: pathOption(options.apiPrefix, 'apiPrefix', '/v1'),
+    mount,
+    apiPrefix,
     maxRequestBytes: max,
     maxStreamBytes: maxStream,
     jsonLimits: resolveJsonLimits(options.jsonLimits),

@@ -268,6 +268,24 @@ describe('options', () => {
     expect((await send('/v1/transit/encrypt/k'))?.status).toBe(404);
   });
 
+  it('refuses a mount that is not a path, the API prefix itself, or under its sys or auth paths', async () => {
+    const s = await services();
+    for (const mount of [
+      'transit',
+      '/v1/transit/',
+      '/v1',
+      '/v1/sys',
+      '/v1/sys/transit',
+      '/v1/auth/t',
+    ]) {
+      expect(() => createHandler(s.services, { mount }), mount).toThrow(/mount must/);
+    }
+    expect(() => createHandler(s.services, { mount: '/v1/system' })).not.toThrow();
+    expect(() => createHandler(s.services, { apiPrefix: '/api', mount: '/api/sys/x' })).toThrow(
+      /under \/api\/sys/,
+    );
+  });
+
   it("unknownFields: 'reject' refuses undeclared fields with 400", async () => {
     const s = await services();
     const h = createHandler(s.services, { unknownFields: 'reject' });
