@@ -19,12 +19,19 @@ import type { CryptoBackend } from '../crypto/backend.js';
 import { LeaseManager } from '../leases/lease-manager.js';
 import type { Barrier } from '../storage/barrier.js';
 import { Transit } from '../transit/transit.js';
+import { type ClusterInfo, loadClusterInfo } from './cluster-info.js';
 import { advertiseLeader } from './leader-advert.js';
 import { auditFailureCounter } from './node-metrics.js';
 import type { NodeServices, TransitNodeOptions } from './types.js';
 
 /** Each open period's leader advertisement (leader-advert.ts), stopped by {@link closeServices}. */
 const advertising = new WeakMap<NodeServices, () => void>();
+/** Each open period's cluster identity (cluster-info.ts), read at unseal. */
+const clusters = new WeakMap<NodeServices, ClusterInfo>();
+
+/** The cluster identity `services` were opened with, if the store has one. @internal */
+export const clusterOf = (services: NodeServices): ClusterInfo | undefined =>
+  clusters.get(services);
 
 /** Build and start the services on an unsealed barrier. @internal */
 export async function openServices(
@@ -74,6 +81,8 @@ export async function openServices(
     throw e;
   }
   const services = { transit, tokens, policies, leases, audit };
+  const cluster = await loadClusterInfo(barrier);
+  if (cluster) clusters.set(services, cluster);
   // Before the first tick, which may take the lock: every gain names this node's address.
   // Undone on close: a caller's own Leadership outlives this period.
   advertising.set(services, advertiseLeader(barrier, leases.leadership, options.apiAddr ?? ''));

@@ -48,6 +48,7 @@ import { resolveBackend } from '../transit/options.js';
 import { Transit } from '../transit/transit.js';
 import { serial } from '../util/serial.js';
 import { PACKAGE_VERSION } from '../version.js';
+import type { HealthState } from './health.js';
 import { initializeStore } from './initialize.js';
 import {
   KEYRING_PATH,
@@ -62,7 +63,7 @@ import { NodeKeys } from './node-keys.js';
 import { nodeMetrics } from './node-metrics.js';
 import { UnsealProgress } from './progress.js';
 import { sealedRef } from './sealed-ref.js';
-import { closeServices, openServices } from './services.js';
+import { closeServices, clusterOf, openServices } from './services.js';
 import { checkShareParams, combineShares, decodeShare, shareOut } from './shares.js';
 import { sealedStatus } from './status.js';
 import type {
@@ -297,11 +298,21 @@ export class TransitNode {
     return this.#status(doc);
   }
 
-  /** The node state for `sys/health`: initialised, sealed, standby. */
-  async health(): Promise<{ initialized: boolean; sealed: boolean; standby: boolean }> {
+  /**
+   * The node state for `sys/health`: initialised, sealed, standby, and while
+   * unsealed the store's cluster name and id (the same on every node).
+   */
+  async health(): Promise<HealthState> {
     const { initialized } = await this.initStatus();
     const live = this.#live;
-    return { initialized, sealed: !live, standby: live ? !live.leases.isLeader() : false };
+    if (!live) return { initialized, sealed: true, standby: false };
+    const state: HealthState = { initialized, sealed: false, standby: !live.leases.isLeader() };
+    const cluster = clusterOf(live);
+    if (cluster) {
+      state.cluster_name = cluster.name;
+      state.cluster_id = cluster.id;
+    }
+    return state;
   }
 
   /**

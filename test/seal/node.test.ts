@@ -310,7 +310,11 @@ describe('seal', () => {
     // The leader lock was released: another node takes it at once.
     const other = new TransitNode({ storage, rootKey: new Uint8Array(32).fill(7) });
     await other.start();
-    expect(await other.health()).toEqual({ initialized: true, sealed: false, standby: false });
+    expect(await other.health()).toMatchObject({
+      initialized: true,
+      sealed: false,
+      standby: false,
+    });
     // A sealed auto-unseal node dropped its copy of the root key.
     await expect(node.start()).rejects.toMatchObject({ code: 'sealed' });
     await other.close();
@@ -387,8 +391,12 @@ describe('auto-unseal', () => {
     const b = newNode(storage, { rootKey: rootKey() });
     await a.start();
     await b.start();
-    expect(await a.health()).toEqual({ initialized: true, sealed: false, standby: false });
-    expect(await b.health()).toEqual({ initialized: true, sealed: false, standby: true });
+    const ha = await a.health();
+    expect(ha).toMatchObject({ initialized: true, sealed: false, standby: false });
+    // One cluster: the same name and id on both nodes (made once, kept in the store).
+    expect(ha.cluster_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ha.cluster_name).toBe(`vault-cluster-${ha.cluster_id?.slice(0, 8)}`);
+    expect(await b.health()).toEqual({ ...ha, standby: true });
     await a.seal(); // releases the lock; b takes it at its next tick
     await b.leases.tick();
     expect(await b.health()).toMatchObject({ standby: false });
