@@ -50,9 +50,13 @@ function goBool(v: string | null): boolean | null {
   return null;
 }
 
-/** strconv.Atoi (within 200..599 here); `null` when invalid. */
+/**
+ * strconv.Atoi (within 200..599 here); `null` when invalid. A parameter given
+ * empty (`?standbycode=`, a bare `?sealedcode`) is invalid: Vault parses every
+ * code parameter present, and `Atoi("")` fails.
+ */
 function code(v: string | null, dflt: number): number | null {
-  if (v === null || v === '') return dflt;
+  if (v === null) return dflt;
   if (!/^[+-]?[0-9]{1,10}$/.test(v)) return null;
   const n = Number(v);
   return n >= 200 && n <= 599 ? n : null;
