@@ -54,3 +54,22 @@ export async function eventually(
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/** A storage whose `n`-th delete of a token entry, once armed, fails. */
+export class FailingEntryDelete extends StorageView {
+  armed = false;
+  #deletes = 0;
+  constructor(
+    inner: MemoryStorage,
+    readonly n: number,
+  ) {
+    super(inner);
+  }
+  override async delete(key: string): Promise<void> {
+    if (this.armed && key.startsWith('auth/token/id/') && ++this.#deletes === this.n) {
+      this.armed = false;
+      throw new Error('simulated storage outage');
+    }
+    return this.inner.delete(key);
+  }
+}

@@ -10,26 +10,7 @@ import type { TokenContext } from '../../src/auth/token-entry.js';
 import { TokenStore } from '../../src/auth/token-store.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { StorageView } from '../helpers/storage-view.js';
-
-/** A storage whose `n`-th delete of a token entry, once armed, fails. */
-class FailingEntryDelete extends StorageView {
-  armed = false;
-  #deletes = 0;
-  constructor(
-    inner: MemoryStorage,
-    readonly n: number,
-  ) {
-    super(inner);
-  }
-  override async delete(key: string): Promise<void> {
-    if (this.armed && key.startsWith('auth/token/id/') && ++this.#deletes === this.n) {
-      this.armed = false;
-      throw new Error('simulated storage outage');
-    }
-    return this.inner.delete(key);
-  }
-}
+import { FailingEntryDelete } from './flaky-storage.js';
 
 it('a half-failed revocation is finished by a retry by accessor', async () => {
   const clock = new FakeClock();
