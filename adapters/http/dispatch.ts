@@ -91,8 +91,11 @@ export interface DispatchOptions {
   auth: boolean;
   logger: Logger;
   version: string;
-  clusterName: string;
-  clusterId: string;
+  /** Health's `cluster_name` and `cluster_id` as the handler's options give them (they win over the node's). */
+  clusterName: string | undefined;
+  clusterId: string | undefined;
+  /** Health's `cluster_id` when neither the options nor the node give one: random per handler. */
+  fallbackClusterId: string;
   /** The time source of health's `server_time_utc`. */
   clock: Clock;
   /** Serves `sys/metrics` and records each request (metrics.ts); absent: neither. */

@@ -62,6 +62,16 @@ function code(v: string | null, dflt: number): number | null {
   return n >= 200 && n <= 599 ? n : null;
 }
 
+/** What health reports when the node does not say: the handler's options and defaults. @internal */
+export interface HealthDefaults {
+  readonly version: string;
+  /** Given by the handler's options: wins over the node's. */
+  readonly clusterName: string | undefined;
+  readonly clusterId: string | undefined;
+  /** When neither the options nor the node give an id. */
+  readonly fallbackClusterId: string;
+}
+
 /**
  * The status and body of a health request; `status: 400, body: undefined`
  * means Vault's 400 `{"errors":[]}`. `fields` are the request's query
@@ -73,7 +83,7 @@ export function healthReply(
   state: HealthState,
   fields: Readonly<Record<string, unknown>>,
   nowMs: number,
-  defaults: { version: string; clusterName: string; clusterId: string },
+  defaults: HealthDefaults,
 ): { status: number; body: HealthBody | undefined } {
   const q = (name: string): string | null => {
     const v = fields[name];
@@ -111,8 +121,9 @@ export function healthReply(
     version: state.version ?? defaults.version,
   };
   if (state.initialized && !state.sealed) {
-    body.cluster_name = state.cluster_name ?? defaults.clusterName;
-    body.cluster_id = state.cluster_id ?? defaults.clusterId;
+    // The handler's options win, then the node's (the store's), then the defaults.
+    body.cluster_name = defaults.clusterName ?? state.cluster_name ?? 'transitkit';
+    body.cluster_id = defaults.clusterId ?? state.cluster_id ?? defaults.fallbackClusterId;
   }
   return { status, body };
 }

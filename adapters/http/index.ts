@@ -104,9 +104,15 @@ export interface HandlerOptions {
   logger?: Logger;
   /** `version` of the health body. Default: the package version (as `transitkit server` reports). */
   version?: string;
-  /** `cluster_name` of the health body. Default `transitkit`. */
+  /**
+   * `cluster_name` of the health body. Default: a `TransitNode`'s (its store's,
+   * the same on every node), else `transitkit`.
+   */
   clusterName?: string;
-  /** `cluster_id` of the health body. Default: a random UUID per handler. */
+  /**
+   * `cluster_id` of the health body. Default: a `TransitNode`'s (its store's),
+   * else a random UUID per handler.
+   */
   clusterId?: string;
   /** Time source of the health body's `server_time_utc`. Default: the wall clock. */
   clock?: Clock;
@@ -246,8 +252,9 @@ export function createHandler(
     auth,
     logger: options.logger ?? console,
     version: options.version ?? PACKAGE_VERSION,
-    clusterName: options.clusterName ?? 'transitkit',
-    clusterId: options.clusterId ?? globalThis.crypto.randomUUID(),
+    clusterName: options.clusterName,
+    clusterId: options.clusterId,
+    fallbackClusterId: globalThis.crypto.randomUUID(),
     clock: options.clock ?? systemClock,
     ...(metrics ? { metrics, unauthenticatedMetrics: openMetrics } : {}),
   });

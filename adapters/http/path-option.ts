@@ -16,18 +16,20 @@ export function isPathOption(v: unknown): v is string {
 }
 
 /**
- * Why `mount` cannot hold the transit routes under `apiPrefix` (it would be
- * the prefix itself, or under its `sys` or `auth` paths, whose routes and ACL
- * paths are Vault's: a policy on `sys/*` would then also grant transit), or
- * `undefined` when it can.
+ * Why `mount` cannot hold the transit routes under `apiPrefix`, or
+ * `undefined` when it can. Its ACL paths are the mount below the prefix (or
+ * the whole mount when it is outside it, as route-front.ts builds them): they
+ * must not start with `sys` or `auth`, whose routes and ACL paths are
+ * Vault's (a policy on `sys/*` would then also grant transit), and the mount
+ * must not be the prefix itself.
  * @internal
  */
 export function mountConflict(mount: string, apiPrefix: string): string | undefined {
   if (mount === apiPrefix) return `mount must be below ${apiPrefix}, not ${apiPrefix} itself`;
-  for (const reserved of [`${apiPrefix}/sys`, `${apiPrefix}/auth`]) {
-    if (mount === reserved || mount.startsWith(`${reserved}/`)) {
-      return `mount must not be under ${reserved}`;
-    }
+  const below = mount.startsWith(`${apiPrefix}/`) ? mount.slice(apiPrefix.length) : mount;
+  const first = below.split('/')[1];
+  if (first === 'sys' || first === 'auth') {
+    return `mount must not put transit's paths under ${first}/ (${mount})`;
   }
   return undefined;
 }

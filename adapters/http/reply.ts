@@ -10,7 +10,7 @@
  */
 import type { Clock } from '../../src/clock.js';
 import { warningsOf } from '../../src/result-meta.js';
-import { type HealthState, healthReply } from './health.js';
+import { type HealthDefaults, type HealthState, healthReply } from './health.js';
 import { jsonText } from './json-text.js';
 import type { TextResult } from './metrics.js';
 import type { ReplyKind } from './route.js';
@@ -126,7 +126,7 @@ export interface ReplyContext {
   /** The handler's clock (health's `server_time_utc`). */
   clock: Clock;
   /** Health's defaults for `version`, `cluster_name`, `cluster_id`. */
-  server: { version: string; clusterName: string; clusterId: string };
+  server: HealthDefaults;
 }
 
 /**

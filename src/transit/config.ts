@@ -85,7 +85,9 @@ async function writeSetting(
   const before = loads.get(e) ?? 0;
   await e.storage.put(path, utf8(JSON.stringify(value)));
   if ((loads.get(e) ?? 0) !== before) {
-    await loadSettings(e);
+    // The write landed whatever this read does: a failed one leaves the
+    // settings failed closed (upsert is decided from storage anyway).
+    await loadSettings(e).catch(() => undefined);
     return;
   }
   loads.set(e, before + 1);
@@ -95,18 +97,24 @@ async function writeSetting(
 /**
  * Whether upsert is disabled, as storage says now: read on the one path it
  * decides (creating a missing key on encrypt), so a change made on another
- * instance holds here at once, whatever this instance's change feed does.
- * @throws TransitError `internal` when the setting cannot be read (no upsert then).
+ * instance holds here at once, either way, whatever this instance's change
+ * feed or its last reload did.
+ * @throws what the storage throws, or TransitError `internal` for a damaged
+ * setting: no upsert then.
  * @internal
  */
 export async function upsertDisabled(e: Engine): Promise<boolean> {
-  if (e.settings.disable_upsert) return true;
   return (await readJson(e, keyspace.keysConfig))?.disable_upsert === true;
 }
 
-/** @internal */
-export function readKeysConfig(e: Engine): KeysConfig {
-  return { disable_upsert: e.settings.disable_upsert };
+/**
+ * `GET transit/config/keys`, as storage says now (like the upsert it
+ * decides; this instance's copy may lag another's write, or be failed
+ * closed after a reload that failed).
+ * @internal
+ */
+export async function readKeysConfig(e: Engine): Promise<KeysConfig> {
+  return { disable_upsert: await upsertDisabled(e) };
 }
 
 /** @internal */

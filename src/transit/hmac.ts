@@ -197,9 +197,11 @@ export async function verifyHmacValue(
       `unable to decode verification HMAC as base64: illegal base64 data at input byte ${base64ErrorPosition(parsed.body)}`,
     );
   }
-  const ver = parsed.version === 0 ? 1 : parsed.version;
+  // As Vault's pathHMACVerify: v0 is no alias of v1 here (only decrypt reads it
+  // so); below every minimum, it is too old.
+  const ver = parsed.version;
   if (ver > p.latest_version) throw invalidRequest('invalid HMAC: version is too new');
-  if (ver < p.min_decryption_version || ver < oldestVersion(p)) {
+  if (ver < Math.max(1, p.min_decryption_version) || ver < oldestVersion(p)) {
     throw invalidRequest('cannot verify HMAC: version is too old (disallowed by policy)');
   }
   const secret = secretOf(e.store.cachedVersion(key, ver) ?? (await e.store.version(key, ver)));

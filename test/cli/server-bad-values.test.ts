@@ -21,14 +21,18 @@ describe('bad values exit 2 naming what was written', () => {
     expect(r.status).toBe(2);
   });
 
-  it.each([['transit'], ['/v1/transit/'], ['/v1/sys/transit'], ['/v1/auth'], ['/v1']])(
-    '--mount %s exits 2',
-    (mount) => {
-      const r = runCli(['server', '--dev', '--listen', '127.0.0.1:0', '--mount', mount]);
-      expect(r.stderr).toMatch(/mount/);
-      expect(r.status).toBe(2);
-    },
-  );
+  it.each([
+    ['transit'],
+    ['/v1/transit/'],
+    ['/v1/sys/transit'],
+    ['/v1/auth'],
+    ['/v1'],
+    ['/sys/transit'],
+  ])('--mount %s exits 2', (mount) => {
+    const r = runCli(['server', '--dev', '--listen', '127.0.0.1:0', '--mount', mount]);
+    expect(r.stderr).toMatch(/mount/);
+    expect(r.status).toBe(2);
+  });
 
   it.each([
     ['max_request_bytes', '1MB'],

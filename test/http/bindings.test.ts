@@ -268,7 +268,7 @@ describe('options', () => {
     expect((await send('/v1/transit/encrypt/k'))?.status).toBe(404);
   });
 
-  it('refuses a mount that is not a path, the API prefix itself, or under its sys or auth paths', async () => {
+  it('refuses a mount that is not a path, the API prefix, or whose ACL paths start with sys/ or auth/', async () => {
     const s = await services();
     for (const mount of [
       'transit',
@@ -277,12 +277,16 @@ describe('options', () => {
       '/v1/sys',
       '/v1/sys/transit',
       '/v1/auth/t',
+      // Outside the prefix its ACL paths are the whole mount: sys/transit/…
+      '/sys/transit',
+      '/auth',
     ]) {
       expect(() => createHandler(s.services, { mount }), mount).toThrow(/mount must/);
     }
     expect(() => createHandler(s.services, { mount: '/v1/system' })).not.toThrow();
+    expect(() => createHandler(s.services, { mount: '/kms/transit' })).not.toThrow();
     expect(() => createHandler(s.services, { apiPrefix: '/api', mount: '/api/sys/x' })).toThrow(
-      /under \/api\/sys/,
+      /under sys\//,
     );
   });
 

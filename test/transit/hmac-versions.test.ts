@@ -151,10 +151,18 @@ describe('hmac versions', () => {
       'invalid_request',
       'unable to decode verification HMAC as base64: illegal base64 data at input byte 3',
     );
-    // v0 is read as v1
-    expect(await transit.verify('k', { input: INPUT, hmac: `vault:v0:${body}` })).toEqual({
-      valid: true,
-    });
+    // v0 is no alias of v1 here (only decrypt reads it so): too old, as Vault's pathHMACVerify
+    await expectError(
+      transit.verify('k', { input: INPUT, hmac: `vault:v0:${body}` }),
+      'invalid_request',
+      'cannot verify HMAC: version is too old (disallowed by policy)',
+    );
+    const batch = (await transit.verify('k', {
+      batch_input: [{ input: INPUT, hmac: `vault:v0:${body}` }],
+    })) as { batch_results: Array<{ valid?: boolean; error?: string }> };
+    expect(batch.batch_results[0]?.error).toBe(
+      'cannot verify HMAC: version is too old (disallowed by policy)',
+    );
     // a tampered value verifies as false, not as an error
     const tampered = `vault:v1:${bytesB64(new Uint8Array(32))}`;
     expect(await transit.verify('k', { input: INPUT, hmac: tampered })).toEqual({ valid: false });
