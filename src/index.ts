@@ -103,6 +103,7 @@ export type {
   Metrics,
 } from './metrics/types.js';
 // Seal and barrier (issue 7)
+export type { HealthState } from './node/health.js';
 export { ROOT_KEY_BYTES } from './node/keyring.js';
 // The node: leadership shared by the background duties (issue #23)
 export type { LeadershipOptions } from './node/leadership.js';
