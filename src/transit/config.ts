@@ -98,13 +98,16 @@ async function writeSetting(
  * Whether upsert is disabled, as storage says now: read on the one path it
  * decides (creating a missing key on encrypt), so a change made on another
  * instance holds here at once, either way, whatever this instance's change
- * feed or its last reload did.
- * @throws what the storage throws, or TransitError `internal` for a damaged
- * setting: no upsert then.
+ * feed or its last reload did. Fails closed: a setting that cannot be read
+ * (storage failing, a damaged entry) disables upsert.
  * @internal
  */
 export async function upsertDisabled(e: Engine): Promise<boolean> {
-  return (await readJson(e, keyspace.keysConfig))?.disable_upsert === true;
+  try {
+    return (await readJson(e, keyspace.keysConfig))?.disable_upsert === true;
+  } catch {
+    return true;
+  }
 }
 
 /**
