@@ -9,7 +9,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ import { runCli } from './support.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'transitkit-cli-values-'));
+  const d = mkdtempSync(join(tmpdir(), 'transitkit-cli-secrets-'));
   dirs.push(d);
   return d;
 };
@@ -26,12 +26,29 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function occupiedPort(): Promise<{ port: number; server: Server }> {
+/** `transitkit server` with `base`, on a port another listener holds. */
+async function runOnBusyPort(base: string[]): Promise<ReturnType<typeof runCli>> {
   const server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const a = server.address();
-  return { port: typeof a === 'object' && a ? a.port : 0, server };
+  const port = typeof a === 'object' && a ? a.port : 0;
+  try {
+    return runCli(['server', ...base, '--listen', `127.0.0.1:${port}`]);
+  } finally {
+    server.close();
+  }
 }
+
+/** A new file store with a root key file: its directory and the server's arguments for it. */
+function keyedStore(): { dir: string; base: string[] } {
+  const dir = tempDir();
+  const key = join(dir, 'root.key');
+  writeFileSync(key, randomBytes(32).toString('base64'));
+  return { dir, base: ['--storage', `file:${join(dir, 'store')}`, '--root-key-file', key] };
+}
+
+const ROOT_TOKEN = /Initial Root Token \(shown once\): \S+/;
+const FREE_PORT = ['--listen', '127.0.0.1:0'];
 
 /**
  * After a failed first start: either the failed run printed `secret`, or the
@@ -58,29 +75,14 @@ async function expectSecretNotLost(
 
 describe('a start-up that fails after initialising a new store', () => {
   it('--root-key-file, port in use: the generated initial root token is not lost', async () => {
-    const dir = tempDir();
-    const key = join(dir, 'root.key');
-    writeFileSync(key, randomBytes(32).toString('base64'));
-    const base = ['--storage', `file:${join(dir, 'store')}`, '--root-key-file', key];
-    const busy = await occupiedPort();
-    let r: ReturnType<typeof runCli>;
-    try {
-      r = runCli(['server', ...base, '--listen', `127.0.0.1:${busy.port}`]);
-    } finally {
-      busy.server.close();
-    }
+    const { base } = keyedStore();
+    const r = await runOnBusyPort(base);
     expect(r.stderr).toMatch(/EADDRINUSE/);
-    await expectSecretNotLost(r, /Initial Root Token \(shown once\): \S+/, [
-      ...base,
-      '--listen',
-      '127.0.0.1:0',
-    ]);
+    await expectSecretNotLost(r, ROOT_TOKEN, [...base, ...FREE_PORT]);
   });
 
   it('--root-key-file, a malformed policy in --config: the generated initial root token is not lost', async () => {
-    const dir = tempDir();
-    const key = join(dir, 'root.key');
-    writeFileSync(key, randomBytes(32).toString('base64'));
+    const { dir, base } = keyedStore();
     const bad = join(dir, 'bad.json');
     writeFileSync(
       bad,
@@ -88,46 +90,21 @@ describe('a start-up that fails after initialising a new store', () => {
     );
     const good = join(dir, 'good.json');
     writeFileSync(good, JSON.stringify({}));
-    const base = ['--storage', `file:${join(dir, 'store')}`, '--root-key-file', key];
-    const r = runCli(['server', ...base, '--listen', '127.0.0.1:0', '--config', bad]);
+    const r = runCli(['server', ...base, ...FREE_PORT, '--config', bad]);
     expect(r.stderr).toMatch(/capabilites/);
-    await expectSecretNotLost(r, /Initial Root Token \(shown once\): \S+/, [
-      ...base,
-      '--listen',
-      '127.0.0.1:0',
-      '--config',
-      good,
-    ]);
+    await expectSecretNotLost(r, ROOT_TOKEN, [...base, ...FREE_PORT, '--config', good]);
   });
 
   it('--root-key-file, a bad --mount: the generated initial root token is not lost', async () => {
-    const dir = tempDir();
-    const key = join(dir, 'root.key');
-    writeFileSync(key, randomBytes(32).toString('base64'));
-    const base = ['--storage', `file:${join(dir, 'store')}`, '--root-key-file', key];
-    const r = runCli(['server', ...base, '--listen', '127.0.0.1:0', '--mount', 'transit']);
-    await expectSecretNotLost(r, /Initial Root Token \(shown once\): \S+/, [
-      ...base,
-      '--listen',
-      '127.0.0.1:0',
-    ]);
+    const { base } = keyedStore();
+    const r = runCli(['server', ...base, ...FREE_PORT, '--mount', 'transit']);
+    await expectSecretNotLost(r, ROOT_TOKEN, [...base, ...FREE_PORT]);
   });
 
   it('--dev on file storage, port in use: the unseal key (shown once) is not lost', async () => {
-    const dir = tempDir();
-    const base = ['--dev', '--storage', `file:${join(dir, 'store')}`];
-    const busy = await occupiedPort();
-    let r: ReturnType<typeof runCli>;
-    try {
-      r = runCli(['server', ...base, '--listen', `127.0.0.1:${busy.port}`]);
-    } finally {
-      busy.server.close();
-    }
+    const base = ['--dev', '--storage', `file:${join(tempDir(), 'store')}`];
+    const r = await runOnBusyPort(base);
     expect(r.stderr).toMatch(/EADDRINUSE/);
-    await expectSecretNotLost(r, /Unseal Key \(shown once[^)]*\): \S+/, [
-      ...base,
-      '--listen',
-      '127.0.0.1:0',
-    ]);
+    await expectSecretNotLost(r, /Unseal Key \(shown once[^)]*\): \S+/, [...base, ...FREE_PORT]);
   });
 });

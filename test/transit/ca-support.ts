@@ -20,8 +20,14 @@ export const file = (content: string): string => {
 export const openssl = (args: string[]): string =>
   execFileSync('openssl', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
-/** A throwaway CA made by openssl: its certificate PEM and a function issuing for a CSR. */
-export function makeCa(cn: string): { pem: string; issue: (csrPem: string) => string } {
+/**
+ * A throwaway CA made by openssl: its certificate PEM and a function issuing
+ * for a CSR (`extra`: more `openssl x509 -req` arguments, e.g. `-force_pubkey`).
+ */
+export function makeCa(cn: string): {
+  pem: string;
+  issue: (csrPem: string, extra?: string[]) => string;
+} {
   const key = path.join(dir, `ca${n}.key`);
   const cert = path.join(dir, `ca${n++}.pem`);
   openssl([
@@ -45,7 +51,7 @@ export function makeCa(cn: string): { pem: string; issue: (csrPem: string) => st
   ]);
   return {
     pem: readFileSync(cert, 'utf8'),
-    issue: (csrPem) => {
+    issue: (csrPem, extra = []) => {
       const out = path.join(dir, `leaf${n++}.pem`);
       openssl([
         'x509',
@@ -57,6 +63,7 @@ export function makeCa(cn: string): { pem: string; issue: (csrPem: string) => st
         '-CAkey',
         key,
         '-CAcreateserial',
+        ...extra,
         '-out',
         out,
         '-days',

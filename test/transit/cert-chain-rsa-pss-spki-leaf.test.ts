@@ -10,33 +10,15 @@
  * type". The stored chain would advertise a PSS-only key for a key that signs
  * PKCS#1 v1.5 as well.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import * as asn1js from 'asn1js';
 import { MemoryStorage, Transit } from 'transitkit';
-import { afterAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
+import { pemArmor } from '../../src/crypto/pki/pem.js';
+import { file, makeCa, openssl } from './ca-support.js';
 import { expectError } from './support.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'transitkit-pss-leaf-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const f = (name: string, content?: string) => {
-  const p = path.join(dir, name);
-  if (content !== undefined) writeFileSync(p, content);
-  return p;
-};
-const openssl = (args: string[]) =>
-  execFileSync('openssl', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const unpem = (p: string) =>
   new Uint8Array(Buffer.from(p.replace(/-----[^-]+-----/g, '').replace(/\s/g, ''), 'base64'));
-function pem(der: Uint8Array, label: string): string {
-  const b = Buffer.from(der)
-    .toString('base64')
-    .replace(/(.{64})/g, '$1\n')
-    .replace(/\n$/, '');
-  return `-----BEGIN ${label}-----\n${b}\n-----END ${label}-----\n`;
-}
 
 describe('set-certificate and an RSASSA-PSS SPKI leaf', () => {
   it('is refused, as Vault (Go x509: unknown public key algorithm)', async () => {
@@ -54,48 +36,12 @@ describe('set-certificate and an RSASSA-PSS SPKI leaf', () => {
         new asn1js.BitString({ valueHex: bits.valueBlock.valueHexView.slice() }),
       ],
     });
-    f('pss.pem', pem(new Uint8Array(pss.toBER(false)), 'PUBLIC KEY'));
+    const pssPem = file(`${pemArmor(new Uint8Array(pss.toBER(false)), 'PUBLIC KEY')}\n`);
     // An openssl CA issues a leaf for the transit CSR with the PSS key forced in.
-    openssl([
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      f('ca.key'),
-      '-out',
-      f('ca.pem'),
-      '-subj',
-      '/CN=pss CA',
-      '-days',
-      '2',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-    ]);
-    f('leaf.csr', (await t.signCsr('rsa')).csr);
-    openssl([
-      'x509',
-      '-req',
-      '-in',
-      f('leaf.csr'),
-      '-CA',
-      f('ca.pem'),
-      '-CAkey',
-      f('ca.key'),
-      '-CAcreateserial',
-      '-force_pubkey',
-      f('pss.pem'),
-      '-out',
-      f('leaf.pem'),
-      '-days',
-      '1',
-    ]);
-    const leaf = readFileSync(f('leaf.pem'), 'utf8');
+    const ca = makeCa('pss CA');
+    const leaf = ca.issue((await t.signCsr('rsa')).csr, ['-force_pubkey', pssPem]);
     // openssl sees an RSASSA-PSS key in the certificate.
-    if (!/rsassa-?pss/i.test(openssl(['x509', '-in', f('leaf.pem'), '-noout', '-text'])))
+    if (!/rsassa-?pss/i.test(openssl(['x509', '-in', file(leaf), '-noout', '-text'])))
       throw new Error('fixture: leaf does not carry an RSASSA-PSS SPKI');
     await expectError(
       t.setCertificate('rsa', { certificate_chain: leaf }),

@@ -9,18 +9,13 @@ import * as asn1js from 'asn1js';
 import { MemoryStorage, Transit, TransitError } from 'transitkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AclPolicyStore, TokenStore } from '../../adapters/http/index.js';
+import { pemArmor } from '../../src/crypto/pki/pem.js';
 import { call, serveServices } from '../http/helpers.js';
 
 const EXTENSION_REQUEST = '1.2.840.113549.1.9.14';
 const ED25519 = '1.3.101.112';
 
-function pem(der: Uint8Array, label: string): string {
-  const b = Buffer.from(der)
-    .toString('base64')
-    .replace(/(.{64})/g, '$1\n')
-    .replace(/\n$/, '');
-  return `-----BEGIN ${label}-----\n${b}\n-----END ${label}-----\n`;
-}
+const pem = (der: Uint8Array, label: string): string => `${pemArmor(der, label)}\n`;
 
 /** CertificationRequest { CRI { 0, empty subject, Ed25519 SPKI, [0] { extReq SET {} } }, alg, sig }. */
 function templateWithEmptyExtensionRequest(): string {
