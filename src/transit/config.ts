@@ -43,55 +43,22 @@ async function readJson(e: Engine, path: string): Promise<Record<string, unknown
 const loads = new WeakMap<Engine, number>();
 
 /**
- * Load persisted settings into the engine (at start, and when another
- * instance changed them). Overlapping loads apply in order: an older load
- * finishing last does not overwrite a newer one. Fails closed: when the
- * settings cannot be read, `disable_upsert` is set (upsert refused) until a
- * load succeeds; the cache size is kept.
+ * Load the persisted cache size into the engine (at start, and when another
+ * instance changed the settings), and check that the keys configuration
+ * reads (a damaged one fails the start). Overlapping loads apply in order: an
+ * older load finishing last does not overwrite a newer one. When the
+ * settings cannot be read, the cache size is kept (upsert is decided from
+ * storage, {@link upsertDisabled}).
  * @internal
  */
 export async function loadSettings(e: Engine): Promise<void> {
   const mine = (loads.get(e) ?? 0) + 1;
   loads.set(e, mine);
-  let keys: Record<string, unknown> | undefined;
-  let cache: Record<string, unknown> | undefined;
-  try {
-    keys = await readJson(e, keyspace.keysConfig);
-    cache = await readJson(e, keyspace.cacheConfig);
-  } catch (err) {
-    if (loads.get(e) === mine) e.settings.disable_upsert = true;
-    throw err;
-  }
+  await readJson(e, keyspace.keysConfig);
+  const cache = await readJson(e, keyspace.cacheConfig);
   if (loads.get(e) !== mine) return; // a newer load owns the settings
-  e.settings.disable_upsert = keys?.disable_upsert === true;
   if (typeof cache?.size === 'number') e.settings.cache_size = cache.size;
   e.store.setCacheSize(e.settings.cache_size);
-}
-
-/**
- * Write a setting, then apply it here. A load started before the write read
- * older settings: it is discarded, and `apply` sets what was written. But a
- * load started while the write was in flight (a change notification) may
- * come from another instance's later write: storage decides then, read again
- * (applying this write's value over it would keep the older one here, with
- * no notification left to correct it).
- */
-async function writeSetting(
-  e: Engine,
-  path: string,
-  value: Record<string, unknown>,
-  apply: () => void,
-): Promise<void> {
-  const before = loads.get(e) ?? 0;
-  await e.storage.put(path, utf8(JSON.stringify(value)));
-  if ((loads.get(e) ?? 0) !== before) {
-    // The write landed whatever this read does: a failed one leaves the
-    // settings failed closed (upsert is decided from storage anyway).
-    await loadSettings(e).catch(() => undefined);
-    return;
-  }
-  loads.set(e, before + 1);
-  apply();
 }
 
 /**
@@ -111,9 +78,7 @@ export async function upsertDisabled(e: Engine): Promise<boolean> {
 }
 
 /**
- * `GET transit/config/keys`, as storage says now (like the upsert it
- * decides; this instance's copy may lag another's write, or be failed
- * closed after a reload that failed).
+ * `GET transit/config/keys`, as storage says now (as the upsert it decides).
  * @internal
  */
 export async function readKeysConfig(e: Engine): Promise<KeysConfig> {
@@ -123,9 +88,8 @@ export async function readKeysConfig(e: Engine): Promise<KeysConfig> {
 /** @internal */
 export async function writeKeysConfig(e: Engine, req: Partial<KeysConfig>): Promise<KeysConfig> {
   const v = optBool(KEYS_CONFIG_FIELDS.request(req).disable_upsert, 'disable_upsert') ?? false;
-  await writeSetting(e, keyspace.keysConfig, { disable_upsert: v }, () => {
-    e.settings.disable_upsert = v;
-  });
+  // Nothing is kept here: upsert and reads of the setting read storage.
+  await e.storage.put(keyspace.keysConfig, utf8(JSON.stringify({ disable_upsert: v })));
   return { disable_upsert: v };
 }
 
@@ -140,9 +104,19 @@ export async function writeCacheConfig(e: Engine, req: Partial<CacheConfig>): Pr
   if (size !== 0 && size < MIN_CACHE_SIZE) {
     throw invalidRequest('size must be 0 or a value greater or equal to 10');
   }
-  await writeSetting(e, keyspace.cacheConfig, { size }, () => {
+  const before = loads.get(e) ?? 0;
+  await e.storage.put(keyspace.cacheConfig, utf8(JSON.stringify({ size })));
+  if ((loads.get(e) ?? 0) !== before) {
+    // A load started while the write was in flight (a change notification) may
+    // come from another instance's later write: storage decides, read again
+    // (this write's value applied over it would stay, with no notification
+    // left to correct it). The write landed whatever this read does.
+    await loadSettings(e).catch(() => undefined);
+  } else {
+    // A load started before the write read older settings: it is discarded.
+    loads.set(e, before + 1);
     e.settings.cache_size = size;
     e.store.setCacheSize(size);
-  });
+  }
   return { size };
 }

@@ -25,8 +25,11 @@ export interface Engine {
   readonly maxVersions: number;
   /** Counts cryptographic operations and batch sizes (an empty function without metrics). */
   readonly ops: OpRecorder;
-  /** Global settings (persisted; loaded at start). */
-  readonly settings: { disable_upsert: boolean; cache_size: number };
+  /**
+   * The cache size setting (persisted; loaded at start). `disable_upsert` is
+   * not kept: it is read from storage where it decides (config.ts `upsertDisabled`).
+   */
+  readonly settings: { cache_size: number };
 }
 
 /** Load a key or fail with Vault's message for the operation. @internal */

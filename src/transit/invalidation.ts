@@ -8,9 +8,9 @@
  * own writes keep its cache current; compare-and-set still protects
  * concurrent writes).
  *
- * Settings fail closed: a reload that fails leaves `disable_upsert` set (see
- * {@link loadSettings}) and is retried every {@link RETRY_MS} until one
- * succeeds or the engine closes. A notification of the watched prefix itself
+ * A settings reload that fails keeps the cache size (upsert reads its setting
+ * from storage, failing closed, config.ts `upsertDisabled`) and is retried
+ * every {@link RETRY_MS} until one succeeds or the engine closes. A notification of the watched prefix itself
  * means "anything may have changed": every cached key is dropped and the
  * settings reloaded.
  * @module

@@ -152,6 +152,6 @@ export function engineFromOptions(options: TransitOptions): Engine {
     prefix,
     maxBatch,
     maxVersions,
-    settings: { disable_upsert: false, cache_size: cacheSize },
+    settings: { cache_size: cacheSize },
   };
 }
