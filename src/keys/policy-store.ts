@@ -22,7 +22,7 @@
 import { type Clock, systemClock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
 import { encodeHex } from '../encoding.js';
-import { internal } from '../errors.js';
+import { internal, isTransitError, type TransitError } from '../errors.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
 import { contended } from '../util/contention.js';
@@ -45,6 +45,27 @@ export { HOT_VERSIONS } from './archive-store.js';
 export const MAX_AGE_MS = 1_000;
 /** Names whose invalidations are counted one by one (beyond: a new epoch). */
 const MAX_STAMPS = 10_000;
+
+/** Errors that report a key changed under a read (see {@link isKeyChanged}). */
+const CHANGED = new WeakSet<object>();
+
+/** How often an operation runs again after its key changed under it. @internal */
+export const CHANGE_RETRIES = 8;
+
+/** The error of a read that a trim, delete or replace of the key overtook. */
+function keyChanged(name: string): TransitError {
+  const err = internal(`key ${name} changed while it was read; try again`);
+  CHANGED.add(err);
+  return err;
+}
+
+/**
+ * Whether `err` reports that the key changed under a read of its archived
+ * versions (another instance trimmed, deleted or replaced it): the operation
+ * is right to run again on the key as it is now. @internal
+ */
+export const isKeyChanged = (err: unknown): boolean =>
+  typeof err === 'object' && err !== null && CHANGED.has(err);
 
 /** A loaded key: its document and the stored bytes it was parsed from (for CAS). @internal */
 export interface LoadedKey {
@@ -261,7 +282,19 @@ export class PolicyStore {
     if (v < oldestVersion(key.doc.policy) || v > key.doc.policy.latest_version) {
       throw internal(`key version ${v} of ${name} is not available`);
     }
-    return this.#archive.read(key.doc.policy, key.doc.uid, v);
+    try {
+      return await this.#archive.read(key.doc.policy, key.doc.uid, v);
+    } catch (err) {
+      // An entry gone because another instance trimmed, deleted or replaced
+      // the key since `key` was read: reported as a change, for the caller to
+      // run again on the key as it is now. The same document with an entry
+      // missing is a real fault, reported as it is.
+      if (!isTransitError(err, 'internal')) throw err;
+      this.invalidate(name);
+      const now = await this.get(name);
+      if (now && sameBytes(now.raw, key.raw)) throw err;
+      throw keyChanged(name);
+    }
   }
 
   /**

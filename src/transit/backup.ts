@@ -17,14 +17,14 @@
  */
 
 import { rfc3339 } from '../clock.js';
-import { invalidRequest, isTransitError, notFound } from '../errors.js';
+import { invalidRequest, notFound } from '../errors.js';
 import { checkKeyName } from '../keys/names.js';
 import type { KeyVersion } from '../keys/policy.js';
 import { oldestVersion, typeInfo } from '../keys/policy.js';
+import { CHANGE_RETRIES, isKeyChanged } from '../keys/policy-store.js';
 import { decodeVaultBackup, encodeVaultBackup, restoreName } from '../keys/vault-backup.js';
 import { optBool } from '../request.js';
 import { schemaFor } from '../schema.js';
-import { sameBytes } from '../util/same-bytes.js';
 import type { Engine } from './engine.js';
 import type { RestoreRequest } from './types.js';
 
@@ -58,19 +58,13 @@ export async function backupKey(e: Engine, name: string): Promise<{ backup: stri
     } catch (err) {
       // An archived version gone since the key was read: another instance
       // trimmed, deleted or replaced the key meanwhile. Back up the key as it
-      // is now; the same document with an entry missing is a real fault.
-      if (!isTransitError(err, 'internal') || attempt >= RACE_RETRIES) throw err;
-      e.store.invalidate(name);
-      const now = await e.store.get(name);
-      if (now && sameBytes(now.raw, key.raw)) throw err;
+      // is now (PolicyStore.version tells a real fault from a change).
+      if (!isKeyChanged(err) || attempt >= CHANGE_RETRIES) throw err;
       continue;
     }
     return { backup: encodeVaultBackup({ policy: p, versions }, typeInfo(p)) };
   }
 }
-
-/** How often a backup starts again after racing a trim, delete or replace. */
-const RACE_RETRIES = 8;
 
 /** @internal */
 export async function restoreKey(e: Engine, req: RestoreRequest): Promise<void> {

@@ -7,6 +7,7 @@
  * @module
  */
 import { type ErrorCode, invalidRequest, TransitError } from '../errors.js';
+import { isKeyChanged } from '../keys/policy-store.js';
 import { withItemCodes } from '../result-meta.js';
 
 /** The number of items in a batch result. @internal */
@@ -108,6 +109,8 @@ export async function runBatch<R extends { reference: string }>(
       done.reference = reference;
       out.push(done);
     } catch (e) {
+      // The key changed under an item's archived read: the whole call runs again.
+      if (isKeyChanged(e)) throw e;
       const { code, message } = itemError(e, i);
       codes.push(code);
       const failed = onError(message) as R;

@@ -20,7 +20,7 @@ import { asymmetricFamilyOf } from '../keys/asymmetric/family.js';
 import { requireMaterial } from '../keys/asymmetric/material.js';
 import { checkKeyName } from '../keys/names.js';
 import { assertNotSoftDeleted, typeInfo } from '../keys/policy.js';
-import type { Engine } from './engine.js';
+import { againIfChanged, type Engine } from './engine.js';
 import { versionsOf } from './export.js';
 import { exportMaterial } from './import-material.js';
 import { BYOK_EXPORT_FIELDS } from './mobility-fields.js';
@@ -31,7 +31,19 @@ export { BYOK_EXPORT_FIELDS };
 import type { ByokExportOptions, ByokExportResult } from './mobility-types.js';
 
 /** @internal */
-export async function byokExport(
+export function byokExport(
+  e: Engine,
+  destination: string,
+  source: string,
+  options: ByokExportOptions = {},
+): Promise<ByokExportResult> {
+  return againIfChanged(byokExportOnce(e, destination, source, options), () =>
+    byokExportOnce(e, destination, source, options),
+  );
+}
+
+/** {@link byokExport}, once. */
+async function byokExportOnce(
   e: Engine,
   destination: string,
   source: string,

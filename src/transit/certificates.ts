@@ -27,7 +27,7 @@ import { SET_CERTIFICATE_FIELDS, SIGN_CSR_FIELDS } from './certificate-fields.js
 // The endpoint's schema lives apart (no PKI for the route table) and is exported here too.
 export { SET_CERTIFICATE_FIELDS, SIGN_CSR_FIELDS };
 
-import { type Engine, requireKey } from './engine.js';
+import { againIfChanged, type Engine, requireKey } from './engine.js';
 import type {
   SetCertificateRequest,
   SetCertificateResult,
@@ -70,7 +70,16 @@ async function certifiableKey(
  * soft-deleted key; no such version; public-only version; bad template).
  * @internal
  */
-export async function signCsr(
+export function signCsr(
+  e: Engine,
+  name: string,
+  request: SignCsrRequest = {},
+): Promise<SignCsrResult> {
+  return againIfChanged(signCsrOnce(e, name, request), () => signCsrOnce(e, name, request));
+}
+
+/** {@link signCsr}, once. */
+async function signCsrOnce(
   e: Engine,
   name: string,
   request: SignCsrRequest = {},

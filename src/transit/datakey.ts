@@ -10,7 +10,7 @@ import { invalidRequest } from '../errors.js';
 import { checkKeyName } from '../keys/names.js';
 import { optInt } from '../request.js';
 import { schemaFor } from '../schema.js';
-import { type Engine, requireKey } from './engine.js';
+import { againIfChanged, type Engine, requireKey } from './engine.js';
 import * as F from './fields.js';
 import { sealWith } from './seal-open.js';
 import type { DataKeyRequest, DataKeyResult } from './types.js';
@@ -27,7 +27,19 @@ export const DATAKEY_FIELDS = schemaFor<DataKeyRequest>()({
 const BITS = new Set([128, 256, 512]);
 
 /** @internal */
-export async function generateDataKey(
+export function generateDataKey(
+  e: Engine,
+  name: string,
+  kind: string,
+  req: DataKeyRequest = {},
+): Promise<DataKeyResult> {
+  return againIfChanged(generateDataKeyOnce(e, name, kind, req), () =>
+    generateDataKeyOnce(e, name, kind, req),
+  );
+}
+
+/** {@link generateDataKey}, once. */
+async function generateDataKeyOnce(
   e: Engine,
   name: string,
   kind: string,

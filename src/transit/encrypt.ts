@@ -19,7 +19,7 @@ import { schemaFor } from '../schema.js';
 import { optionKeys, refuseUnknownOptions } from '../util/options.js';
 import { optionalBatch, runBatch } from './batch.js';
 import { upsertDisabled } from './config.js';
-import { type Engine, requireKey } from './engine.js';
+import { againIfChanged, type Engine, requireKey } from './engine.js';
 import * as F from './fields.js';
 import { buildPolicy } from './keys.js';
 import { newVersion } from './material.js';
@@ -150,9 +150,11 @@ export async function encrypt(
   // No `await` on the common path (a cached key): an await point in this
   // function would cost every call ≈ 0.1–0.2 µs, reached or not.
   const cached = e.store.cached(name);
-  return cached
+  const out = cached
     ? encryptWith(e, cached, r, batch)
     : encryptUncached(e, name, r, batch, upsertAllowed);
+  // Only a pending answer can have read an archived version the key lost meanwhile.
+  return out instanceof Promise ? againIfChanged(out, () => encrypt(e, name, req, options)) : out;
 }
 
 /** {@link encrypt} with its key: one seal, or one per batch item. */
@@ -226,9 +228,12 @@ export async function decrypt(
   if (batch) sameContextShape(batch);
   // No `await` here either (see encrypt): an uncached key continues in `then`.
   const found = requireKey(e, name, NOT_FOUND);
-  return found instanceof Promise
-    ? found.then((key) => decryptWith(e, key, r, batch))
-    : decryptWith(e, found, r, batch);
+  const out =
+    found instanceof Promise
+      ? found.then((key) => decryptWith(e, key, r, batch))
+      : decryptWith(e, found, r, batch);
+  // Only a pending answer can have read an archived version the key lost meanwhile.
+  return out instanceof Promise ? againIfChanged(out, () => decrypt(e, name, req)) : out;
 }
 
 type DecryptResult = { plaintext: string } | BatchResult<DecryptBatchItem>;
@@ -266,7 +271,16 @@ function decryptBatch(
 }
 
 /** @internal */
-export async function rewrap(
+export function rewrap(
+  e: Engine,
+  name: string,
+  req: RewrapRequest,
+): Promise<CiphertextResult | BatchResult<CiphertextBatchItem>> {
+  return againIfChanged(rewrapOnce(e, name, req), () => rewrapOnce(e, name, req));
+}
+
+/** {@link rewrap}, once. */
+async function rewrapOnce(
   e: Engine,
   name: string,
   req: RewrapRequest,

@@ -7,7 +7,12 @@
 import type { Clock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
 import { invalidRequest } from '../errors.js';
-import type { LoadedKey, PolicyStore } from '../keys/policy-store.js';
+import {
+  CHANGE_RETRIES,
+  isKeyChanged,
+  type LoadedKey,
+  type PolicyStore,
+} from '../keys/policy-store.js';
 import type { StorageAdapter } from '../storage/adapter.js';
 import type { OpRecorder } from './metrics.js';
 
@@ -45,4 +50,23 @@ export function requireKey(
     if (!key) throw invalidRequest(missing);
     return key;
   });
+}
+
+/**
+ * `first`'s answer; when it fails because the key changed under one of its
+ * archived reads (another instance trimmed, deleted or replaced it), `run()`
+ * again, up to `CHANGE_RETRIES` times, so the caller gets what the key as it
+ * now is gives ("too old", "not found", or the answer). Only for operations
+ * that write nothing before their archived reads. @internal
+ */
+export async function againIfChanged<T>(first: Promise<T>, run: () => Promise<T>): Promise<T> {
+  let pending = first;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await pending;
+    } catch (err) {
+      if (!isKeyChanged(err) || attempt >= CHANGE_RETRIES) throw err;
+      pending = run();
+    }
+  }
 }

@@ -27,7 +27,7 @@ import {
 } from '../keys/policy.js';
 import { optString } from '../request.js';
 import { schemaFor } from '../schema.js';
-import type { Engine } from './engine.js';
+import { againIfChanged, type Engine } from './engine.js';
 import type { ExportKeyOptions, ExportKeyResult, ExportKeyType } from './types.js';
 
 /** Fields of `GET /transit/export/:key_type/:name(/:version)`. @public */
@@ -113,7 +113,20 @@ function exportString(
  * type, format or version, a non-exportable or soft-deleted key, or a type the key lacks.
  * @internal
  */
-export async function exportKey(
+export function exportKey(
+  e: Engine,
+  exportType: string,
+  name: string,
+  version?: string | number,
+  options: ExportKeyOptions = {},
+): Promise<ExportKeyResult> {
+  return againIfChanged(exportKeyOnce(e, exportType, name, version, options), () =>
+    exportKeyOnce(e, exportType, name, version, options),
+  );
+}
+
+/** {@link exportKey}, once. */
+async function exportKeyOnce(
   e: Engine,
   exportType: string,
   name: string,

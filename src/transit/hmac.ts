@@ -29,7 +29,7 @@ import type { LoadedKey } from '../keys/policy-store.js';
 import { optInt, optString } from '../request.js';
 import { schemaFor } from '../schema.js';
 import { optionalBatch, runBatch } from './batch.js';
-import { type Engine, requireKey } from './engine.js';
+import { againIfChanged, type Engine, requireKey } from './engine.js';
 import * as F from './fields.js';
 import { withVersion } from './seal-open.js';
 import type { BatchResult, HmacBatchItem, HmacRequest, VerifyBatchItem } from './types.js';
@@ -106,9 +106,12 @@ export async function hmac(e: Engine, name: string, req: HmacRequest): Promise<H
   // A single input is checked before the key is looked up (Vault's order), and decoded once.
   const single = batch ? undefined : inputBytes(r.input, 'missing input for HMAC');
   const found = requireKey(e, name, 'encryption key not found');
-  return found instanceof Promise
-    ? found.then((key) => hmacWith(e, key, r, hash, batch, single))
-    : hmacWith(e, found, r, hash, batch, single);
+  const out =
+    found instanceof Promise
+      ? found.then((key) => hmacWith(e, key, r, hash, batch, single))
+      : hmacWith(e, found, r, hash, batch, single);
+  // Only a pending answer can have read an archived version the key lost meanwhile.
+  return out instanceof Promise ? againIfChanged(out, () => hmac(e, name, req)) : out;
 }
 
 /** {@link hmac} once the key is at hand: the policy's rules, then the MACs. */

@@ -10,8 +10,9 @@
  * @module
  */
 
+import { notFound } from '../errors.js';
 import { oldestVersion, typeInfo } from '../keys/policy.js';
-import type { LoadedKey } from '../keys/policy-store.js';
+import { CHANGE_RETRIES, isKeyChanged, type LoadedKey } from '../keys/policy-store.js';
 import { lazy } from '../util/lazy.js';
 import { lazyField } from '../util/lazy-field.js';
 import type { Snapshot } from './creation-times.js';
@@ -35,6 +36,23 @@ export async function keyInfo(
   key: LoadedKey,
   context: Uint8Array = new Uint8Array(0),
 ): Promise<KeyInfo> {
+  for (let attempt = 0, current = key; ; attempt++) {
+    try {
+      return await bodyOf(e, current, context);
+    } catch (err) {
+      // Another instance trimmed, deleted or replaced the key while its versions
+      // were listed: the body of the key as it now is (a rotate or config that
+      // committed is not reported as failed).
+      if (!isKeyChanged(err) || attempt >= CHANGE_RETRIES) throw err;
+      const now = await e.store.get(current.doc.policy.name);
+      if (!now) throw notFound(`no key named ${current.doc.policy.name}`);
+      current = now;
+    }
+  }
+}
+
+/** {@link keyInfo} of `key` as read. */
+async function bodyOf(e: Engine, key: LoadedKey, context: Uint8Array): Promise<KeyInfo> {
   const p = key.doc.policy;
   const info = typeInfo(p);
   const from = Math.max(oldestVersion(p), p.min_decryption_version);

@@ -26,7 +26,7 @@ import type { LoadedKey } from '../keys/policy-store.js';
 import { optInt } from '../request.js';
 import { schemaFor } from '../schema.js';
 import { optionalBatch, runBatch } from './batch.js';
-import { type Engine, requireKey } from './engine.js';
+import { againIfChanged, type Engine, requireKey } from './engine.js';
 import * as F from './fields.js';
 import { inputBytes } from './hmac.js';
 import { withVersion } from './seal-open.js';
@@ -180,7 +180,16 @@ const singleItem = (r: Record<string, unknown>): Record<string, unknown> =>
  * soft-deleted key, `none` without its requirements; single mode: bad item).
  * @internal
  */
-export async function sign(
+export function sign(
+  e: Engine,
+  name: string,
+  req: SignRequest,
+): Promise<SignResult | BatchResult<SignBatchItem>> {
+  return againIfChanged(signOnce(e, name, req), () => signOnce(e, name, req));
+}
+
+/** {@link sign}, once. */
+async function signOnce(
   e: Engine,
   name: string,
   req: SignRequest,

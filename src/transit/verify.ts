@@ -15,7 +15,7 @@ import { assertNotSoftDeleted } from '../keys/policy.js';
 import { type FieldSpecs, schemaFor } from '../schema.js';
 import { lazy } from '../util/lazy.js';
 import { optionalBatch } from './batch.js';
-import { type Engine, requireKey } from './engine.js';
+import { againIfChanged, type Engine, requireKey } from './engine.js';
 import * as F from './fields.js';
 import { verifyHashName, verifyHmacBatch, verifyHmacValue, verifyKind } from './hmac.js';
 import type { BatchResult, VerifyBatchItem, VerifyRequest } from './types.js';
@@ -57,7 +57,16 @@ export const VERIFY_FIELDS = schemaFor<VerifyRequest>()({
  * unsuitable key; single mode: a malformed signature or HMAC).
  * @internal
  */
-export async function verify(
+export function verify(
+  e: Engine,
+  name: string,
+  req: VerifyRequest,
+): Promise<{ valid: boolean } | BatchResult<VerifyBatchItem>> {
+  return againIfChanged(verifyOnce(e, name, req), () => verifyOnce(e, name, req));
+}
+
+/** {@link verify}, once. */
+async function verifyOnce(
   e: Engine,
   name: string,
   req: VerifyRequest,
