@@ -21,6 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import type { LockHandle } from 'transitkit';
 import { invalidRequest } from '../../src/errors.js';
+import { lockTtlMs } from '../../src/storage/lock-ttl.js';
 import type { Schema, Statement } from './schema.js';
 
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
@@ -45,25 +46,17 @@ export async function acquireLock(
   if (name.includes('\0') || LONE_SURROGATE.test(name)) {
     throw invalidRequest('lock name must be well-formed Unicode without NUL');
   }
-  const ttl = ttlArgument(ttlMs);
+  const ttl = lockTtlMs(ttlMs);
   const token = randomBytes(16).toString('hex');
   const taken = await run('lock', schema.lockAcquire, [name, token, ttl]);
   if (taken !== 1) return undefined;
   return {
     refresh: async (nextTtlMs: number) => {
-      const nextTtl = ttlArgument(nextTtlMs);
+      const nextTtl = lockTtlMs(nextTtlMs);
       return (await run('lock refresh', schema.lockRefresh, [name, token, nextTtl])) === 1;
     },
     release: async () => {
       await run('lock release', schema.lockRelease, [name, token]);
     },
   };
-}
-
-/** Whole milliseconds (at least 1). */
-function ttlArgument(ttlMs: unknown): number {
-  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw invalidRequest(`lock ttl must be a finite number of ms > 0, got ${String(ttlMs)}`);
-  }
-  return Math.max(1, Math.ceil(ttlMs));
 }

@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import type { LockHandle } from 'transitkit';
 import { invalidRequest } from '../../src/errors.js';
+import { lockTtlMs } from '../../src/storage/lock-ttl.js';
 import { redisFailure } from './errors.js';
 import type { KeyLayout } from './key-layout.js';
 import { LOCK_ACQUIRE, LOCK_REFRESH, LOCK_RELEASE, runScript } from './scripts.js';
@@ -37,7 +38,7 @@ export async function acquireLock(
   if (LONE_SURROGATE.test(name)) {
     throw invalidRequest('lock name must be well-formed Unicode (it has a lone surrogate)');
   }
-  const ttl = ttlArgument(ttlMs);
+  const ttl = lockTtlMs(ttlMs);
   const keys = [layout.lock(name), layout.holder(name)];
   const token = randomBytes(16).toString('hex');
   let taken: unknown;
@@ -49,7 +50,7 @@ export async function acquireLock(
   if (taken !== 1) return undefined;
   return {
     refresh: async (nextTtlMs: number) => {
-      const nextTtl = ttlArgument(nextTtlMs);
+      const nextTtl = lockTtlMs(nextTtlMs);
       try {
         return (await runScript(client, LOCK_REFRESH, keys, [token, nextTtl])) === 1;
       } catch (e) {
@@ -64,12 +65,4 @@ export async function acquireLock(
       }
     },
   };
-}
-
-/** Whole milliseconds for PX (at least 1). */
-function ttlArgument(ttlMs: unknown): number {
-  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw invalidRequest(`lock ttl must be a finite number of ms > 0, got ${String(ttlMs)}`);
-  }
-  return Math.max(1, Math.ceil(ttlMs));
 }

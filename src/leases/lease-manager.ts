@@ -10,12 +10,13 @@
 import { invalidRequest } from '../errors.js';
 import { Leadership } from '../node/leadership.js';
 import { asRequest } from '../request.js';
+import { MAX_TIMER_MS, positiveInt } from '../util/options.js';
 import { revokeByTokenKey, tokenKeyOf } from './by-token.js';
 import { countLeases, listIrrevocable } from './irrevocable.js';
 import { issueLease, renewLease } from './issue-renew.js';
 import { checkPrefix, plausibleLeaseId, requireLeaseId } from './lease.js';
 import { type LeaseMetrics, leaseMetrics } from './lease-metrics.js';
-import { leaseOptions, positiveInt, syncOf } from './lease-options.js';
+import { leaseOptions, syncOf } from './lease-options.js';
 import type { LeaseContext } from './lease-store.js';
 import { listLeases, lookupLease } from './lookup.js';
 import { revokeLater, revokeSync, revokeUnder } from './revoke.js';
@@ -283,7 +284,7 @@ export class LeaseManager {
    * keep the leader lock (refresh it, or try to take it) every `leaderRefreshMs`.
    */
   start(intervalMs = 1_000): void {
-    this.#scheduler.start(positiveInt(intervalMs, 'intervalMs', 1_000));
+    this.#scheduler.start(positiveInt(intervalMs, 'intervalMs', 1_000, MAX_TIMER_MS));
   }
 
   /**

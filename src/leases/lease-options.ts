@@ -12,7 +12,7 @@ import type { Metrics } from '../metrics/types.js';
 import { Leadership } from '../node/leadership.js';
 import { asRequest } from '../request.js';
 import { requireStorageAdapter } from '../storage/adapter.js';
-import { optionKeys, refuseUnknownOptions } from '../util/options.js';
+import { MAX_TIMER_MS, optionKeys, positiveInt, refuseUnknownOptions } from '../util/options.js';
 import { sha256TokenKey } from './by-token.js';
 import { platformRandom } from './lease.js';
 import { DEFAULT_COUNT_INTERVAL_MS } from './lease-metrics.js';
@@ -51,24 +51,6 @@ export const LEASE_MANAGER_OPTIONS = /* @__PURE__ */ optionKeys<LeaseManagerOpti
   metrics: true,
   leaseCountIntervalMs: true,
 });
-
-/**
- * `value` when it is an integer in 1..`max`, `fallback` when absent.
- * @throws TransitError `invalid_request` naming the option otherwise.
- * @internal
- */
-export function positiveInt(
-  value: unknown,
-  name: string,
-  fallback: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
-    throw invalidRequest(`'${name}' must be an integer between 1 and ${max}`);
-  }
-  return value;
-}
 
 /** Every option of {@link RevokeOptions}. */
 const REVOKE_OPTIONS = /* @__PURE__ */ optionKeys<RevokeOptions>({ sync: true });
@@ -142,13 +124,19 @@ export function leaseOptions(options: LeaseManagerOptions): LeaseSettings {
     o.leaseCountIntervalMs,
     'leaseCountIntervalMs',
     DEFAULT_COUNT_INTERVAL_MS,
+    MAX_TIMER_MS,
   );
-  const revokeTimeoutMs = positiveInt(o.revokeTimeoutMs, 'revokeTimeoutMs', 30_000);
+  const revokeTimeoutMs = positiveInt(o.revokeTimeoutMs, 'revokeTimeoutMs', 30_000, MAX_TIMER_MS);
   const maxRevokeAttempts = positiveInt(o.maxRevokeAttempts, 'maxRevokeAttempts', 6, 30);
   const retryBaseMs = positiveInt(o.retryBaseMs, 'retryBaseMs', 10_000);
   const sliceSize = positiveInt(o.sliceSize, 'sliceSize', 256);
   const concurrency = positiveInt(o.concurrency, 'concurrency', 16);
-  const leaderTtlMs = positiveInt(o.leaderTtlMs, 'leaderTtlMs', DEFAULT_LEADER_TTL_MS);
+  const leaderTtlMs = positiveInt(
+    o.leaderTtlMs,
+    'leaderTtlMs',
+    DEFAULT_LEADER_TTL_MS,
+    MAX_TIMER_MS,
+  );
   const leaderRefreshMs = positiveInt(
     o.leaderRefreshMs,
     'leaderRefreshMs',

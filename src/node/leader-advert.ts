@@ -4,9 +4,10 @@
  * `sys/leader` on a standby can name it (`leader_address`).
  *
  * Every node that takes the shared leader lock writes its `apiAddr` (or `""`
- * without one) to `sys/leader/advert` through the barrier, at once; so the
- * entry is always the latest leader's, and a previous leader's address is
- * replaced on every takeover. What it cannot say: whether that leader is
+ * without one) to `sys/leader/advert` through the barrier, at once, and while
+ * it leads puts it back within a refresh interval if another write replaced
+ * it (a former leader's, delayed); so a previous leader's address is replaced
+ * on every takeover and cannot outlast the new leader's next check. What it cannot say: whether that leader is
  * still alive. Between a leader's death and the takeover (the lock's TTL and
  * one refresh at most) a standby still names it, as Vault does until its
  * lock is taken. A write that fails leaves the previous entry until the
@@ -54,8 +55,12 @@ export function checkApiAddr(value: unknown): string {
 }
 
 /**
- * Write `address` (`""` for none) each time `leadership` is gained.
- * Only for a shared lock: a node that leads alone has no one to tell.
+ * Write `address` (`""` for none) each time `leadership` is gained, and
+ * while it leads, check the entry every refresh interval and write it again
+ * when it names another: a former leader's write delayed by a partition
+ * (sent when it gained, delivered after another took the lock) would
+ * otherwise name it until the next takeover. Only for a shared lock: a node
+ * that leads alone has no one to tell.
  * @returns the unsubscribe.
  * @internal
  */
@@ -65,11 +70,31 @@ export function advertiseLeader(
   address: string,
 ): () => void {
   if (!leadership.shared) return () => undefined;
-  return leadership.onChange((leader) => {
-    if (!leader) return;
-    // A fresh body each time: the barrier may wipe what it was given.
-    storage.put(LEADER_ADVERT_PATH, utf8(JSON.stringify({ address }))).catch(() => undefined);
+  const body = JSON.stringify({ address });
+  // A fresh body each time: the barrier may wipe what it was given.
+  const write = () => storage.put(LEADER_ADVERT_PATH, utf8(body)).catch(() => undefined);
+  let checking = false;
+  const repair = async () => {
+    if (checking || !leadership.isLeader()) return;
+    checking = true;
+    try {
+      const raw = await storage.get(LEADER_ADVERT_PATH);
+      if ((raw === undefined || fromUtf8(raw) !== body) && leadership.isLeader()) await write();
+    } catch {
+      // Information, never authority: the next check tries again.
+    } finally {
+      checking = false;
+    }
+  };
+  const timer = setInterval(() => void repair(), leadership.refreshMs);
+  (timer as { unref?: () => void }).unref?.();
+  const off = leadership.onChange((leader) => {
+    if (leader) void write();
   });
+  return () => {
+    clearInterval(timer);
+    off();
+  };
 }
 
 /**

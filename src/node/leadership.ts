@@ -26,6 +26,7 @@ import type { LockHandle, StorageAdapter, StorageLock } from '../storage/adapter
 import { hasLock } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
 import { brandClass } from '../util/brand.js';
+import { MAX_TIMER_MS, positiveInt } from '../util/options.js';
 
 /** Options of {@link Leadership}. @public */
 export interface LeadershipOptions {
@@ -33,7 +34,7 @@ export interface LeadershipOptions {
   storage: StorageAdapter;
   /** Time source of the refresh bookkeeping. Default: the wall clock. */
   clock?: Clock;
-  /** Time of the leader lock, ms (the lease manager's `leaderTtlMs`). */
+  /** Time of the leader lock, ms (the lease manager's `leaderTtlMs`): an integer up to 2^31 − 1. */
   ttlMs: number;
   /** How often {@link Leadership.start} refreshes or tries the lock, ms (at most half of `ttlMs`). */
   refreshMs: number;
@@ -71,12 +72,18 @@ export class Leadership {
   #lockOp: Promise<boolean> | undefined;
   #upkeep: ReturnType<typeof setInterval> | undefined;
 
-  /** Create a standby; nothing is taken until {@link Leadership.ensure} or {@link Leadership.start}. */
+  /**
+   * Create a standby; nothing is taken until {@link Leadership.ensure} or {@link Leadership.start}.
+   * @throws TransitError `invalid_request` for a `ttlMs` or `refreshMs` out of range.
+   */
   constructor(options: LeadershipOptions) {
     this.#storage = options.storage;
     this.#clock = options.clock ?? systemClock;
-    this.#ttlMs = options.ttlMs;
-    this.#refreshMs = options.refreshMs;
+    // Required, and within what Node's timers keep (a longer period fires every 1 ms).
+    this.#ttlMs = positiveInt(options.ttlMs ?? 0, 'ttlMs', 0, MAX_TIMER_MS);
+    // At most half the TTL (as LeaseManager's leaderRefreshMs): a refresh comes before the lock runs out.
+    const half = Math.max(1, Math.floor(this.#ttlMs / 2));
+    this.#refreshMs = positiveInt(options.refreshMs ?? 0, 'refreshMs', 0, half);
     this.#onError = options.onError ?? (() => undefined);
   }
 
@@ -196,7 +203,9 @@ export class Leadership {
     this.#handle = await s.lock(keyspace.leaseLeaderLock, this.#ttlMs);
     this.#lastRefresh = asked;
     this.#set(this.#handle !== undefined);
-    return this.#leader;
+    // A reply heard after the TTL (a paused process, a slow network) may
+    // describe a lock that has run out meanwhile: leader only while fresh.
+    return this.isLeader();
   }
 
   async #refresh(handle: LockHandle): Promise<boolean> {
@@ -211,7 +220,7 @@ export class Leadership {
     }
     if (kept) {
       this.#lastRefresh = asked;
-      return true;
+      return this.isLeader();
     }
     this.#drop();
     return false;

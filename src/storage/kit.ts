@@ -14,6 +14,7 @@ import type { Clock } from '../clock.js';
 import { invalidRequest } from '../errors.js';
 import { sameBytes } from '../util/same-bytes.js';
 import type { ListOptions, LockHandle } from './adapter.js';
+import { lockTtlMs } from './lock-ttl.js';
 
 export { SortedKeys } from './sorted-keys.js';
 
@@ -117,7 +118,7 @@ export class LeaseTable {
     if (typeof name !== 'string' || name.length === 0) {
       throw invalidRequest('lock name must be a non-empty string');
     }
-    checkTtl(ttlMs);
+    lockTtlMs(ttlMs);
     const now = this.#clock.now();
     const current = this.#held.get(name);
     if (current !== undefined && now < current.expiresAt) return undefined;
@@ -125,7 +126,7 @@ export class LeaseTable {
     this.#held.set(name, lease);
     return {
       refresh: async (ttl: number) => {
-        checkTtl(ttl);
+        lockTtlMs(ttl);
         if (this.#held.get(name) !== lease) return false;
         lease.expiresAt = this.#clock.now() + ttl;
         return true;
@@ -139,11 +140,5 @@ export class LeaseTable {
   /** Forget every lease (on close). */
   clear(): void {
     this.#held.clear();
-  }
-}
-
-function checkTtl(ttlMs: unknown): void {
-  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw invalidRequest(`lock ttl must be a finite number of ms > 0, got ${String(ttlMs)}`);
   }
 }

@@ -24,13 +24,22 @@ export interface AutoRotateResult {
 
 const PAGE = 500;
 
-/** One pass over all keys. @internal */
-export async function autoRotateTick(e: Engine): Promise<AutoRotateResult> {
+/**
+ * One pass over all keys. With `stillLeader` (a node's leadership), the pass
+ * stops at the first key for which this instance no longer leads: another
+ * instance has the duty now.
+ * @internal
+ */
+export async function autoRotateTick(
+  e: Engine,
+  stillLeader?: () => Promise<boolean>,
+): Promise<AutoRotateResult> {
   const result: AutoRotateResult = { rotated: [], errors: [] };
   let after = '';
   for (;;) {
     const names = await e.store.list(after, PAGE);
     for (const name of names) {
+      if (stillLeader && !(await stillLeader().catch(() => false))) return result;
       try {
         const key = await e.store.get(name);
         if (!key || !(await isDue(e, key))) continue;

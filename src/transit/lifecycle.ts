@@ -7,13 +7,13 @@
  * @module
  */
 
-import { TransitError } from '../errors.js';
+import { internal, isTransitError, TransitError } from '../errors.js';
 import { asRequest } from '../request.js';
 import type { AutoRotateResult } from './auto-rotate.js';
 import { loadSettings } from './config.js';
 import type { Engine } from './engine.js';
 import { watchForChanges } from './invalidation.js';
-import { engineFromOptions, type TransitOptions } from './options.js';
+import { autoRotateSchedule, engineFromOptions, type TransitOptions } from './options.js';
 
 /** A started engine. @internal */
 export interface Lifecycle {
@@ -37,39 +37,67 @@ export interface Lifecycle {
  * @throws TransitError `invalid_request` for a bad option.
  * @internal
  */
-export function startTransit(opts: unknown, tick: () => Promise<AutoRotateResult>): Lifecycle {
+export function startTransit(
+  opts: unknown,
+  tick: (stillLeader?: () => Promise<boolean>) => Promise<AutoRotateResult>,
+): Lifecycle {
   const options = asRequest(opts, 'options') as TransitOptions;
   const e = engineFromOptions(options);
+  const schedule = autoRotateSchedule(options);
   let unwatch: (() => Promise<void>) | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
-  const ready = (async () => {
-    await loadSettings(e);
-    unwatch = await watchForChanges(e);
-  })();
-  // Keep an unhandled rejection from escaping; every call awaits `ready` and sees it.
-  ready.catch(() => undefined);
-  // One promise for every call: awaiting it once settled costs a call one tick,
-  // where an async wrapper cost three and a new promise each time.
   let started: Engine | undefined;
-  const engine = ready.then(() => {
-    started = e;
-    return e;
-  });
-  engine.catch(() => undefined);
-  if (options.autoRotate !== false) {
+  let ready: Promise<void> = Promise.resolve();
+  let engine: Promise<Engine> | undefined;
+  // Start-up: the persisted settings, then the storage watch. One promise for
+  // every call: awaiting it once settled costs a call one tick, where an async
+  // wrapper cost three and a new promise each time. A start-up that failed (a
+  // storage unreachable a moment) is tried again by the next call, not kept.
+  const start = (): Promise<Engine> => {
+    ready = (async () => {
+      await loadSettings(e);
+      unwatch = await watchForChanges(e);
+    })();
+    const attempt: Promise<Engine> = ready.then(
+      () => {
+        started = e;
+        return e;
+      },
+      (err: unknown) => {
+        if (engine === attempt) engine = undefined;
+        if (isTransitError(err)) throw err;
+        const reason = err instanceof Error ? err.message : String(err);
+        throw internal(`the transit engine failed to start: ${reason}`, err);
+      },
+    );
+    // Keep an unhandled rejection from escaping; every call awaits it and sees it.
+    attempt.catch(() => undefined);
+    return attempt;
+  };
+  engine = start();
+  if (schedule) {
     const leadership = options.leadership;
-    const onResult = options.autoRotate?.onResult;
+    const stillLeader = leadership && (() => leadership.stillLeader());
+    // One pass at a time: a pass longer than the interval (many keys, a slow
+    // store) is not joined by another scanning every key again.
+    let running = false;
     timer = setInterval(() => {
-      // With a node's leadership, only its leader rotates (as only it expires leases).
+      if (running) return;
+      running = true;
+      // With a node's leadership, only its leader rotates (as only it expires
+      // leases), and the pass checks it still leads before each key.
       const lead = leadership === undefined ? Promise.resolve(true) : leadership.ensure();
       lead
         .then(async (leader) => {
           if (!leader) return;
-          const result = await tick();
-          onResult?.(result);
+          const result = await tick(stillLeader);
+          schedule.onResult?.(result);
         })
-        .catch(() => undefined);
-    }, options.autoRotate?.intervalMs ?? 60_000);
+        .catch(() => undefined)
+        .finally(() => {
+          running = false;
+        });
+    }, schedule.intervalMs);
     (timer as { unref?: () => void }).unref?.();
   }
   // Once closed (a node's seal closes its engine), nothing made before can use
@@ -78,7 +106,11 @@ export function startTransit(opts: unknown, tick: () => Promise<AutoRotateResult
   let closed: Promise<Engine> | undefined;
   return {
     context: e,
-    engine: () => closed ?? engine,
+    engine: () => {
+      if (closed) return closed;
+      engine ??= start();
+      return engine;
+    },
     started: () => (closed ? undefined : started),
     async close() {
       if (!closed) {

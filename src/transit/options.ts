@@ -15,9 +15,10 @@ import { PolicyStore } from '../keys/policy-store.js';
 import { resolveMetrics } from '../metrics/noop.js';
 import type { Metrics } from '../metrics/types.js';
 import { Leadership } from '../node/leadership.js';
+import { asRequest } from '../request.js';
 import { requireStorageAdapter, type StorageAdapter } from '../storage/adapter.js';
 import { MemoryStorage } from '../storage/memory.js';
-import { optionKeys, refuseUnknownOptions } from '../util/options.js';
+import { MAX_TIMER_MS, optionKeys, positiveInt, refuseUnknownOptions } from '../util/options.js';
 import type { AutoRotateResult } from './auto-rotate.js';
 import { DEFAULT_MAX_BATCH } from './batch.js';
 import type { Engine } from './engine.js';
@@ -154,4 +155,28 @@ export function engineFromOptions(options: TransitOptions): Engine {
     maxVersions,
     settings: { cache_size: cacheSize },
   };
+}
+
+/** The auto-rotation schedule of the options: `undefined` when off. @internal */
+export interface AutoRotateSchedule {
+  readonly intervalMs: number;
+  readonly onResult: ((result: AutoRotateResult) => void) | undefined;
+}
+
+/**
+ * Validate `autoRotate`: `false` (off), or an object whose `intervalMs` is an
+ * integer within what Node's timers keep (default 60,000) and whose
+ * `onResult` is a function.
+ * @throws TransitError `invalid_request` otherwise.
+ * @internal
+ */
+export function autoRotateSchedule(options: TransitOptions): AutoRotateSchedule | undefined {
+  const a: unknown = options.autoRotate;
+  if (a === false) return undefined;
+  const o = a === undefined ? {} : asRequest(a, "'autoRotate'");
+  const intervalMs = positiveInt(o.intervalMs, 'autoRotate.intervalMs', 60_000, MAX_TIMER_MS);
+  if (o.onResult !== undefined && typeof o.onResult !== 'function') {
+    throw invalidRequest("'autoRotate.onResult' must be a function");
+  }
+  return { intervalMs, onResult: o.onResult as AutoRotateSchedule['onResult'] };
 }

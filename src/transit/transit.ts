@@ -68,7 +68,10 @@ export class Transit {
   readonly #life: Lifecycle;
 
   constructor(opts: TransitOptions = {}) {
-    this.#life = startTransit(opts, () => this.runAutoRotation());
+    this.#life = startTransit(opts, async (stillLeader) => {
+      const { autoRotateTick } = await autoRotate();
+      return autoRotateTick(await this.#life.engine(), stillLeader);
+    });
   }
 
   /**

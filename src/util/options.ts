@@ -50,3 +50,28 @@ export function passedOn<Full extends object, Passed extends object>(
   for (const k of Object.keys(added)) out.add(k);
   return out;
 }
+
+/**
+ * `value` when it is an integer in 1..`max`, `fallback` when absent.
+ * @throws TransitError `invalid_request` naming the option otherwise.
+ * @internal
+ */
+export function positiveInt(
+  value: unknown,
+  name: string,
+  fallback: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
+    throw invalidRequest(`'${name}' must be an integer between 1 and ${max}`);
+  }
+  return value;
+}
+
+/**
+ * The longest delay Node's timers keep (2^31 − 1 ms, about 24.8 days): a
+ * longer one fires after 1 ms, so a timer period or lock TTL is capped here.
+ * @internal
+ */
+export const MAX_TIMER_MS = 2_147_483_647;

@@ -20,8 +20,8 @@ import {
   TokenStore,
   type TransitHandler,
 } from '../../adapters/http/index.js';
-import { parsePolicy } from '../../src/auth/policy-hcl.js';
 import { Acl } from '../../src/auth/acl.js';
+import { parsePolicy } from '../../src/auth/policy-hcl.js';
 import { Transit } from '../../src/index.js';
 import { LeaseManager } from '../../src/leases/lease-manager.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
@@ -50,7 +50,10 @@ beforeEach(async () => {
   const transit = new Transit({ storage, autoRotate: false });
   await transit.createKey('payroll');
   await transit.createKey('secret-project');
-  handler = createHandler({ transit, tokens, policies, leases }, { logger: { error: () => undefined } });
+  handler = createHandler(
+    { transit, tokens, policies, leases },
+    { logger: { error: () => undefined } },
+  );
   const root = await tokens.createRoot();
   const rootCtx = await tokens.authenticate(root);
   if (!rootCtx) throw new Error('no root context');

@@ -3,7 +3,7 @@
  * <name>`; helper/random/random_api.go: `"bytes" cannot be less than 1`,
  * `"bytes" should be less than 131072`).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { b64, expectError, makeEngine } from './support.js';
 
 describe('hash: Vault error text for an unknown algorithm', () => {
