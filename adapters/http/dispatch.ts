@@ -151,7 +151,15 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     seen: Seen,
   ): Promise<HttpReply | undefined> => {
     const r = resolve(req, fallthrough, seen);
-    if (!('route' in r) || !r.route) return r.reply;
+    if (!('route' in r) || !r.route) {
+      // No row for the path or method: while sealed that is a 503, as Vault
+      // checks the seal before its router.
+      if ('sealedFirst' in r && r.sealedFirst) {
+        const check = source.refuseIfSealed();
+        if (check instanceof Promise) await check;
+      }
+      return r.reply;
+    }
     const { route, params, query, verb, method, aclPath, deferAcl } = r;
     seen.route = route;
 

@@ -13,7 +13,7 @@
  * Runtime-neutral.
  * @module
  */
-import { GO_TRUE } from '../../src/request.js';
+import { GO_FALSE, GO_TRUE } from '../../src/request.js';
 import { AUDIT_ROUTES } from './audit-routes.js';
 import type { DispatchOptions, HttpRequest } from './dispatch.js';
 import { type HttpReply, jsonReply } from './reply.js';
@@ -28,6 +28,8 @@ import { decodeUrl } from './url.js';
 
 /** Request lines kept by the route front (one per key name and operation in practice). */
 const RESOLVED_MAX = 4096;
+/** The longest request line kept (a key name and operation fit; a longer one is resolved each time). */
+const RESOLVED_URL_MAX = 512;
 
 /** A request resolved to its row. @internal */
 export interface Resolved {
@@ -116,15 +118,42 @@ export function routeFront(source: ServiceSource, o: RouteFrontOptions): RouteFr
     startsWith(segs, [...api, 'sys']) ||
     startsWith(segs, [...api, 'auth']);
 
-  const bareMethodError = (segs: readonly string[]) => {
+  /** The row of `segs` for its first method (GET when it has one): a raw handler's flags. */
+  const anyRow = (segs: readonly string[]) => {
     const get = router.match('GET', segs);
-    return get.kind === 'match' && get.match.route.bareMethodError;
+    if (get.kind === 'match') return get.match.route;
+    const first = get.kind === 'method' ? get.allowed[0] : undefined;
+    const other = first === undefined ? undefined : router.match(first as RouteMethod, segs);
+    return other?.kind === 'match' ? other.match.route : undefined;
+  };
+  const bareMethodError = (segs: readonly string[]) => anyRow(segs)?.bareMethodError === true;
+
+  /**
+   * Fall through to the app (Express, Koa) for a path `decodeUrl` refused
+   * (`/static//app.js`, `/files/a%ZZb`) unless its leading segments, read as
+   * well as they can be, are ours: the app's own paths are not transitkit's
+   * to refuse.
+   */
+  const oursRaw = (url: string) => {
+    const path = url.split(/[?#]/, 1)[0] ?? '';
+    const segs = path
+      .split('/')
+      .filter((s) => s !== '' && s !== '.')
+      .map((s) => {
+        try {
+          return decodeURIComponent(s);
+        } catch {
+          return s;
+        }
+      });
+    return ours(segs);
   };
 
   /** URL → row, or the reply when there is none (404, 405, bad path), or `undefined` to fall through. */
   const resolveUncached = (req: HttpRequest, fallthrough: boolean, seen: { read: boolean }) => {
     const url = decodeUrl(req.url);
     if (!url) {
+      if (fallthrough && !oursRaw(req.url)) return { reply: undefined };
       const { status, message } = ROUTE_STATUS.badPath;
       return { reply: jsonReply(status, errorsBody([message])) };
     }
@@ -132,22 +161,39 @@ export function routeFront(source: ServiceSource, o: RouteFrontOptions): RouteFr
     if (fallthrough && !ours(segs)) return { reply: undefined };
     const verb = req.method.toUpperCase();
     let method = verb === 'PUT' ? 'POST' : verb === 'HEAD' ? 'GET' : verb;
-    if (method === 'GET' && GO_TRUE.has(query.get('list') ?? '')) method = 'LIST';
+    const list = method === 'GET' ? query.get('list') : null;
+    if (list !== null && list !== '') {
+      if (GO_TRUE.has(list)) method = 'LIST';
+      else if (!GO_FALSE.has(list) && !bareMethodError(segs)) {
+        // Vault's strconv.ParseBool of `list` failed: a bare 400.
+        return { reply: jsonReply(400, errorsBody([])) };
+      }
+    }
+    let found = router.match(method as RouteMethod, segs);
+    if (method === 'LIST' && verb !== 'LIST' && found.kind !== 'match') {
+      // A raw handler (health, seal-status, …) ignores `?list=`: the GET it is.
+      const get = router.match('GET', segs);
+      if (get.kind === 'match' && get.match.route.bareMethodError) {
+        found = get;
+        method = 'GET';
+      }
+    }
     seen.read = method === 'GET' || method === 'LIST';
-    const found = router.match(method as RouteMethod, segs);
     const route = found.kind === 'match' ? found.match.route : undefined;
     const usable =
       route && source.usable(route, o.auth) && (!route.needsMetrics || o.metrics !== undefined);
     if (found.kind === 'none' || (route && !usable)) {
       if (fallthrough && !startsWith(segs, mount)) return { reply: undefined };
       const { status, message } = ROUTE_STATUS.unsupportedPath;
-      return { reply: jsonReply(status, errorsBody([message])) };
+      return { reply: jsonReply(status, errorsBody([message])), sealedFirst: true };
     }
     if (found.kind === 'method' || !route || (verb === 'HEAD' && !route.head)) {
       const { status, message } = ROUTE_STATUS.unsupportedOperation;
-      const r = jsonReply(status, errorsBody(bareMethodError(segs) ? [] : [message]));
+      const raw = anyRow(segs);
+      const r = jsonReply(status, errorsBody(raw?.bareMethodError ? [] : [message]));
       r.headers.allow = allowHeader(found.kind === 'method' ? found.allowed : ['GET']);
-      return { reply: r };
+      // Vault checks the seal before routing, except on its raw handlers (init, unseal, …).
+      return { reply: r, sealedFirst: !(raw?.whileSealed || raw?.bareMethodError) };
     }
     // A row whose misses have a text (byok-export, backup) answers them as a write does.
     if (route.notFoundMessage) seen.read = false;
@@ -166,7 +212,10 @@ export function routeFront(source: ServiceSource, o: RouteFrontOptions): RouteFr
   const resolved = new Map<string, Map<string, Resolved>>();
   let resolvedCount = 0;
   const resolve = (req: HttpRequest, fallthrough: boolean, seen: { read: boolean }) => {
-    const cacheable = !req.url.includes('?') && !req.url.includes('#');
+    // Bounded in bytes too: resolving comes before the token check, so a
+    // client without one must not fill the table with long request lines.
+    const cacheable =
+      req.url.length <= RESOLVED_URL_MAX && !req.url.includes('?') && !req.url.includes('#');
     const byUrl = cacheable ? resolved.get(req.method) : undefined;
     const hit = byUrl?.get(req.url);
     if (hit) {

@@ -181,8 +181,9 @@ export interface Route {
   /** Undeclared fields are ignored even in `reject` mode (health, as Vault's handler). */
   ignoreUnknown: boolean;
   /**
-   * Another method on this path is a bare 405 `{"errors":[]}` (Vault's health
-   * handler); default for `health` rows.
+   * A raw handler of Vault's (health, init, unseal, seal-status, leader):
+   * another method on this path is a bare 405 `{"errors":[]}`, and `?list=`
+   * is ignored (a GET stays a GET). Default for `health` and `raw` rows.
    */
   bareMethodError: boolean;
   /**
@@ -279,7 +280,7 @@ function row<P extends string>(
     whileSealed: o.whileSealed ?? o.reply === 'health',
     greedy: o.greedy,
     ignoreUnknown: o.ignoreUnknown ?? false,
-    bareMethodError: o.bareMethodError ?? o.reply === 'health',
+    bareMethodError: o.bareMethodError ?? (o.reply === 'health' || o.reply === 'raw'),
     notFoundMessage: o.notFoundMessage ?? false,
     aclFromBody: o.aclFromBody ?? {},
     fillBody: o.fillBody,

@@ -21,11 +21,13 @@ import type {
   DataKeyRequest,
   ExportKeyType,
   ImportKeyRequest,
+  KeyInfo,
   LeaseDuration,
   RestoreRequest,
   SetCertificateRequest,
   SignCsrRequest,
 } from 'transitkit';
+import { warningsOf, withWarnings } from '../../src/result-meta.js';
 import { RESTORE_FIELDS } from '../../src/transit/backup.js';
 import { SET_CERTIFICATE_FIELDS, SIGN_CSR_FIELDS } from '../../src/transit/certificate-fields.js';
 import { CACHE_CONFIG_FIELDS, KEYS_CONFIG_FIELDS } from '../../src/transit/config.js';
@@ -83,11 +85,25 @@ const LEASES = { needsLeases: true } as const;
 const ALGORITHM = { algorithm: ['algorithm'] };
 const HASH_ALGORITHM = { hash_algorithm: ['hash_algorithm', 'algorithm'] };
 
+/**
+ * A key's read body as Vault's API has it: an `hmac` key's has no `keys`
+ * (formatKeyPolicy); the library's `KeyInfo` keeps one shape for every type.
+ * Its warnings go with it.
+ */
+function vaultKeyBody(info: KeyInfo): object {
+  if (info.type !== 'hmac') return info;
+  const out: Record<string, unknown> = {};
+  for (const field of Object.keys(info)) {
+    if (field !== 'keys') out[field] = info[field as keyof KeyInfo];
+  }
+  return withWarnings(out, warningsOf(info));
+}
+
 /** Every served route. @internal */
 export const ROUTES: readonly Route[] = [
   // --- Key management ------------------------------------------------------------------
   post('/transit/keys/:name', { fields: CREATE_KEY_FIELDS }, (s, { path, body }) =>
-    s.transit.createKey(path.name, body),
+    s.transit.createKey(path.name, body).then(vaultKeyBody),
   ),
   post(
     '/transit/keys/:name/import',
@@ -101,20 +117,24 @@ export const ROUTES: readonly Route[] = [
   ),
   get('/transit/wrapping_key', {}, (s) => s.transit.getWrappingKey()),
   get('/transit/keys/:name', { fields: READ_KEY_FIELDS }, (s, { path, body }) =>
-    s.transit.readKey(path.name, body),
+    s.transit.readKey(path.name, body).then(vaultKeyBody),
   ),
   list('/transit/keys', { fields: LIST_KEYS_FIELDS }, (s, { body }) => s.transit.listKeys(body)),
   del('/transit/keys/:name', { reply: 'none' }, (s, { path }) => s.transit.deleteKey(path.name)),
   post('/transit/keys/:name/config', { fields: KEY_CONFIG_FIELDS }, (s, { path, body }) =>
-    s.transit.updateKeyConfig(path.name, body),
+    s.transit.updateKeyConfig(path.name, body).then(vaultKeyBody),
   ),
-  post('/transit/keys/:name/rotate', {}, (s, { path }) => s.transit.rotateKey(path.name)),
-  del('/transit/keys/:name/soft-delete', {}, (s, { path }) => s.transit.softDeleteKey(path.name)),
+  post('/transit/keys/:name/rotate', {}, (s, { path }) =>
+    s.transit.rotateKey(path.name).then(vaultKeyBody),
+  ),
+  del('/transit/keys/:name/soft-delete', {}, (s, { path }) =>
+    s.transit.softDeleteKey(path.name).then(vaultKeyBody),
+  ),
   post('/transit/keys/:name/soft-delete-restore', {}, (s, { path }) =>
-    s.transit.restoreSoftDeletedKey(path.name),
+    s.transit.restoreSoftDeletedKey(path.name).then(vaultKeyBody),
   ),
   post('/transit/keys/:name/trim', { fields: TRIM_FIELDS }, (s, { path, body }) =>
-    s.transit.trimKey(path.name, body),
+    s.transit.trimKey(path.name, body).then(vaultKeyBody),
   ),
   get(
     '/transit/byok-export/:destination/:source(/:version)',

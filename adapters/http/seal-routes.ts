@@ -34,10 +34,9 @@ export const SEAL_ROUTES: readonly Route[] = [
   ),
   get('/sys/seal-status', SEALED, (s) => s.node.sealStatus()),
   // Vault's raw handler: no token, any query ignored, another method a bare 405 (leader.ts).
-  get('/sys/leader', { ...SEALED, ignoreUnknown: true, bareMethodError: true }, (s) =>
-    leaderStatus(s),
-  ),
-  post('/sys/seal', SUDO_NODE, (s) => s.node.seal()),
+  get('/sys/leader', { ...SEALED, ignoreUnknown: true }, (s) => leaderStatus(s)),
+  // Vault's raw seal handler: another method is a bare 405.
+  post('/sys/seal', { ...SUDO_NODE, bareMethodError: true }, (s) => s.node.seal()),
   post('/sys/rotate', SUDO_NODE, (s) => s.node.rotateKeyring().then(() => undefined)),
   get('/sys/key-status', { needsNode: true, needsAuth: true, reply: 'legacy' }, (s) =>
     s.node.keyStatus(),

@@ -25,6 +25,12 @@ export interface ServiceSource {
   usable(route: Route, auth: boolean): boolean;
   /** The services of one request. @throws TransitError `sealed` */
   forRequest(route: Route): ServedBy | Promise<ServedBy>;
+  /**
+   * Refuse while sealed or uninitialised (a path no row serves, or a method
+   * none takes, is a 503 then, as Vault checks the seal before routing).
+   * @throws TransitError `sealed`
+   */
+  refuseIfSealed(): void | Promise<void>;
 }
 
 /** True for a {@link TransitNode} (duck-typed: it may come from another copy of the package). @internal */
@@ -49,9 +55,16 @@ export function serviceSource(services: HandlerServices): ServiceSource {
         if (route.whileSealed) return { node, health: node } as unknown as ServedBy;
         return { ...node.services(), node, health: node };
       },
+      refuseIfSealed() {
+        node.services();
+      },
     };
   }
   const s = services;
+  const openOrRefuse = (state: HealthState): ServedBy => {
+    if (!state.initialized || state.sealed) throw sealed(state.initialized);
+    return s as ServedBy;
+  };
   return {
     usable: (route, auth) =>
       !route.needsNode &&
@@ -61,12 +74,14 @@ export function serviceSource(services: HandlerServices): ServiceSource {
     forRequest(route) {
       // No promise (and no tick) when there is no health to check.
       if (!s.health || route.whileSealed) return s as ServedBy;
-      const open = (state: HealthState): ServedBy => {
-        if (!state.initialized || state.sealed) throw sealed(state.initialized);
-        return s as ServedBy;
-      };
       const state = s.health.health();
-      return state instanceof Promise ? state.then(open) : open(state);
+      return state instanceof Promise ? state.then(openOrRefuse) : openOrRefuse(state);
+    },
+    refuseIfSealed() {
+      if (!s.health) return;
+      const state = s.health.health();
+      if (state instanceof Promise) return state.then((st) => void openOrRefuse(st));
+      openOrRefuse(state);
     },
   };
 }

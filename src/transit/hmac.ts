@@ -103,8 +103,9 @@ export async function hmac(e: Engine, name: string, req: HmacRequest): Promise<H
   const r = HMAC_FIELDS.request(req);
   const hash = vaultHash(optString(r.algorithm, 'algorithm') ?? 'sha2-256').name;
   const batch = optionalBatch(r, e.maxBatch);
-  // A single input is checked before the key is looked up (Vault's order), and decoded once.
-  const single = batch ? undefined : inputBytes(r.input, 'missing input for HMAC');
+  // A single input is checked before the key is looked up (Vault's order), and
+  // decoded once; a missing one is the empty message (Vault's pathHMACWrite).
+  const single = batch ? undefined : inputBytes(r.input ?? '', 'missing input for HMAC');
   const found = requireKey(e, name, 'encryption key not found');
   const out =
     found instanceof Promise
