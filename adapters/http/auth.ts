@@ -90,6 +90,37 @@ export function authorize(
     : allowed(services, route, params, aclPath, acl);
 }
 
+/**
+ * {@link authorize} for a row whose body completed its ACL path with a value
+ * that only narrows it (`aclUrlGrants`: an algorithm): a `deny` deciding the
+ * completed path refuses (`transit/sign/+/sha1`), else a grant on the
+ * completed path or on the URL path suffices (Vault checks only the URL, so
+ * a policy on `transit/sign/ec` lets hvac's `hash_algorithm` in the body
+ * through).
+ * @throws TransitError `permission_denied`.
+ * @internal
+ */
+export async function authorizeNarrowed(
+  services: Services,
+  route: Route,
+  params: Readonly<Record<string, string>>,
+  urlPath: string,
+  fullPath: string,
+  token: TokenContext | undefined,
+): Promise<AclOperation> {
+  if (!token || route.cap === null || !services.policies) {
+    return authorize(services, route, params, fullPath, token);
+  }
+  const acl = await aclNow(services.policies, token.policies);
+  if (acl.capabilities(fullPath).has('deny')) throw denied();
+  try {
+    return await authorize(services, route, params, fullPath, token);
+  } catch (e) {
+    if (!(e instanceof TransitError) || e.code !== 'permission_denied') throw e;
+    return authorize(services, route, params, urlPath, token);
+  }
+}
+
 /** The operation `acl` lets the request run as. @throws TransitError `permission_denied`. */
 function allowed(
   services: Services,

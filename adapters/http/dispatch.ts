@@ -32,7 +32,7 @@ import {
   auditResponse,
   notAudited,
 } from './audit-dispatch.js';
-import { aclTail, authenticate, authorize, type HeaderLookup } from './auth.js';
+import { aclTail, authenticate, authorize, authorizeNarrowed, type HeaderLookup } from './auth.js';
 import type { ResolvedJsonLimits } from './json-limits.js';
 import type { MetricsExporter } from './metrics.js';
 import { requestRecorder } from './metrics.js';
@@ -247,9 +247,13 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     }
     const { body, unknown } = parsed;
     if (deferAcl) {
-      const fullPath = [aclPath, ...aclTail(route, params, body)].join('/');
+      const tail = aclTail(route, params, body);
+      const fullPath = [aclPath, ...tail].join('/');
       try {
-        operation = await authorize(served, route, params, fullPath, token);
+        operation =
+          route.aclUrlGrants && tail.length > 0
+            ? await authorizeNarrowed(served, route, params, aclPath, fullPath, token)
+            : await authorize(served, route, params, fullPath, token);
       } catch (e) {
         return refused(served, { requestId, route, aclPath, req, token }, e);
       }

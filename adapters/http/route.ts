@@ -199,6 +199,13 @@ export interface Route {
    */
   aclFromBody: Readonly<Record<string, readonly string[]>>;
   /**
+   * The body's completion of the ACL path only narrows (an algorithm): a grant
+   * on the URL path suffices, as Vault checks only the URL, and a `deny`
+   * deciding the completed path still refuses (`transit/sign/+/sha1`). Else
+   * (restore's name) the completed path alone decides.
+   */
+  aclUrlGrants: boolean;
+  /**
    * Fills body fields the ACL path depends on, after the fields are parsed and
    * before the ACL check (restore: the name inside the blob).
    */
@@ -239,6 +246,7 @@ export interface RowOptions {
   bareMethodError?: boolean;
   notFoundMessage?: boolean;
   aclFromBody?: Readonly<Record<string, readonly string[]>>;
+  aclUrlGrants?: boolean;
   fillBody?: Route['fillBody'];
   stream?: boolean;
 }
@@ -283,6 +291,7 @@ function row<P extends string>(
     bareMethodError: o.bareMethodError ?? (o.reply === 'health' || o.reply === 'raw'),
     notFoundMessage: o.notFoundMessage ?? false,
     aclFromBody: o.aclFromBody ?? {},
+    aclUrlGrants: o.aclUrlGrants ?? false,
     fillBody: o.fillBody,
     stream: o.stream ?? false,
     call: call as Route['call'],

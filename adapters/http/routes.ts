@@ -208,22 +208,22 @@ export const ROUTES: readonly Route[] = [
   ),
   post(
     '/transit/hash(/:algorithm)',
-    { fields: HASH_FIELDS, aclFromBody: ALGORITHM },
+    { fields: HASH_FIELDS, aclFromBody: ALGORITHM, aclUrlGrants: true },
     (s, { body }) => s.transit.hash(body),
   ),
   post(
     '/transit/hmac/:name(/:algorithm)',
-    { fields: HMAC_FIELDS, aclFromBody: ALGORITHM },
+    { fields: HMAC_FIELDS, aclFromBody: ALGORITHM, aclUrlGrants: true },
     (s, { path, body }) => s.transit.hmac(path.name, body),
   ),
   post(
     '/transit/sign/:name(/:hash_algorithm)',
-    { fields: SIGN_FIELDS, aclFromBody: HASH_ALGORITHM },
+    { fields: SIGN_FIELDS, aclFromBody: HASH_ALGORITHM, aclUrlGrants: true },
     (s, { path, body }) => s.transit.sign(path.name, body),
   ),
   post(
     '/transit/verify/:name(/:hash_algorithm)',
-    { fields: VERIFY_FIELDS, aclFromBody: HASH_ALGORITHM },
+    { fields: VERIFY_FIELDS, aclFromBody: HASH_ALGORITHM, aclUrlGrants: true },
     (s, { path, body }) => s.transit.verify(path.name, body),
   ),
   // --- Lease management ----------------------------------------------------------------

@@ -23,6 +23,8 @@ export interface TokenSource {
 /** What the adapter needs of a compiled ACL. */
 export interface AclLike {
   allows(path: string, operation: AclOperation, sudo: boolean): boolean;
+  /** The capabilities the most specific rule grants on `path` (`deny` alone when denied). */
+  capabilities(path: string): ReadonlySet<string>;
 }
 
 /** What the adapter needs of a policy store. */
