@@ -147,6 +147,12 @@ export class ArchiveStore {
     if (oldestVersion(before) < oldestVersion(after)) {
       await (await writes()).dropTrimmed(this, uid, before, after);
     }
+    // What an earlier clean-up left (its delete failed after its document
+    // committed) goes with the key's next write: one listing of the lowest
+    // page, only for a trimmed key.
+    if (after.min_available_version > 0) {
+      await (await writes()).sweepTrimmed(this.storage, after.name, uid, oldestVersion(after));
+    }
   }
 
   /** Delete every archived entry of one incarnation. */

@@ -215,15 +215,6 @@ export function applyConfig(
       `cannot set min encryption/decryption values; min encryption version of ${next.min_encryption_version} must be greater than or equal to min decryption version of ${next.min_decryption_version}`,
     );
   }
-  if (next.min_available_version > 0) {
-    if (next.min_encryption_version < next.min_available_version) {
-      throw invalidRequest('min encryption version should not be less than min available version');
-    }
-    if (next.min_decryption_version < next.min_available_version) {
-      throw invalidRequest('min decryption version should not be less than min available version');
-    }
-  }
-
   const del = optBool(req.deletion_allowed, 'deletion_allowed');
   if (del !== undefined) next.deletion_allowed = del;
 
@@ -236,6 +227,15 @@ export function applyConfig(
 
   if (req.auto_rotate_period !== undefined) {
     next.auto_rotate_period = parsePeriod(req.auto_rotate_period);
+  }
+  // Last, as Vault's path_config.go (after the period's bound), with its texts ("then" included).
+  if (next.min_available_version > 0) {
+    if (next.min_encryption_version < next.min_available_version) {
+      throw invalidRequest('min encryption version should not be less than min available version');
+    }
+    if (next.min_decryption_version < next.min_available_version) {
+      throw invalidRequest('min decryption version should not be less then min available version');
+    }
   }
   return { policy: next, warnings };
 }

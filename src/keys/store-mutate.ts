@@ -54,7 +54,10 @@ export async function mutateKey(
       throw e;
     }
     if (stored) {
-      await archive.dropTrimmed(uid, current.doc.policy, stored.doc.policy);
+      // The write took effect: a failed clean-up of trimmed entries is not
+      // reported as its failure (a client would retry what it did); the
+      // key's next write sweeps them (ArchiveStore.dropTrimmed).
+      await archive.dropTrimmed(uid, current.doc.policy, stored.doc.policy).catch(() => undefined);
       return stored;
     }
     // Lost to another writer: what this attempt rewrote in place goes back first.

@@ -56,28 +56,29 @@ export const LIST_KEYS_FIELDS = schemaFor<ListKeysRequest>()({
   limit: { type: 'int', description: 'At most this many names; 0 = all.' },
 });
 
-/** Validate a create request into a new policy (no I/O). @internal */
-export function buildPolicy(name: string, request: CreateKeyRequest): KeyPolicy {
+/**
+ * Validate a create request into a new policy (no I/O), in Vault's order
+ * (pathPolicyWrite): the rotation period, convergence without derivation,
+ * the type, its key size; then, unless `typeChecks` is false, what the type
+ * cannot do (lock_manager's create branch: Vault makes those checks only when
+ * the key is new, so a create of an existing key ignores them).
+ * @internal
+ */
+export function buildPolicy(name: string, request: CreateKeyRequest, typeChecks = true): KeyPolicy {
   checkKeyName(name);
   const req = CREATE_KEY_FIELDS.request(request);
-  const info = keyTypeWithParameterSet(
-    optString(req.type, 'type') ?? DEFAULT_KEY_TYPE,
-    req.parameter_set,
-  );
+  const autoRotatePeriod = parseAutoRotatePeriod(req.auto_rotate_period);
   const derived = optBool(req.derived, 'derived') ?? false;
   const convergent = optBool(req.convergent_encryption, 'convergent_encryption') ?? false;
   if (convergent && !derived) {
     throw invalidRequest('convergent encryption requires derivation to be enabled');
   }
-  if (derived && !info.supportsDerivation) {
-    throw invalidRequest(
-      `key derivation and convergent encryption not supported for keys of type ${info.name}`,
-    );
-  }
-  if (convergent && !info.supportsEncryption) {
-    throw invalidRequest(`convergent encryption not supported for keys of type ${info.name}`);
-  }
+  const info = keyTypeWithParameterSet(
+    optString(req.type, 'type') ?? DEFAULT_KEY_TYPE,
+    req.parameter_set,
+  );
   const keySize = info.family.policyKeySize(info, optInt(req.key_size, 'key_size'));
+  if (typeChecks) checkTypeSupport(info, derived, convergent);
   return {
     name,
     type: info.name,
@@ -92,7 +93,7 @@ export function buildPolicy(name: string, request: CreateKeyRequest): KeyPolicy 
     min_encryption_version: 0,
     min_available_version: 0,
     latest_version: 1,
-    auto_rotate_period: parseAutoRotatePeriod(req.auto_rotate_period),
+    auto_rotate_period: autoRotatePeriod,
     key_size: keySize,
     imported: false,
     allow_imported_key_rotation: false,
@@ -100,6 +101,18 @@ export function buildPolicy(name: string, request: CreateKeyRequest): KeyPolicy 
     backup_info: null,
     restore_info: null,
   };
+}
+
+/** What a new key's type cannot do: derivation, convergent encryption. */
+function checkTypeSupport(info: KeyTypeInfo, derived: boolean, convergent: boolean): void {
+  if (derived && !info.supportsDerivation) {
+    throw invalidRequest(
+      `key derivation and convergent encryption not supported for keys of type ${info.name}`,
+    );
+  }
+  if (convergent && !info.supportsEncryption) {
+    throw invalidRequest(`convergent encryption not supported for keys of type ${info.name}`);
+  }
 }
 
 /**
@@ -130,12 +143,13 @@ export async function createKey(
   req: CreateKeyRequest = {},
 ): Promise<{ info: KeyInfo; created: boolean }> {
   await requestedFamilyReady(req);
-  const policy = buildPolicy(name, req);
+  const policy = buildPolicy(name, req, false);
   // An existing key is returned as is: do not generate material (an RSA key
   // takes seconds) only to discard it. A concurrent creation is still handled
   // by the store's compare-and-set.
   const existing = await e.store.get(name);
   if (existing) return { info: await keyInfo(e, existing), created: false };
+  checkTypeSupport(keyType(policy.type), policy.derived, policy.convergent_encryption);
   const first = await newVersion(e, policy, keyType(policy.type));
   const { key, created } = await e.store.create(policy, new Map([[1, first]]));
   return { info: await keyInfo(e, key), created };

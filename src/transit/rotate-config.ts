@@ -6,7 +6,6 @@
  * @module
  */
 import { invalidRequest } from '../errors.js';
-import { sweepTrimmed } from '../keys/archive-writes.js';
 import { parseAutoRotatePeriod } from '../keys/duration.js';
 import { checkKeyName } from '../keys/names.js';
 import {
@@ -14,7 +13,6 @@ import {
   assertNotSoftDeleted,
   assertVersionRoom,
   checkTrim,
-  oldestVersion,
   typeInfo,
 } from '../keys/policy.js';
 import type { LoadedKey } from '../keys/policy-store.js';
@@ -122,7 +120,5 @@ export async function trimKey(
     return { policy: { ...doc.policy, min_available_version: v } };
   });
   if (!key) throw invalidRequest('invalid key name');
-  // Entries an earlier trim failed to delete (after its document committed).
-  await sweepTrimmed(e.storage, name, key.doc.uid, oldestVersion(key.doc.policy));
   return keyInfo(e, key);
 }

@@ -237,7 +237,8 @@ export const CRYPTO_CASES: Case[] = [
   },
   {
     name: 'hmac input',
-    values: BAD_REQUIRED_BYTES,
+    // Optional as Vault's pathHMACWrite: a missing input is the empty message.
+    values: BAD_OPTIONAL_BYTES,
     call: (f, v) => f.transit.hmac('aes', { input: v as string }),
   },
   {
