@@ -120,7 +120,8 @@ function innerBegin(
 /**
  * Every well-formed PEM block of `text`, in order; text between blocks, and a
  * block that does not match the grammar, is skipped (as Go's `pem.Decode` loop
- * and `PemConverter` do). `\r` is ignored.
+ * and `PemConverter` do). `\r` is ignored, and so are spaces and tabs at the
+ * end of a line.
  *
  * Linear in the text: a failed block is not read again from each line inside
  * it. Only BEGIN lines among its header lines could still start a block
@@ -139,7 +140,11 @@ export function pemBlocks(text: string): PemBlock[] {
  * @internal
  */
 export function readPem(text: string): { blocks: PemBlock[]; after: string } {
-  const lines = text.replace(/\r/g, '').split('\n');
+  // Spaces and tabs before each line's end are allowed (RFC 7468's `*WSP eol`;
+  // Go's pem.Decode trims them, as OpenSSL reads them): text copied from a
+  // terminal or a form often has them. Trimmed by a loop, not a regular
+  // expression (linear on a long run of spaces).
+  const lines = text.replace(/\r/g, '').split('\n').map(trimLineEnd);
   const blocks: PemBlock[] = [];
   let last: { line: number; marker: number } | undefined;
   let i = 0;
@@ -165,6 +170,17 @@ export function readPem(text: string): { blocks: PemBlock[]; after: string } {
       ? lines.join('\n')
       : [(lines[last.line] as string).slice(last.marker), ...lines.slice(last.line + 1)].join('\n');
   return { blocks, after };
+}
+
+/** `line` without the spaces and tabs it ends with. */
+function trimLineEnd(line: string): string {
+  let end = line.length;
+  while (end > 0) {
+    const c = line.charCodeAt(end - 1);
+    if (c !== 32 && c !== 9) break;
+    end--;
+  }
+  return end === line.length ? line : line.slice(0, end);
 }
 
 /**

@@ -130,6 +130,27 @@ function decodeEcPkcs8(
 }
 
 /**
+ * RFC 5958 `OneAsymmetricKey` (PKCS#8 v1 and v2): version, algorithm, the
+ * key, then optional `[0]` attributes and `[1]` public key, either without
+ * the other (BouncyCastle and ring write `[1]` alone; pkijs' PrivateKeyInfo
+ * schema knows only `[0]`). Neither is read: as Go's
+ * `x509.ParsePKCS8PrivateKey`, the key is taken from the private part.
+ */
+function oneAsymmetricKeySchema(): asn1js.Sequence {
+  return new asn1js.Sequence({
+    value: [
+      new asn1js.Integer({ name: 'version' }),
+      AlgorithmIdentifier.schema({
+        names: { algorithmIdentifier: 'alg', algorithmParams: 'params' },
+      }),
+      new asn1js.OctetString({ name: 'key' }),
+      new asn1js.Any({ name: 'attributesOrPublicKey', optional: true }),
+      new asn1js.Any({ name: 'publicKey', optional: true }),
+    ],
+  });
+}
+
+/**
  * Parse a PKCS#8 `PrivateKeyInfo` (RSA, RSA under the PSS OID, EC P-256/384/521,
  * Ed25519, and NSS-format Ed25519), validating the key.
  * @throws TransitError `invalid_request` for malformed input or an unsupported algorithm.
@@ -137,17 +158,7 @@ function decodeEcPkcs8(
  */
 export function decodePkcs8PrivateKey(der: Uint8Array): PrivateKeyMaterial {
   const what = 'PKCS#8 private key';
-  const r = parseWithSchema(
-    der,
-    PrivateKeyInfo.schema({
-      names: {
-        version: 'version',
-        privateKeyAlgorithm: { names: { algorithmIdentifier: 'alg', algorithmParams: 'params' } },
-        privateKey: 'key',
-      },
-    }),
-    what,
-  );
+  const r = parseWithSchema(der, oneAsymmetricKeySchema(), what);
   const version = readSmallInt(r.version, what);
   if (version !== 0 && version !== 1) throw invalidRequest(`${what}: unknown version`);
   const inner = octets(r.key, what);
