@@ -231,7 +231,7 @@ export function createDispatch(services: HandlerServices, o: DispatchOptions): D
     let raw: Record<string, unknown> | undefined;
     let parsed: ReturnType<Route['parse']>;
     try {
-      raw = await rawFields(req.body, method === 'POST', query, o);
+      raw = await rawFields(req.body, method === 'POST', query, o, req.headers('content-type'));
       parsed = route.parse(params, raw, route.ignoreUnknown ? 'warn' : o.unknownFields);
       route.fillBody?.(parsed.body);
     } catch (e) {

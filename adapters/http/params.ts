@@ -299,6 +299,7 @@ export async function rawFields(
   post: boolean,
   query: URLSearchParams,
   o: { maxRequestBytes: number; jsonLimits: ResolvedJsonLimits },
+  contentType?: string,
 ): Promise<Record<string, unknown>> {
   if (!post) return queryFields(query);
   const got = body ? await body(o.maxRequestBytes) : undefined;
@@ -306,8 +307,44 @@ export async function rawFields(
   if (isObject && checkValueLimits(got as Record<string, unknown>, o.jsonLimits)) {
     return got as Record<string, unknown>;
   }
+  if (!isObject && isFormType(contentType)) {
+    const form = formFields(got as Uint8Array | string | undefined);
+    if (form && checkValueLimits(form, o.jsonLimits)) return form;
+  }
   return parseJsonBody(
     isObject ? JSON.stringify(got) : (got as Uint8Array | string | undefined),
     o.jsonLimits,
   );
+}
+
+/** Whether a Content-Type names an HTML form (`application/x-www-form-urlencoded`). */
+function isFormType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const media = contentType.split(';', 1)[0]?.trim().toLowerCase();
+  return media === 'application/x-www-form-urlencoded';
+}
+
+/**
+ * A form body's fields, as Vault's `parseFormRequest` (`curl -d a=b`): each
+ * field its value, a repeated one its values joined with `,`. `undefined`
+ * when the body reads as JSON instead (its first non-blank character is `{`
+ * or `[`: `curl -d @body.json` sends JSON with the form type, and Vault's
+ * `isForm` reads it as JSON).
+ * @throws TransitError `invalid_request` for a body that is not UTF-8.
+ */
+function formFields(bytes: Uint8Array | string | undefined): Record<string, unknown> | undefined {
+  let text: string;
+  try {
+    text = typeof bytes === 'string' ? bytes : bytes ? UTF8.decode(bytes) : '';
+  } catch {
+    throw invalidRequest('failed to parse form input: the body is not valid UTF-8');
+  }
+  const first = text.trimStart()[0];
+  if (first === undefined || first === '{' || first === '[') return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of new URLSearchParams(text)) {
+    const had = Object.hasOwn(out, k) ? out[k] : undefined;
+    setOwn(out, k, had === undefined ? v : `${had as string},${v}`);
+  }
+  return out;
 }

@@ -97,8 +97,8 @@ export async function importKey(e: Engine, name: string, request: ImportKeyReque
   if (r.convergent_encryption !== undefined) {
     throw invalidRequest('import cannot be used on keys with convergent encryption enabled');
   }
-  const typeName = optString(r.type, 'type');
-  if (typeName === undefined) throw invalidRequest("missing 'type' of the imported key");
+  // Vault's path_import.go: `type` defaults to aes256-gcm96.
+  const typeName = optString(r.type, 'type') ?? 'aes256-gcm96';
   const info = keyTypeWithParameterSet(typeName, r.parameter_set);
   const ready = familyReady(info);
   if (ready) await ready;

@@ -23,8 +23,8 @@ export type ImportHashFunction = 'SHA1' | 'SHA224' | 'SHA256' | 'SHA384' | 'SHA5
  * @public
  */
 export interface ImportKeyRequest {
-  /** Key type (required); any type but `hmac`. */
-  type: KeyType | (string & {});
+  /** Key type, any but `hmac`; default `aes256-gcm96` (as Vault's import). */
+  type?: KeyType | (string & {});
   /** With `type: 'ml-dsa'` (Vault Enterprise's spelling): `44`, `65` or `87`. */
   parameter_set?: '44' | '65' | '87' | (string & {});
   /**
