@@ -308,7 +308,7 @@ export async function rawFields(
     return got as Record<string, unknown>;
   }
   if (!isObject && isFormType(contentType)) {
-    const form = formFields(got as Uint8Array | string | undefined);
+    const form = formFields(got as Uint8Array | string | undefined, o.jsonLimits);
     if (form && checkValueLimits(form, o.jsonLimits)) return form;
   }
   return parseJsonBody(
@@ -332,7 +332,10 @@ function isFormType(contentType: string | undefined): boolean {
  * `isForm` reads it as JSON).
  * @throws TransitError `invalid_request` for a body that is not UTF-8.
  */
-function formFields(bytes: Uint8Array | string | undefined): Record<string, unknown> | undefined {
+function formFields(
+  bytes: Uint8Array | string | undefined,
+  limits: ResolvedJsonLimits,
+): Record<string, unknown> | undefined {
   let text: string;
   try {
     text = typeof bytes === 'string' ? bytes : bytes ? UTF8.decode(bytes) : '';
@@ -341,6 +344,14 @@ function formFields(bytes: Uint8Array | string | undefined): Record<string, unkn
   }
   const first = text.trimStart()[0];
   if (first === undefined || first === '{' || first === '[') return undefined;
+  // Counted before anything is built, as a JSON body is scanned before it is
+  // parsed: a body of millions of fields is refused at once.
+  let fields = 1;
+  for (let at = text.indexOf('&'); at >= 0; at = text.indexOf('&', at + 1)) {
+    if (++fields > limits.maxListItems) {
+      throw invalidRequest(`failed to parse form input: more than ${limits.maxListItems} fields`);
+    }
+  }
   const out: Record<string, unknown> = {};
   for (const [k, v] of new URLSearchParams(text)) {
     const had = Object.hasOwn(out, k) ? out[k] : undefined;

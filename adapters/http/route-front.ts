@@ -130,22 +130,25 @@ export function routeFront(source: ServiceSource, o: RouteFrontOptions): RouteFr
 
   /**
    * Fall through to the app (Express, Koa) for a path `decodeUrl` refused
-   * (`/static//app.js`, `/files/a%ZZb`) unless its leading segments, read as
-   * well as they can be, are ours: the app's own paths are not transitkit's
-   * to refuse.
+   * (`/static//app.js`, `/files/a%ZZb`) unless it may be ours: its leading
+   * segments, read as well as they can be (an absolute-form target's scheme
+   * and host left out, `.` and `..` in any spelling resolved as a browser
+   * would), name the mount, `sys` or `auth`: those keep transitkit's 400.
    */
-  const oursRaw = (url: string) => {
-    const path = url.split(/[?#]/, 1)[0] ?? '';
-    const segs = path
-      .split('/')
-      .filter((s) => s !== '' && s !== '.')
-      .map((s) => {
-        try {
-          return decodeURIComponent(s);
-        } catch {
-          return s;
-        }
-      });
+  const mayBeOurs = (url: string) => {
+    const target = url.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?#]*/, '');
+    const path = target.split(/[?#]/, 1)[0] ?? '';
+    const segs: string[] = [];
+    for (const raw of path.split('/')) {
+      let seg = raw;
+      try {
+        seg = decodeURIComponent(raw);
+      } catch {
+        // kept as sent
+      }
+      if (seg === '..') segs.pop();
+      else if (seg !== '.' && seg !== '') segs.push(seg);
+    }
     return ours(segs);
   };
 
@@ -153,7 +156,7 @@ export function routeFront(source: ServiceSource, o: RouteFrontOptions): RouteFr
   const resolveUncached = (req: HttpRequest, fallthrough: boolean, seen: { read: boolean }) => {
     const url = decodeUrl(req.url);
     if (!url) {
-      if (fallthrough && !oursRaw(req.url)) return { reply: undefined };
+      if (fallthrough && !mayBeOurs(req.url)) return { reply: undefined };
       const { status, message } = ROUTE_STATUS.badPath;
       return { reply: jsonReply(status, errorsBody([message])) };
     }

@@ -156,26 +156,24 @@ export class Acl {
    * A LIST's wildcard decision, as Vault's since its fix of the list deny
    * bypass (OpenBao GHSA-xp3c-3jw3-4vcr): the rules matching the path without
    * its trailing slash and those matching it with the slash are candidates
-   * together; the most specific `deny` among them wins unless a rule granting
-   * `list` is more specific still. (Deciding on the bare path alone let
-   * `transit/*` with list past a `transit/keys/*` deny; on the slash path
-   * alone, a `transit/keys*` grant was never seen.)
+   * together, and the most specific one decides (a `deny` among the most
+   * specific wins). Deciding on the bare path alone let `transit/*` with list
+   * past a `transit/keys/*` deny; on the slash path alone, a `transit/keys*`
+   * grant was never seen.
    */
   #listWild(p: string): ReadonlySet<Capability> {
-    const bareSegs = p.slice(0, -1).split('/');
+    const bare = p.slice(0, -1);
+    const bareSegs = bare.split('/');
     const segs = p.split('/');
+    let best: WildRule | undefined;
     let deny: WildRule | undefined;
-    let list: WildRule | undefined;
-    let any: WildRule | undefined;
     for (const rule of this.#wild) {
-      if (!matches(rule, bareSegs, p.slice(0, -1)) && !matches(rule, segs, p)) continue;
-      if (!any || moreSpecific(rule, any)) any = rule;
-      if (rule.caps.has('deny')) {
-        if (!deny || moreSpecific(rule, deny)) deny = rule;
-      } else if (rule.caps.has('list') && (!list || moreSpecific(rule, list))) list = rule;
+      if (!matches(rule, bareSegs, bare) && !matches(rule, segs, p)) continue;
+      if (!best || moreSpecific(rule, best)) best = rule;
+      if (rule.caps.has('deny') && (!deny || moreSpecific(rule, deny))) deny = rule;
     }
-    if (deny && !(list && moreSpecific(list, deny))) return deny.caps;
-    return (list ?? any)?.caps ?? NONE;
+    if (deny && (best === deny || !moreSpecific(best as WildRule, deny))) return deny.caps;
+    return best?.caps ?? NONE;
   }
 
   /** The most specific wildcard rule matching `p`, as Vault's CheckAllowedFromNonExactPaths. */

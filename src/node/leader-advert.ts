@@ -73,17 +73,21 @@ export function advertiseLeader(
   const body = JSON.stringify({ address });
   // A fresh body each time: the barrier may wipe what it was given.
   const write = () => storage.put(LEADER_ADVERT_PATH, utf8(body)).catch(() => undefined);
-  let checking = false;
+  // When the check in flight began: one at a time, and one whose storage
+  // call never settles is given up after a few intervals.
+  let checking: number | undefined;
   const repair = async () => {
-    if (checking || !leadership.isLeader()) return;
-    checking = true;
+    const now = Date.now();
+    if (checking !== undefined && now - checking < 4 * leadership.refreshMs) return;
+    if (!leadership.isLeader()) return;
+    checking = now;
     try {
       const raw = await storage.get(LEADER_ADVERT_PATH);
       if ((raw === undefined || fromUtf8(raw) !== body) && leadership.isLeader()) await write();
     } catch {
       // Information, never authority: the next check tries again.
     } finally {
-      checking = false;
+      if (checking === now) checking = undefined;
     }
   };
   const timer = setInterval(() => void repair(), leadership.refreshMs);

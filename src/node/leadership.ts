@@ -202,9 +202,11 @@ export class Leadership {
     const asked = this.#clock.now();
     this.#handle = await s.lock(keyspace.leaseLeaderLock, this.#ttlMs);
     this.#lastRefresh = asked;
-    this.#set(this.#handle !== undefined);
     // A reply heard after the TTL (a paused process, a slow network) may
-    // describe a lock that has run out meanwhile: leader only while fresh.
+    // describe a lock that has run out meanwhile: leader only while fresh, and
+    // no gain announced (the advertisement would name this node over the real
+    // leader). The handle is kept: its next refresh tells whether it holds.
+    this.#set(this.#handle !== undefined && this.#fresh(this.#ttlMs));
     return this.isLeader();
   }
 
@@ -220,6 +222,7 @@ export class Leadership {
     }
     if (kept) {
       this.#lastRefresh = asked;
+      this.#set(this.#fresh(this.#ttlMs));
       return this.isLeader();
     }
     this.#drop();

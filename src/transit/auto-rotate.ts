@@ -25,21 +25,21 @@ export interface AutoRotateResult {
 const PAGE = 500;
 
 /**
- * One pass over all keys. With `stillLeader` (a node's leadership), the pass
- * stops at the first key for which this instance no longer leads: another
- * instance has the duty now.
+ * One pass over all keys. With `proceed` (the timer's), the pass stops at the
+ * first key for which it says no: the engine is closing, or this instance no
+ * longer leads (another has the duty now).
  * @internal
  */
 export async function autoRotateTick(
   e: Engine,
-  stillLeader?: () => Promise<boolean>,
+  proceed?: () => Promise<boolean>,
 ): Promise<AutoRotateResult> {
   const result: AutoRotateResult = { rotated: [], errors: [] };
   let after = '';
   for (;;) {
     const names = await e.store.list(after, PAGE);
     for (const name of names) {
-      if (stillLeader && !(await stillLeader().catch(() => false))) return result;
+      if (proceed && !(await proceed().catch(() => false))) return result;
       try {
         const key = await e.store.get(name);
         if (!key || !(await isDue(e, key))) continue;

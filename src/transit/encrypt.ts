@@ -130,6 +130,20 @@ export async function encrypt(
   req: EncryptRequest,
   options: EncryptOptions = {},
 ): Promise<EncryptResult> {
+  const out = encryptOnce(e, name, req, options);
+  // Only a pending answer can have read an archived version the key lost meanwhile.
+  return out instanceof Promise
+    ? againIfChanged(out, () => encryptOnce(e, name, req, options))
+    : out;
+}
+
+/** {@link encrypt}, once. */
+function encryptOnce(
+  e: Engine,
+  name: string,
+  req: EncryptRequest,
+  options: EncryptOptions,
+): EncryptResult | Promise<EncryptResult> {
   checkKeyName(name);
   const r = ENCRYPT_FIELDS.request(req);
   const o = asRequest(options, 'options');
@@ -150,11 +164,9 @@ export async function encrypt(
   // No `await` on the common path (a cached key): an await point in this
   // function would cost every call ≈ 0.1–0.2 µs, reached or not.
   const cached = e.store.cached(name);
-  const out = cached
+  return cached
     ? encryptWith(e, cached, r, batch)
     : encryptUncached(e, name, r, batch, upsertAllowed);
-  // Only a pending answer can have read an archived version the key lost meanwhile.
-  return out instanceof Promise ? againIfChanged(out, () => encrypt(e, name, req, options)) : out;
 }
 
 /** {@link encrypt} with its key: one seal, or one per batch item. */
@@ -222,18 +234,26 @@ export async function decrypt(
   name: string,
   req: DecryptRequest,
 ): Promise<{ plaintext: string } | BatchResult<DecryptBatchItem>> {
+  const out = decryptOnce(e, name, req);
+  // Only a pending answer can have read an archived version the key lost meanwhile.
+  return out instanceof Promise ? againIfChanged(out, () => decryptOnce(e, name, req)) : out;
+}
+
+/** {@link decrypt}, once (no `await`: an uncached key continues in `then`). */
+function decryptOnce(
+  e: Engine,
+  name: string,
+  req: DecryptRequest,
+): DecryptResult | Promise<DecryptResult> {
   checkKeyName(name);
   const r = DECRYPT_FIELDS.request(req);
   const batch = optionalBatch(r, e.maxBatch);
   if (batch) sameContextShape(batch);
   // No `await` here either (see encrypt): an uncached key continues in `then`.
   const found = requireKey(e, name, NOT_FOUND);
-  const out =
-    found instanceof Promise
-      ? found.then((key) => decryptWith(e, key, r, batch))
-      : decryptWith(e, found, r, batch);
-  // Only a pending answer can have read an archived version the key lost meanwhile.
-  return out instanceof Promise ? againIfChanged(out, () => decrypt(e, name, req)) : out;
+  return found instanceof Promise
+    ? found.then((key) => decryptWith(e, key, r, batch))
+    : decryptWith(e, found, r, batch);
 }
 
 type DecryptResult = { plaintext: string } | BatchResult<DecryptBatchItem>;

@@ -59,14 +59,12 @@ export function requireKey(
  * now is gives ("too old", "not found", or the answer). Only for operations
  * that write nothing before their archived reads. @internal
  */
-export async function againIfChanged<T>(first: Promise<T>, run: () => Promise<T>): Promise<T> {
-  let pending = first;
+export async function againIfChanged<T>(first: Promise<T>, run: () => T | Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await pending;
+      return await (attempt === 0 ? first : run());
     } catch (err) {
       if (!isKeyChanged(err) || attempt >= CHANGE_RETRIES) throw err;
-      pending = run();
     }
   }
 }

@@ -99,6 +99,13 @@ type HmacResult = { hmac: string; key_version: number } | BatchResult<HmacBatchI
  * @internal
  */
 export async function hmac(e: Engine, name: string, req: HmacRequest): Promise<HmacResult> {
+  const out = hmacOnce(e, name, req);
+  // Only a pending answer can have read an archived version the key lost meanwhile.
+  return out instanceof Promise ? againIfChanged(out, () => hmacOnce(e, name, req)) : out;
+}
+
+/** {@link hmac}, once. */
+function hmacOnce(e: Engine, name: string, req: HmacRequest): HmacResult | Promise<HmacResult> {
   checkKeyName(name);
   const r = HMAC_FIELDS.request(req);
   const hash = vaultHash(optString(r.algorithm, 'algorithm') ?? 'sha2-256').name;
@@ -107,12 +114,9 @@ export async function hmac(e: Engine, name: string, req: HmacRequest): Promise<H
   // decoded once; a missing one is the empty message (Vault's pathHMACWrite).
   const single = batch ? undefined : inputBytes(r.input ?? '', 'missing input for HMAC');
   const found = requireKey(e, name, 'encryption key not found');
-  const out =
-    found instanceof Promise
-      ? found.then((key) => hmacWith(e, key, r, hash, batch, single))
-      : hmacWith(e, found, r, hash, batch, single);
-  // Only a pending answer can have read an archived version the key lost meanwhile.
-  return out instanceof Promise ? againIfChanged(out, () => hmac(e, name, req)) : out;
+  return found instanceof Promise
+    ? found.then((key) => hmacWith(e, key, r, hash, batch, single))
+    : hmacWith(e, found, r, hash, batch, single);
 }
 
 /** {@link hmac} once the key is at hand: the policy's rules, then the MACs. */

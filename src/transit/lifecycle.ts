@@ -19,7 +19,7 @@ import { autoRotateSchedule, engineFromOptions, type TransitOptions } from './op
 export interface Lifecycle {
   /** The engine context (usable at once; calls should go through {@link Lifecycle.engine}). */
   readonly context: Engine;
-  /** The engine, once start-up finished (rejects if it failed). */
+  /** The engine, once start-up finished (rejects if it failed; the next call starts it again). */
   engine(): Promise<Engine>;
   /**
    * The engine when start-up has finished well, else `undefined`: the hot
@@ -39,7 +39,7 @@ export interface Lifecycle {
  */
 export function startTransit(
   opts: unknown,
-  tick: (stillLeader?: () => Promise<boolean>) => Promise<AutoRotateResult>,
+  tick: (proceed?: () => Promise<boolean>) => Promise<AutoRotateResult>,
 ): Lifecycle {
   const options = asRequest(opts, 'options') as TransitOptions;
   const e = engineFromOptions(options);
@@ -75,28 +75,39 @@ export function startTransit(
     return attempt;
   };
   engine = start();
+  // The auto-rotation pass in flight, and when it began.
+  let pass: { done: Promise<void>; since: number } | undefined;
+  let closing = false;
   if (schedule) {
     const leadership = options.leadership;
-    const stillLeader = leadership && (() => leadership.stillLeader());
-    // One pass at a time: a pass longer than the interval (many keys, a slow
-    // store) is not joined by another scanning every key again.
-    let running = false;
+    // Before each key: this engine is open, and (with a node's leadership) still leads.
+    const proceed = async () =>
+      !closing && (leadership === undefined || (await leadership.stillLeader()));
+    // A pass whose storage call never settles is given up after ten intervals
+    // (else no pass would run again, here or, since this node keeps the lock,
+    // anywhere); a slow but live pass is joined by at most one more then.
+    const stuckMs = 10 * schedule.intervalMs;
     timer = setInterval(() => {
-      if (running) return;
-      running = true;
+      // One pass at a time: a pass longer than the interval (many keys, a slow
+      // store) is not joined by another scanning every key again.
+      if (pass && Date.now() - pass.since < stuckMs) return;
       // With a node's leadership, only its leader rotates (as only it expires
       // leases), and the pass checks it still leads before each key.
       const lead = leadership === undefined ? Promise.resolve(true) : leadership.ensure();
-      lead
-        .then(async (leader) => {
-          if (!leader) return;
-          const result = await tick(stillLeader);
-          schedule.onResult?.(result);
-        })
-        .catch(() => undefined)
-        .finally(() => {
-          running = false;
-        });
+      const current = {
+        since: Date.now(),
+        done: lead
+          .then(async (leader) => {
+            if (!leader) return;
+            const result = await tick(proceed);
+            schedule.onResult?.(result);
+          })
+          .catch(() => undefined)
+          .finally(() => {
+            if (pass === current) pass = undefined;
+          }),
+      };
+      pass = current;
     }, schedule.intervalMs);
     (timer as { unref?: () => void }).unref?.();
   }
@@ -120,10 +131,35 @@ export function startTransit(
       }
       if (timer) clearInterval(timer);
       timer = undefined;
+      // A pass in flight stops at its next key; it is waited for (2 s at
+      // most: a storage call that hangs does not hold the close).
+      closing = true;
+      if (pass) await settledWithin(pass.done, CLOSE_WAIT_MS);
       await ready.catch(() => undefined);
       const stop = unwatch;
       unwatch = undefined;
       await stop?.();
     },
   };
+}
+
+/** How long `close()` waits for an auto-rotation pass in flight. */
+const CLOSE_WAIT_MS = 2_000;
+
+/** `p` settled, or `ms` passed (an unref'd timer: it keeps no process alive). */
+function settledWithin(p: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    (t as { unref?: () => void }).unref?.();
+    p.then(
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+    );
+  });
 }

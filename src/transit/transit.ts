@@ -68,9 +68,9 @@ export class Transit {
   readonly #life: Lifecycle;
 
   constructor(opts: TransitOptions = {}) {
-    this.#life = startTransit(opts, async (stillLeader) => {
+    this.#life = startTransit(opts, async (proceed) => {
       const { autoRotateTick } = await autoRotate();
-      return autoRotateTick(await this.#life.engine(), stillLeader);
+      return autoRotateTick(await this.#life.engine(), proceed);
     });
   }
 

@@ -50,4 +50,31 @@ describe('form-urlencoded bodies (Vault http/logical.go isForm)', () => {
     const r = await form('/transit/encrypt/k', JSON.stringify({ plaintext: pt }));
     expect(r.status, r.text).toBe(200);
   });
+
+  it('a repeated field is its values joined with commas; __proto__ is a plain field', async () => {
+    const r = await form('/transit/keys/f2', 'type=aes256-gcm96&__proto__=x&exportable=true');
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.warnings).toEqual([
+      'Endpoint ignored these unrecognized parameters: [__proto__]',
+    ]);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
+  it('a form with more fields than maxListItems is refused before any is read', async () => {
+    const limited = createHandler(
+      { transit: new Transit({ autoRotate: false }) },
+      { auth: false, logger: { error: () => undefined }, jsonLimits: { maxListItems: 10 } },
+    );
+    const r = await limited.fetch(
+      new Request('http://vault.test/v1/transit/keys/f3', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: Array.from({ length: 100_000 }, (_, i) => `f${i}=`).join('&'),
+      }),
+    );
+    expect(r.status).toBe(400);
+    expect(await r.json()).toEqual({
+      errors: ['failed to parse form input: more than 10 fields'],
+    });
+  });
 });

@@ -76,8 +76,7 @@ describe.skipIf(SKIP_REDIS)('a lock reply acted on after its TTL', () => {
     try {
       b.start();
       await sleep(TTL * 4);
-      expect(b.isLeader()).toBe(true); // B took the lock at once and keeps it
-      // Every pass A ran, it ran while B led.
+      // No pass A ran, ran while B led (B's own view, read as each pass ended).
       expect(passesOnA.filter((bLed) => bLed)).toEqual([]);
     } finally {
       await transit.close();

@@ -1,5 +1,5 @@
 /**
- * One instance for zz-review-leader-paused.test.ts: a Leadership and a
+ * One instance for paused-leader.test.ts: a Leadership and a
  * Transit (auto-rotation every 20 ms under that leadership) on Redis.
  * With BLOCK_MS > 0, the instance's first lock refresh after a `block` line on stdin is followed by a
  * synchronous block of the event loop (a long CPU-bound call) of BLOCK_MS,
