@@ -93,8 +93,9 @@ export function authorize(
 /**
  * {@link authorize} for a row whose body completed its ACL path with a value
  * that only narrows it (`aclUrlGrants`: an algorithm): a `deny` deciding the
- * completed path refuses (`transit/sign/+/sha1`), else a grant on the
- * completed path or on the URL path suffices (Vault checks only the URL, so
+ * completed path, and not every completion of it, refuses
+ * (`transit/sign/+/sha1`), else a grant on the completed path or on the URL
+ * path suffices (Vault checks only the URL, so
  * a policy on `transit/sign/ec` lets hvac's `hash_algorithm` in the body
  * through).
  * @throws TransitError `permission_denied`.
@@ -112,7 +113,14 @@ export async function authorizeNarrowed(
     return authorize(services, route, params, fullPath, token);
   }
   const acl = await aclNow(services.policies, token.policies);
-  if (acl.capabilities(fullPath).has('deny')) throw denied();
+  // A deny whose rule decides this completion but not every completion (a
+  // segment no policy can name stands for "any other"; each rule has its own
+  // capability set) is about this value: `transit/sign/+/sha1`. One whose rule
+  // decides every completion (`transit/*`) says no more than the URL path's
+  // own rules, and there, as in Vault, the most specific rule of the URL path
+  // decides (`transit/sign/ec` exact).
+  const decided = acl.capabilities(fullPath);
+  if (decided.has('deny') && decided !== acl.capabilities(`${urlPath}/\u0000`)) throw denied();
   try {
     return await authorize(services, route, params, fullPath, token);
   } catch (e) {

@@ -136,7 +136,8 @@ export class Acl {
 
   /**
    * The capabilities granted on `path` (no leading `/`), from the most specific
-   * matching rule; `deny` alone when denied; empty when nothing matches.
+   * matching rule; `deny` alone when denied; empty when nothing matches. The
+   * set is the deciding rule's own (the same object for every path it decides).
    */
   capabilities(path: string, operation?: AclOperation): ReadonlySet<Capability> {
     if (this.#root) return ALL;

@@ -23,7 +23,10 @@ export interface TokenSource {
 /** What the adapter needs of a compiled ACL. */
 export interface AclLike {
   allows(path: string, operation: AclOperation, sudo: boolean): boolean;
-  /** The capabilities the most specific rule grants on `path` (`deny` alone when denied). */
+  /**
+   * The capabilities the most specific rule grants on `path` (`deny` alone when
+   * denied): that rule's own set, the same object for every path it decides.
+   */
   capabilities(path: string): ReadonlySet<string>;
 }
 

@@ -36,8 +36,15 @@ path "transit/sign/+/sha1" { capabilities = ["deny"] }
 path "transit/hmac/+/sha1" { capabilities = ["deny"] }
 `;
 
+const BROAD_DENY = `
+path "transit/*" { capabilities = ["deny"] }
+path "transit/sign/ec" { capabilities = ["update"] }
+path "transit/sign/ec/sha1" { capabilities = ["deny"] }
+`;
+
 let handler: TransitHandler;
 let token: string;
+let broadToken: string;
 
 beforeEach(async () => {
   const clock = new FakeClock();
@@ -51,6 +58,7 @@ beforeEach(async () => {
   tokens = new TokenStore({ storage, clock, leases });
   const policies = new AclPolicyStore({ storage });
   await policies.write('exact', EXACT);
+  await policies.write('broad-deny', BROAD_DENY);
   const transit = new Transit({ storage, autoRotate: false });
   await transit.createKey('ec', { type: 'ecdsa-p256' });
   await transit.createKey('k');
@@ -62,13 +70,14 @@ beforeEach(async () => {
   const rootCtx = await tokens.authenticate(root);
   if (!rootCtx) throw new Error('no root context');
   token = (await tokens.create(rootCtx, { policies: ['exact'], ttl: '1h' })).client_token;
+  broadToken = (await tokens.create(rootCtx, { policies: ['broad-deny'], ttl: '1h' })).client_token;
 });
 
-async function post(path: string, body: unknown) {
+async function post(path: string, body: unknown, as = token) {
   const r = await handler.fetch(
     new Request(`http://vault.test/v1${path}`, {
       method: 'POST',
-      headers: { 'x-vault-token': token, 'content-type': 'application/json' },
+      headers: { 'x-vault-token': as, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     }),
   );
@@ -107,5 +116,18 @@ describe('exact-path Vault policies and an algorithm in the body (as hvac sends 
     expect((await post('/transit/sign/ec', { input, hash_algorithm: 'sha1' })).status).toBe(403);
     expect((await post('/transit/sign/ec/sha1', { input })).status).toBe(403);
     expect((await post('/transit/hmac/k', { input, algorithm: 'sha1' })).status).toBe(403);
+  });
+});
+
+describe('a broad deny beside an exact grant (deny everything else)', () => {
+  it('the exact URL grant decides, as in Vault; a deny naming the algorithm still refuses', async () => {
+    const ok = await post('/transit/sign/ec', { input, hash_algorithm: 'sha2-256' }, broadToken);
+    expect(ok.status, ok.text).toBe(200);
+    expect((await post('/transit/sign/ec', { input }, broadToken)).status).toBe(200);
+    const sha1 = await post('/transit/sign/ec', { input, hash_algorithm: 'sha1' }, broadToken);
+    expect(sha1.status).toBe(403);
+    expect(
+      (await post('/transit/hmac/k', { input, algorithm: 'sha2-256' }, broadToken)).status,
+    ).toBe(403);
   });
 });
