@@ -14,18 +14,10 @@
  * `transit/keys/` could list every key name.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  AclPolicyStore,
-  createHandler,
-  TokenStore,
-  type TransitHandler,
-} from '../../adapters/http/index.js';
+import type { TransitHandler } from '../../adapters/http/index.js';
 import { Acl } from '../../src/auth/acl.js';
 import { parsePolicy } from '../../src/auth/policy-hcl.js';
-import { Transit } from '../../src/index.js';
-import { LeaseManager } from '../../src/leases/lease-manager.js';
-import { MemoryStorage } from '../../src/storage/memory.js';
-import { FakeClock } from '../helpers/fake-clock.js';
+import { inProcessAcl } from '../http/acl-helpers.js';
 
 const POLICY = `
 path "transit/*" { capabilities = ["read", "list", "update"] }
@@ -36,28 +28,11 @@ let handler: TransitHandler;
 let token: string;
 
 beforeEach(async () => {
-  const clock = new FakeClock();
-  const storage = new MemoryStorage({ clock });
-  let tokens: TokenStore | undefined;
-  const leases = new LeaseManager({
-    storage,
-    clock,
-    tokenExists: (t) => (tokens as TokenStore).exists(t),
-  });
-  tokens = new TokenStore({ storage, clock, leases });
-  const policies = new AclPolicyStore({ storage });
-  await policies.write('no-keys', POLICY);
-  const transit = new Transit({ storage, autoRotate: false });
-  await transit.createKey('payroll');
-  await transit.createKey('secret-project');
-  handler = createHandler(
-    { transit, tokens, policies, leases },
-    { logger: { error: () => undefined } },
-  );
-  const root = await tokens.createRoot();
-  const rootCtx = await tokens.authenticate(root);
-  if (!rootCtx) throw new Error('no root context');
-  token = (await tokens.create(rootCtx, { policies: ['no-keys'], ttl: '1h' })).client_token;
+  const made = await inProcessAcl({ 'no-keys': POLICY });
+  handler = made.handler;
+  await made.transit.createKey('payroll');
+  await made.transit.createKey('secret-project');
+  token = await made.token(['no-keys']);
 });
 
 async function call(method: string, path: string) {

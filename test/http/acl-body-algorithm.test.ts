@@ -16,16 +16,8 @@
  * the completion would fail this file.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  AclPolicyStore,
-  createHandler,
-  TokenStore,
-  type TransitHandler,
-} from '../../adapters/http/index.js';
-import { Transit } from '../../src/index.js';
-import { LeaseManager } from '../../src/leases/lease-manager.js';
-import { MemoryStorage } from '../../src/storage/memory.js';
-import { FakeClock } from '../helpers/fake-clock.js';
+import type { TransitHandler } from '../../adapters/http/index.js';
+import { inProcessAcl } from './acl-helpers.js';
 
 const EXACT = `
 path "transit/sign/ec" { capabilities = ["update"] }
@@ -47,30 +39,12 @@ let token: string;
 let broadToken: string;
 
 beforeEach(async () => {
-  const clock = new FakeClock();
-  const storage = new MemoryStorage({ clock });
-  let tokens: TokenStore | undefined;
-  const leases = new LeaseManager({
-    storage,
-    clock,
-    tokenExists: (t) => (tokens as TokenStore).exists(t),
-  });
-  tokens = new TokenStore({ storage, clock, leases });
-  const policies = new AclPolicyStore({ storage });
-  await policies.write('exact', EXACT);
-  await policies.write('broad-deny', BROAD_DENY);
-  const transit = new Transit({ storage, autoRotate: false });
-  await transit.createKey('ec', { type: 'ecdsa-p256' });
-  await transit.createKey('k');
-  handler = createHandler(
-    { transit, tokens, policies, leases },
-    { logger: { error: () => undefined } },
-  );
-  const root = await tokens.createRoot();
-  const rootCtx = await tokens.authenticate(root);
-  if (!rootCtx) throw new Error('no root context');
-  token = (await tokens.create(rootCtx, { policies: ['exact'], ttl: '1h' })).client_token;
-  broadToken = (await tokens.create(rootCtx, { policies: ['broad-deny'], ttl: '1h' })).client_token;
+  const made = await inProcessAcl({ exact: EXACT, 'broad-deny': BROAD_DENY });
+  handler = made.handler;
+  await made.transit.createKey('ec', { type: 'ecdsa-p256' });
+  await made.transit.createKey('k');
+  token = await made.token(['exact']);
+  broadToken = await made.token(['broad-deny']);
 });
 
 async function post(path: string, body: unknown, as = token) {

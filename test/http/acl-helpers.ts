@@ -1,10 +1,21 @@
 /**
  * Shared set-up of the ACL-over-HTTP tests (`acl.test.ts`,
  * `acl-tokens.test.ts`, `acl-policies.test.ts`): the application's policy and
- * a dev server holding it, the key `app-1`, and a 1h token with policy `app`.
+ * a dev server holding it, the key `app-1`, and a 1h token with policy `app`;
+ * and an in-process handler with tokens and policies ({@link inProcessAcl}).
  * Not a test file.
  */
 import { afterAll, beforeAll, expect } from 'vitest';
+import {
+  AclPolicyStore,
+  createHandler,
+  TokenStore,
+  type TransitHandler,
+} from '../../adapters/http/index.js';
+import { Transit } from '../../src/index.js';
+import { LeaseManager } from '../../src/leases/lease-manager.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 import { type CliServer, call, startDev } from './helpers.js';
 
 export const APP_POLICY = `
@@ -55,4 +66,40 @@ export function withAppServer(use: (s: { server: CliServer; app: string }) => vo
   afterAll(async () => {
     await server?.stop();
   });
+}
+
+/**
+ * An in-process handler over memory storage with tokens, ACL policies and a
+ * lease manager (a fake clock): the policies are written, and `token(names)`
+ * makes a 1h token holding them. For ACL tests that need no real server.
+ */
+export async function inProcessAcl(policyTexts: Record<string, string>): Promise<{
+  handler: TransitHandler;
+  transit: Transit;
+  root: string;
+  token: (policies: string[]) => Promise<string>;
+}> {
+  const clock = new FakeClock();
+  const storage = new MemoryStorage({ clock });
+  let tokens: TokenStore | undefined;
+  const leases = new LeaseManager({
+    storage,
+    clock,
+    tokenExists: (t) => (tokens as TokenStore).exists(t),
+  });
+  tokens = new TokenStore({ storage, clock, leases });
+  const policies = new AclPolicyStore({ storage });
+  for (const [name, text] of Object.entries(policyTexts)) await policies.write(name, text);
+  const transit = new Transit({ storage, autoRotate: false });
+  const handler = createHandler(
+    { transit, tokens, policies, leases },
+    { logger: { error: () => undefined } },
+  );
+  const root = await tokens.createRoot();
+  const rootCtx = await tokens.authenticate(root);
+  if (!rootCtx) throw new Error('no root context');
+  const store = tokens;
+  const token = async (names: string[]) =>
+    (await store.create(rootCtx, { policies: names, ttl: '1h' })).client_token;
+  return { handler, transit, root, token };
 }

@@ -43,7 +43,6 @@ describe('fallthrough: paths outside the API are the app’s', () => {
         },
         setHeader() {},
       };
-      // biome-ignore lint/suspicious/noExplicitAny: minimal fakes
       h.node(
         {
           method: 'GET',
@@ -52,8 +51,8 @@ describe('fallthrough: paths outside the API are the app’s', () => {
           readableEnded: true,
           on() {},
           off() {},
-        } as any,
-        res as any,
+        } as unknown as Parameters<typeof h.node>[0],
+        res as unknown as Parameters<typeof h.node>[1],
         () => {
           nexted = true;
           resolve();

@@ -36,7 +36,7 @@ function child(url: string, blockMs: number): Child {
   const lines: string[] = [];
   const ready = new Promise<void>((resolve, reject) => {
     proc.once('exit', (c) => reject(new Error(`child exited ${c}`)));
-    createInterface({ input: proc.stdout! }).on('line', (l) => {
+    createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on('line', (l) => {
       lines.push(l);
       if (l === 'ready') resolve();
     });
@@ -68,7 +68,7 @@ describe.skipIf(SKIP_REDIS)('a leader paused past its lock TTL', () => {
       await b.ready;
       expect(times(a, 'lead').length).toBe(1); // A leads, B is standby
       expect(times(b, 'lead')).toEqual([]);
-      a.proc.stdin!.write('block\n');
+      a.proc.stdin?.write('block\n');
       await until(() => times(b, 'lead').length > 0); // B takes over during A's block
       await new Promise((r) => setTimeout(r, 3 * TTL)); // A's block ends; A runs on
       const bLead = times(b, 'lead');
