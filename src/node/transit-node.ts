@@ -40,7 +40,7 @@ import { AclPolicyStore } from '../auth/acl-policies.js';
 import { TokenStore } from '../auth/token-store.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { CryptoBackend } from '../crypto/backend.js';
-import { invalidRequest, sealed } from '../errors.js';
+import { internal, invalidRequest, sealed } from '../errors.js';
 import { LeaseManager } from '../leases/lease-manager.js';
 import { hasLock, type StorageAdapter } from '../storage/adapter.js';
 import { Barrier } from '../storage/barrier.js';
@@ -101,6 +101,12 @@ export class TransitNode {
   /** Auto-unseal: this node's copy of the application's root key, wiped by {@link TransitNode.seal}. */
   #autoKey: Uint8Array | undefined;
   readonly #auto: boolean;
+  /**
+   * Auto-unseal: the root token this node generated when it initialised the
+   * store, until a {@link TransitNode.start} returns it (a start that failed
+   * after initialising must not lose it: the next one shows it).
+   */
+  #unshownRoot: string | undefined;
   /** The root key and keyring while unsealed. */
   readonly #keys: NodeKeys;
   #live: NodeServices | undefined;
@@ -180,7 +186,8 @@ export class TransitNode {
 
   /**
    * With `rootKey` (auto-unseal): initialise a new store, then unseal. Returns
-   * the root token when this call initialised the store. Without `rootKey`,
+   * the root token when this node initialised the store (if a start fails
+   * after initialising, the next start that succeeds returns it). Without `rootKey`,
    * only reads the initialisation state.
    * @throws TransitError `invalid_request` when the root key does not open the
    * store's keyring; `sealed` when this auto-unseal node was sealed.
@@ -194,13 +201,19 @@ export class TransitNode {
       if (this.#live) return {};
       const rootKey = this.#autoKey;
       if (!rootKey) throw sealed();
-      let root_token: string | undefined;
       let doc = await readSealedKeyring(this.#storage);
       if (!doc) {
-        root_token = await this.#initialize(rootKey.slice(), AUTO, this.#options.initialRootToken);
+        this.#unshownRoot = await this.#initialize(
+          rootKey.slice(),
+          AUTO,
+          this.#options.initialRootToken,
+        );
         doc = await readSealedKeyring(this.#storage);
+        if (!doc) throw internal('the keyring written at initialisation is missing');
       }
-      await this.#unsealWith(rootKey.slice(), doc as SealedKeyring);
+      await this.#unsealWith(rootKey.slice(), doc);
+      const root_token = this.#unshownRoot;
+      this.#unshownRoot = undefined;
       return root_token === undefined ? {} : { root_token };
     });
   }
