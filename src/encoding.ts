@@ -77,10 +77,26 @@ function decodeStrict(s: string, plain: boolean): Uint8Array | undefined {
   const clean = s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0 ? s.replace(NEWLINES, '') : s;
   if (!STRICT_B64.test(clean)) return undefined;
   try {
-    return base64.decode(clean);
+    return base64.decode(withoutTrailingBits(clean));
   } catch {
     return undefined;
   }
+}
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/**
+ * A padded input with its unused trailing bits cleared: Go's `StdEncoding`
+ * (so Vault) and Node's decoder ignore them (`QR==` is `A`), where
+ * `@scure/base` refuses them; the same request must decode on every runtime.
+ */
+function withoutTrailingBits(s: string): string {
+  const pad = s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0;
+  if (pad === 0) return s;
+  const at = s.length - pad - 1;
+  const sextet = ALPHABET.indexOf(s.charAt(at));
+  const kept = sextet & (pad === 1 ? 0x3c : 0x30);
+  return kept === sextet ? s : s.slice(0, at) + ALPHABET.charAt(kept) + s.slice(at + 1);
 }
 
 function decodeWithBuffer(B: BufferLike, s: string, plain: boolean): Uint8Array | undefined {

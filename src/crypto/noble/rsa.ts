@@ -202,6 +202,20 @@ export function rsaOaepDecryptRaw(
   return m;
 }
 
+/**
+ * A ciphertext shorter than the modulus, left-padded with zeros: the integer
+ * is the same, and OpenSSL (the node backend) and Go's `DecryptOAEP` read it
+ * so, where WebCrypto in browsers and the raw path want exactly k bytes. A
+ * longer one is left to be refused.
+ */
+function toModulusLength(key: RsaPrivateKey, ciphertext: Uint8Array): Uint8Array {
+  const k = modulusBytes(key.n);
+  if (ciphertext.length >= k) return ciphertext;
+  const full = new Uint8Array(k);
+  full.set(ciphertext, k - ciphertext.length);
+  return full;
+}
+
 /** RSAES-OAEP decrypt. @internal */
 export async function nobleRsaOaepDecrypt(
   key: RsaPrivateKey,
@@ -210,11 +224,12 @@ export async function nobleRsaOaepDecrypt(
 ): Promise<Uint8Array> {
   checkOaepHash(hash);
   assertBytes(ciphertext, 'ciphertext');
+  const full = toModulusLength(key, ciphertext);
   const wh = webHash(hash);
-  if (wh === undefined) return rsaOaepDecryptRaw(key, hash, ciphertext);
+  if (wh === undefined) return rsaOaepDecryptRaw(key, hash, full);
   const ck = await importRsa(key, 'RSA-OAEP', wh, true);
   try {
-    return u8(await (subtle() as SubtleCrypto).decrypt({ name: 'RSA-OAEP' }, ck, src(ciphertext)));
+    return u8(await (subtle() as SubtleCrypto).decrypt({ name: 'RSA-OAEP' }, ck, src(full)));
   } catch {
     throw new RsaDecryptionError();
   }

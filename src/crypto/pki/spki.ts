@@ -140,7 +140,7 @@ function checkMlDsaPublicBits(k: MlDsaPublicKey): Uint8Array {
  * so Vault, imports it.) A key that is no point at all verifies nothing on
  * either backend and is left to them.
  */
-function refuseSmallOrder(bits: Uint8Array, what: string): void {
+export function refuseSmallOrder(bits: Uint8Array, what: string): void {
   let small: boolean;
   try {
     small = ed25519.Point.fromBytes(bits, true).isSmallOrder();

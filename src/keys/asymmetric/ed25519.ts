@@ -15,6 +15,7 @@
  */
 import { hkdfSha256 } from '../../crypto/kdf.js';
 import { encodePkcs8PrivateKey, encodeSpki, pemEncode } from '../../crypto/pki/keys.js';
+import { refuseSmallOrder } from '../../crypto/pki/spki.js';
 import { concatBytes, encodeBase64, tryDecodeBase64 } from '../../encoding.js';
 import { invalidRequest } from '../../errors.js';
 import { MISSING_CONTEXT } from '../derive.js';
@@ -105,6 +106,8 @@ export const ed25519Family = defineAsymmetricFamily({
     }
     if (!key) {
       if (!storedPub) throw invalidRequest(`${WHAT}: missing Ed25519 'key'`);
+      // As import: a public key of small order would verify forgeries on OpenSSL.
+      refuseSmallOrder(storedPub, WHAT);
       return { key: empty, asymmetric: { kind: 'ed25519', public: storedPub } };
     }
     if (key.length !== 64) throw invalidRequest(`${WHAT}: Ed25519 'key' must be 64 bytes`);
