@@ -260,8 +260,10 @@ export function verifyKind(
     if (has(r, 'signature')) return 'signature';
     throw invalidRequest("neither a 'signature' nor an 'hmac' were given to verify");
   }
+  // Vault's order (pathVerifyWrite): an item with a signature is a signature
+  // item, its hmac unread; so one with both beside an hmac-only one is a mix.
   const kinds = new Set(
-    batch.map((i) => (has(i, 'hmac') ? 'hmac' : has(i, 'signature') ? 'signature' : 'none')),
+    batch.map((i) => (has(i, 'signature') ? 'signature' : has(i, 'hmac') ? 'hmac' : 'none')),
   );
   if (kinds.has('hmac') && kinds.has('signature')) {
     throw invalidRequest(

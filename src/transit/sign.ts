@@ -145,7 +145,8 @@ interface MaterialSource {
   readonly e: Engine;
   readonly key: LoadedKey;
   readonly family: AsymmetricFamily;
-  readonly item: Record<string, unknown>;
+  /** The item's `context`, decoded whatever the key (Vault refuses a bad one on any key). */
+  readonly context: Uint8Array;
 }
 
 /**
@@ -154,13 +155,12 @@ interface MaterialSource {
  */
 function materialFor(
   version: KeyVersion,
-  { e, key, family, item }: MaterialSource,
+  { e, key, family, context }: MaterialSource,
 ): ItemMaterial | Promise<ItemMaterial> {
   const p = key.doc.policy;
   if (!p.derived || !family.derive) {
     return { material: requireMaterial(version.asymmetric), derived: false };
   }
-  const context = toBytes(item.context, 'context');
   return family
     .derive(e.backend, p, version.key, context)
     .then((material) => ({ material, derived: true }));
@@ -206,8 +206,9 @@ async function signOnce(
   // Awaits only what may be pending: a cached key and version cost no tick.
   const one = async (item: Record<string, unknown>, io: SignOptions) => {
     const input = inputBytes(item.input, 'missing input');
+    const context = toBytes(item.context, 'context');
     const ver = signingVersion(p, requested);
-    const m = withVersion(e, key, ver, materialFor, { e, key, family, item });
+    const m = withVersion(e, key, ver, materialFor, { e, key, family, context });
     const { material, derived } = m instanceof Promise ? await m : m;
     const sig = await cryptoCall(() => family.sign(e.backend, material, input, io));
     return {
@@ -258,13 +259,14 @@ export async function verifySignatures(
   e.ops('verify', key.doc.policy.type, batch);
   const one = async (item: Record<string, unknown>, io: SignOptions): Promise<boolean> => {
     const input = inputBytes(item.input, 'missing input');
+    const context = toBytes(item.context, 'context');
     const { version, signature } = parseSignature(
       item.signature,
       e.prefix,
       key.doc.policy,
       o.marshaling,
     );
-    const m = withVersion(e, key, version, materialFor, { e, key, family, item });
+    const m = withVersion(e, key, version, materialFor, { e, key, family, context });
     const { material } = m instanceof Promise ? await m : m;
     return cryptoCall(() => family.verify(e.backend, material, input, signature, io));
   };

@@ -18,6 +18,9 @@ const CASES: readonly [unknown, string][] = [
   ['-3600', FIELD('-3600', 'cannot provide negative value')],
   ['-1h', FIELD('-1h', 'cannot provide negative value')],
   ['-2d', FIELD('-2d', 'cannot provide negative value')],
+  // Negative before truncation to seconds, as Vault's framework checks it.
+  ['-1ns', FIELD('-1ns', 'cannot provide negative value')],
+  ['-0.5s', FIELD('-0.5s', 'cannot provide negative value')],
   ['abc', FIELD('abc', 'time: invalid duration "abc"')],
   ['h', FIELD('h', 'time: invalid duration "h"')],
   ['--1h', FIELD('--1h', 'time: invalid duration "--1h"')],
