@@ -20,11 +20,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { LockHandle } from 'transitkit';
-import { invalidRequest } from '../../src/errors.js';
-import { lockTtlMs } from '../../src/storage/lock-ttl.js';
+import { checkLockName, lockTtlMs } from '../../src/storage/lock-args.js';
 import type { Schema, Statement } from './schema.js';
-
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /** Runs one idempotent statement (retried through reconnections); resolves to its row count. @internal */
 export type RunStatement = (op: string, sql: Statement, params: unknown[]) => Promise<number>;
@@ -40,12 +37,7 @@ export async function acquireLock(
   name: string,
   ttlMs: number,
 ): Promise<LockHandle | undefined> {
-  if (typeof name !== 'string' || name.length === 0) {
-    throw invalidRequest('lock name must be a non-empty string');
-  }
-  if (name.includes('\0') || LONE_SURROGATE.test(name)) {
-    throw invalidRequest('lock name must be well-formed Unicode without NUL');
-  }
+  checkLockName(name);
   const ttl = lockTtlMs(ttlMs);
   const token = randomBytes(16).toString('hex');
   const taken = await run('lock', schema.lockAcquire, [name, token, ttl]);

@@ -39,7 +39,7 @@ import type {
   StorageLock,
   StorageWatch,
 } from 'transitkit';
-import { internal, invalidRequest } from '../../src/errors.js';
+import { internal, invalidRequest, isTransitError } from '../../src/errors.js';
 import { checkBytes, checkKey, checkListArgs, copyBytes } from '../../src/storage/kit.js';
 import { REPLAY_PAGE } from '../../src/storage/watchers.js';
 import { ChangeFeed } from './change-feed.js';
@@ -56,6 +56,24 @@ import { listQuery, type Schema, type Statement, schemaFor, sortKey } from './sc
 import { type WriteContext, writeOnce } from './write-once.js';
 
 const DEFAULT_RETRY_MS = 15_000;
+
+const ENCODING_COLUMN = "current_setting('server_encoding') AS encoding";
+const ENCODING_QUERY = `SELECT ${ENCODING_COLUMN}`;
+
+/**
+ * Keys are any Unicode text (the storage contract) and are kept in a `text`
+ * column, so the database must store every character: UTF8 (or SQL_ASCII,
+ * which keeps the client's UTF-8 bytes as they are). On another encoding a
+ * key outside its charset would fail at its first `put`, long after connect.
+ * @throws TransitError `invalid_request` naming the encoding.
+ */
+function checkEncoding(row: { encoding: string } | undefined): void {
+  const encoding = row?.encoding ?? '';
+  if (encoding === 'UTF8' || encoding === 'SQL_ASCII') return;
+  throw invalidRequest(
+    `PostgresStorage: the database's encoding is ${encoding || 'unknown'}; it must be UTF8 (CREATE DATABASE … ENCODING 'UTF8'), since keys are any Unicode text`,
+  );
+}
 
 /**
  * A storage adapter on PostgreSQL (node-postgres) for many instances.
@@ -121,7 +139,8 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
    * `postgresql://` too, with `?sslmode=…`) through a new pool, check that the
    * server answers, and create the tables when missing (unless `migrate: false`).
    * {@link PostgresStorage.close} ends this pool.
-   * @throws `TransitError` `invalid_request` for a bad URL or option; `internal`
+   * @throws `TransitError` `invalid_request` for a bad URL or option, or a
+   * database whose encoding is not UTF8 (SQL_ASCII is accepted); `internal`
    * (`PostgreSQL is unreachable`) when the first connection fails, or when `pg`
    * is not installed.
    */
@@ -151,10 +170,12 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
     const storage = new PostgresStorage(pool, { ...options, retryTimeoutMs: 0 });
     storage.#owned = true;
     try {
-      await storage.#query('connect', 'SELECT 1', [], true);
+      const r = await storage.#query('connect', ENCODING_QUERY, [], true);
+      checkEncoding(r.rows[0] as { encoding: string });
       if (storage.#autoMigrate) await storage.migrate();
     } catch (e) {
       await pool.end().catch(() => undefined);
+      if (isTransitError(e, 'invalid_request')) throw e;
       const reason = isConnectionError((e as { cause?: unknown }).cause)
         ? 'PostgreSQL is unreachable'
         : 'PostgreSQL refused the connection';
@@ -278,11 +299,13 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
     const s = this.#schema;
     const exists = await this.#query(
       'migrate',
-      'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AND to_regclass($3) IS NOT NULL AS ok',
+      `SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AND to_regclass($3) IS NOT NULL AS ok, ${ENCODING_COLUMN}`,
       [`"${s.table}"`, `"${s.table}_locks"`, s.ops],
       true,
     );
-    if ((exists.rows[0] as { ok: boolean }).ok) return;
+    const row = exists.rows[0] as { ok: boolean; encoding: string };
+    checkEncoding(row);
+    if (row.ok) return;
     // One simple-protocol string: one implicit transaction, so the advisory
     // lock is held until both tables exist.
     const lock = `SELECT pg_advisory_xact_lock(hashtext('transitkit migrate ${s.table}'));`;

@@ -13,13 +13,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import type { LockHandle } from 'transitkit';
-import { invalidRequest } from '../../src/errors.js';
-import { lockTtlMs } from '../../src/storage/lock-ttl.js';
+import { checkLockName, lockTtlMs } from '../../src/storage/lock-args.js';
 import { redisFailure } from './errors.js';
 import type { KeyLayout } from './key-layout.js';
 import { LOCK_ACQUIRE, LOCK_REFRESH, LOCK_RELEASE, runScript } from './scripts.js';
-
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
  * Take the lock `name` for `ttlMs`, or `undefined` while another holder has it.
@@ -32,12 +29,7 @@ export async function acquireLock(
   name: string,
   ttlMs: number,
 ): Promise<LockHandle | undefined> {
-  if (typeof name !== 'string' || name.length === 0) {
-    throw invalidRequest('lock name must be a non-empty string');
-  }
-  if (LONE_SURROGATE.test(name)) {
-    throw invalidRequest('lock name must be well-formed Unicode (it has a lone surrogate)');
-  }
+  checkLockName(name);
   const ttl = lockTtlMs(ttlMs);
   const keys = [layout.lock(name), layout.holder(name)];
   const token = randomBytes(16).toString('hex');

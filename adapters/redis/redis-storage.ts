@@ -276,7 +276,16 @@ export class RedisStorage implements StorageAdapter, StorageLock, StorageWatch {
         ? this.#client.zrangebylexBuffer(index, min, max)
         : this.#client.zrangebylexBuffer(index, min, max, 'LIMIT', 0, limit),
     );
-    return members.map((m) => decodeMember(m).slice(prefix.length));
+    return members.map((m) => {
+      // A member of odd length was written by someone else (a tool, another
+      // layout under this prefix): a storage failure, not a crash.
+      if (m.length % 2 !== 0) {
+        throw internal(
+          `RedisStorage: list failed: the index ${index} holds a member this adapter did not write`,
+        );
+      }
+      return decodeMember(m).slice(prefix.length);
+    });
   }
 
   #checkOpen(): void {

@@ -5,12 +5,20 @@
  * @module
  */
 
-import { type AdapterTest, b, type TestHarness, text } from './harness.js';
+import { type AdapterTest, assertions, b, type TestHarness, text } from './harness.js';
 
 /** The `compareAndSet` group of the core storage conformance suite (run by runStorageConformance). @internal */
 export function casConformance(h: TestHarness, t: AdapterTest): void {
   const { describe, expect } = h;
+  const { expectInvalid } = assertions(expect);
   describe('compareAndSet', () => {
+    t('compareAndSet: a value that is not bytes is refused, naming the argument', async (s) => {
+      const notBytes = 'not bytes' as unknown as Uint8Array;
+      await expectInvalid(() => s.compareAndSet('k', undefined, notBytes), /next/);
+      await expectInvalid(() => s.compareAndSet('k', notBytes, b('v')), /expected/);
+      expect(await s.get('k')).toBeUndefined();
+    });
+
     t('compareAndSet: absent → value', async (s) => {
       expect(await s.compareAndSet('k', undefined, b('v1'))).toBe(true);
       expect(text(await s.get('k'))).toBe('v1');

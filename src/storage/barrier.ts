@@ -161,10 +161,34 @@ export class Barrier implements StorageAdapter {
     await this.#inner.delete(key);
   }
 
-  /** Paths pass through (they are not secret). @throws TransitError `sealed`. */
+  /**
+   * Paths pass through (they are not secret), but for the reserved ones: every
+   * key listed can be read through the barrier.
+   * @throws TransitError `sealed`; `invalid_request` for a prefix under the reserved one.
+   */
   async list(prefix: string, options?: ListOptions): Promise<string[]> {
-    if (!this.#keyring) throw sealed();
-    return this.#inner.list(prefix, options);
+    this.#usable(prefix);
+    if (typeof prefix !== 'string' || !BARRIER_RESERVED_PREFIX.startsWith(prefix)) {
+      return this.#inner.list(prefix, options);
+    }
+    // The listing spans the reserved prefix: leave its keys out, and fill a
+    // page from the keys after them.
+    const limit = options?.limit ?? 0;
+    const out: string[] = [];
+    let after = options?.after;
+    for (;;) {
+      const page = await this.#inner.list(
+        prefix,
+        after === undefined ? options : { ...options, after },
+      );
+      for (const k of page) {
+        if (!(prefix + k).startsWith(BARRIER_RESERVED_PREFIX)) out.push(k);
+      }
+      if (limit === 0 || page.length < limit || out.length >= limit) {
+        return limit === 0 ? out : out.slice(0, limit);
+      }
+      after = page[page.length - 1];
+    }
   }
 
   /**

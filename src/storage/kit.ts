@@ -14,7 +14,7 @@ import type { Clock } from '../clock.js';
 import { invalidRequest } from '../errors.js';
 import { sameBytes } from '../util/same-bytes.js';
 import type { ListOptions, LockHandle } from './adapter.js';
-import { lockTtlMs } from './lock-ttl.js';
+import { checkLockName, lockTtlMs } from './lock-args.js';
 
 export { SortedKeys } from './sorted-keys.js';
 
@@ -115,9 +115,7 @@ export class LeaseTable {
    * @throws `TransitError` `invalid_request` for an empty name or a TTL that is not > 0.
    */
   acquire(name: string, ttlMs: number): LockHandle | undefined {
-    if (typeof name !== 'string' || name.length === 0) {
-      throw invalidRequest('lock name must be a non-empty string');
-    }
+    checkLockName(name);
     lockTtlMs(ttlMs);
     const now = this.#clock.now();
     const current = this.#held.get(name);

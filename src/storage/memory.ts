@@ -106,7 +106,7 @@ export class MemoryStorage implements StorageAdapter, StorageLock, StorageWatch 
   ): Promise<boolean> {
     checkKey(key);
     if (expected !== undefined) checkBytes(expected, 'expected');
-    const nextCopy = next === undefined ? undefined : storedCopy(next);
+    const nextCopy = next === undefined ? undefined : storedCopy(next, 'next');
     const current = this.#values.get(key);
     if (!sameValue(current, expected)) return false;
     if (nextCopy === undefined) this.#remove(key);
@@ -171,7 +171,7 @@ export class MemoryStorage implements StorageAdapter, StorageLock, StorageWatch 
 const EMPTY = new Uint8Array(0);
 
 /** What MemoryStorage keeps for `v`: a copy, or the shared {@link EMPTY}. */
-function storedCopy(v: unknown): Uint8Array {
-  checkBytes(v, 'value');
+function storedCopy(v: unknown, what = 'value'): Uint8Array {
+  checkBytes(v, what);
   return v.length === 0 ? EMPTY : new Uint8Array(v);
 }
