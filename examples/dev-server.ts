@@ -8,22 +8,25 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const cli = fileURLToPath(new URL('../adapters/cli/main.ts', import.meta.url));
+// In the repository: the CLI's source (through tsx). From the installed
+// package (node_modules/transitkit/examples): its built `transitkit` bin.
+const source = fileURLToPath(new URL('../adapters/cli/main.ts', import.meta.url));
+const cli = existsSync(source)
+  ? ['--import', 'tsx', source]
+  : [
+      join(
+        dirname(createRequire(import.meta.url).resolve('transitkit/package.json')),
+        'dist/cli/main.js',
+      ),
+    ];
 const server = spawn(
   process.execPath,
-  [
-    '--import',
-    'tsx',
-    cli,
-    'server',
-    '--dev',
-    '--dev-root-token',
-    'dev-only-token',
-    '--listen',
-    '127.0.0.1:0',
-  ],
+  [...cli, 'server', '--dev', '--dev-root-token', 'dev-only-token', '--listen', '127.0.0.1:0'],
   { stdio: ['ignore', 'pipe', 'inherit'] },
 );
 let banner = '';

@@ -4,28 +4,35 @@
  * the other at once (LISTEN/NOTIFY drops its cached copy), and only one of them
  * holds the leader lock.
  *
- * Uses the database at `TRANSITKIT_POSTGRES_URL` when set; otherwise starts a
- * throwaway PostgreSQL server (initdb in a temp directory, a free port) and
- * removes it at the end. Without PostgreSQL binaries it says so and exits (in
- * CI it fails instead).
+ * Uses the database at `TRANSITKIT_POSTGRES_URL` when set; otherwise, in the
+ * repository, starts a throwaway PostgreSQL server (initdb in a temp
+ * directory, a free port) and removes it at the end. Without PostgreSQL
+ * binaries it says so and exits (in CI it fails instead); from the installed
+ * package it asks for the URL.
  *
  * Run: `npm run build && npx tsx examples/postgres.ts` (CI runs every example).
  */
+import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { Transit } from 'transitkit';
 import { PostgresStorage } from 'transitkit/adapters/postgres';
-import {
-  NO_POSTGRES_REASON,
-  POSTGRES_BIN,
-  PostgresServer,
-} from '../test/helpers/postgres-server.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const text = (s: string) => Buffer.from(s, 'base64').toString();
 
-let server: PostgresServer | undefined;
+let server: { url: string; destroy(): Promise<void> } | undefined;
 let url = process.env.TRANSITKIT_POSTGRES_URL;
 if (url === undefined) {
+  // The throwaway server comes from the repository's test helpers; the
+  // installed package has none, so there the database must be given.
+  const helper = new URL('../test/helpers/postgres-server.ts', import.meta.url);
+  if (!existsSync(helper)) {
+    console.log('set TRANSITKIT_POSTGRES_URL=postgres://user@host/db to run this example');
+    process.exit(0);
+  }
+  const { NO_POSTGRES_REASON, POSTGRES_BIN, PostgresServer } = (await import(
+    helper.href
+  )) as typeof import('../test/helpers/postgres-server.js');
   if (POSTGRES_BIN === undefined) {
     if (process.env.CI) throw new Error(NO_POSTGRES_REASON);
     console.log(`skipped: ${NO_POSTGRES_REASON}`);
@@ -77,7 +84,7 @@ try {
   await b.close();
   await storageA.close();
   await storageB.close(); // leaves the app's pool open
-  await pool.query(`DROP TABLE "${table}", "${table}_locks"`); // tidy up the example's store
+  await pool.query(`DROP TABLE "${table}", "${table}_locks", "${table}_ops"`); // tidy up the example's store
   await pool.end();
 } finally {
   await server?.destroy();

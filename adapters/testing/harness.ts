@@ -17,7 +17,7 @@ import type { FakeClock } from './fake-clock.js';
 
 /**
  * The assertions the suites use, as vitest's and jest's `expect(value)` provide
- * them (a structural subset; the optional `message` is vitest's).
+ * them (a structural subset).
  * @public
  */
 export interface ConformanceMatchers {
@@ -60,8 +60,8 @@ export interface TestHarness {
     (title: string, fn: () => Promise<void>, timeout?: number): void;
     skip(title: string, fn: () => Promise<void>): void;
   };
-  /** Start an assertion; the optional message is shown when it fails. */
-  expect(actual: unknown, message?: string): ConformanceMatchers;
+  /** Start an assertion (one argument, as jest's `expect` takes). */
+  expect(actual: unknown): ConformanceMatchers;
 }
 
 /** Tests to skip, with the reason (shown in the test name). @public */
@@ -153,10 +153,11 @@ export function assertions(expect: TestHarness['expect']) {
       } catch (e) {
         error = e;
       }
-      expect(
-        isTransitError(error, 'invalid_request'),
-        `expected invalid_request, got ${String(error)}`,
-      ).toBe(true);
+      // One argument only (jest's expect refuses a message): the error shows in the diff.
+      expect({
+        invalidRequest: isTransitError(error, 'invalid_request'),
+        got: String(error),
+      }).toEqual({ invalidRequest: true, got: String(error) });
       if (message) expect((error as Error).message).toMatch(message);
     },
 
@@ -167,13 +168,13 @@ export function assertions(expect: TestHarness['expect']) {
       expect(g.length).toBe(want.length);
       let i = 0;
       while (i < want.length && g[i] === want[i]) i++;
-      expect(i, `first differing byte at ${i}`).toBe(want.length);
+      expect({ firstDifferingByte: i }).toEqual({ firstDifferingByte: want.length });
     },
 
     /** Every key has its own value (as written by {@link putKeys}) and list('') is exactly them. */
     async expectKeys(s: StorageAdapter, keys: readonly string[]): Promise<void> {
       for (const [i, k] of keys.entries())
-        expect(text(await s.get(k)), JSON.stringify(k)).toBe(`v${i}`);
+        expect({ key: k, value: text(await s.get(k)) }).toEqual({ key: k, value: `v${i}` });
       expect(await s.list('')).toEqual(JS_ORDER(keys));
     },
   };
