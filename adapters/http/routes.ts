@@ -58,6 +58,7 @@ import {
   writePolicy,
 } from './calls.js';
 import { METRICS_FIELDS, metricsBody } from './metrics.js';
+import { randomUrl } from './random-url.js';
 import { del, get, list, post, type Route } from './route.js';
 import {
   HEALTH_FIELDS,
@@ -203,8 +204,8 @@ export const ROUTES: readonly Route[] = [
       body as DataKeyRequest,
     ),
   ),
-  post('/transit/random(/:source)(/:bytes)', { fields: RANDOM_FIELDS }, (s, { body }) =>
-    s.transit.randomBytes(body),
+  post('/transit/random(/:source)(/:bytes)', { fields: RANDOM_FIELDS }, (s, { path, body }) =>
+    s.transit.randomBytes(randomUrl(path, body)),
   ),
   post(
     '/transit/hash(/:algorithm)',

@@ -9,6 +9,7 @@ import { digestText } from '../crypto/text.js';
 import { encodeBase64, encodeHex } from '../encoding.js';
 import { invalidRequest } from '../errors.js';
 import { optInt, optString } from '../request.js';
+import { withWarnings } from '../result-meta.js';
 import { schemaFor } from '../schema.js';
 import type { Engine } from './engine.js';
 import * as F from './fields.js';
@@ -26,7 +27,7 @@ export const HASH_FIELDS = schemaFor<HashRequest>()({
 export const RANDOM_FIELDS = schemaFor<RandomRequest>()({
   bytes: { type: 'int', description: 'Number of bytes; default 32.' },
   format: { ...F.HEX_OR_BASE64, description: 'Output encoding: base64 (default) or hex.' },
-  source: { type: 'string', description: 'platform (default) or all.' },
+  source: { type: 'string', description: 'platform (default), seal or all.' },
 });
 
 /** Largest `random` request, as Vault (128 KiB). @internal */
@@ -59,13 +60,24 @@ export function randomBytes(e: Engine, req: RandomRequest): { random_bytes: stri
   if (n < 1) throw invalidRequest('"bytes" cannot be less than 1');
   if (n > MAX_RANDOM_BYTES) throw invalidRequest(`"bytes" should be less than ${MAX_RANDOM_BYTES}`);
   const fmt = format(r.format, 'base64');
-  const source = optString(r.source, 'source') ?? 'platform';
-  if (source !== 'platform' && source !== 'all') {
+  const source = optString(r.source, 'source') || 'platform';
+  if (!isRandomSource(source)) {
     throw invalidRequest(
-      `unsupported entropy source ${String(source)}; must be "platform" or "all"`,
+      `unsupported entropy source ${JSON.stringify(source)}; must be "platform" or "seal", or "all"`,
     );
   }
-  // `all` mixes every available source; the platform CSPRNG is the only one here.
+  // `all` mixes every available source and `seal` reads the seal's: the
+  // platform CSPRNG is the only one here, so `seal` warns as Vault's does
+  // when its seal offers no entropy augmentation (Shamir).
   const bytes = e.backend.randomBytes(n);
-  return { random_bytes: fmt === 'hex' ? encodeHex(bytes) : encodeBase64(bytes) };
+  const result = { random_bytes: fmt === 'hex' ? encodeHex(bytes) : encodeBase64(bytes) };
+  return source === 'seal' ? withWarnings(result, [NO_SEAL_ENTROPY]) : result;
 }
+
+/** Vault's warning for `source=seal` without seal entropy augmentation. @internal */
+export const NO_SEAL_ENTROPY =
+  'no seal/entropy augmentation available, using platform entropy source';
+
+/** A `source` Vault's random API takes (`isValidSource`: empty is the default). @internal */
+export const isRandomSource = (s: string): boolean =>
+  s === '' || s === 'platform' || s === 'seal' || s === 'all';

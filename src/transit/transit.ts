@@ -394,7 +394,10 @@ export class Transit {
     return hash(await this.#life.engine(), req ?? {});
   }
 
-  /** Random bytes from the platform CSPRNG (`POST /transit/random(/:source)(/:bytes)`). */
+  /**
+   * Random bytes from the platform CSPRNG (`POST /transit/random(/:source)(/:bytes)`).
+   * `source: 'seal'` warns, as Vault does on a seal without entropy augmentation.
+   */
   async randomBytes(req: T.RandomRequest = {}): Promise<{ random_bytes: string }> {
     const { randomBytes } = await hashRandom();
     return randomBytes(await this.#life.engine(), req ?? {});

@@ -299,7 +299,8 @@ export interface HashRequest {
 export interface RandomRequest {
   bytes?: number;
   format?: 'hex' | 'base64';
-  source?: 'platform' | 'all';
+  /** `platform` (default); `seal` and `all` also read the platform CSPRNG (`seal` with Vault's warning). */
+  source?: 'platform' | 'seal' | 'all';
 }
 
 /** Global key settings. @public */

@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { warningsOf } from '../../src/result-meta.js';
 import { BACKENDS } from '../helpers/backends.js';
 import { loadHashVectorsFixture } from '../helpers/vectors.js';
 import { b64, expectError, HASH_SIZES, makeEngine, snapshot, unb64 } from './support.js';
@@ -150,14 +151,29 @@ describe('randomBytes', () => {
     expect(unb64((await transit.randomBytes({ bytes: 48 })).random_bytes).length).toBe(48);
   });
 
-  it.each(['platform', 'all'] as const)('source %s', async (source) => {
+  it.each(['platform', 'all', ''] as const)('source %j', async (source) => {
     const { transit } = makeEngine();
-    expect(unb64((await transit.randomBytes({ source, bytes: 24 })).random_bytes).length).toBe(24);
+    const out = await transit.randomBytes({ source: source as 'all', bytes: 24 });
+    expect(unb64(out.random_bytes).length).toBe(24);
+    expect(warningsOf(out)).toEqual([]);
   });
 
-  it.each(['foo', 'rdseed', 'Platform', 'seal'])('refuses source %s', async (source) => {
+  it('source seal: platform bytes with Vault’s warning (no seal entropy augmentation)', async () => {
     const { transit } = makeEngine();
-    await expectError(transit.randomBytes({ source: source as 'all' }), 'invalid_request');
+    const out = await transit.randomBytes({ source: 'seal', bytes: 24 });
+    expect(unb64(out.random_bytes).length).toBe(24);
+    expect(warningsOf(out)).toEqual([
+      'no seal/entropy augmentation available, using platform entropy source',
+    ]);
+  });
+
+  it.each(['foo', 'rdseed', 'Platform'])('refuses source %s with Vault’s text', async (source) => {
+    const { transit } = makeEngine();
+    await expectError(
+      transit.randomBytes({ source: source as 'all' }),
+      'invalid_request',
+      `unsupported entropy source "${source}"; must be "platform" or "seal", or "all"`,
+    );
   });
 
   it.each([0, -1, -32, 131_073, 1_000_000])('refuses bytes %i', async (bytes) => {
