@@ -50,7 +50,8 @@ describe('token expiry with a transient failure', () => {
     });
     const root = await tokens.createRoot();
     const rootCtx = await tokens.authenticate(root);
-    const child = (await tokens.create(rootCtx!, { ttl: '1h' })).client_token;
+    if (!rootCtx) throw new Error('the root token did not authenticate');
+    const child = (await tokens.create(rootCtx, { ttl: '1h' })).client_token;
     const secret = await leases.issue({
       path: 'db/creds/ro',
       ttl: '10h',

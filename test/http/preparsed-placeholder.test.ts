@@ -63,6 +63,7 @@ function listen(server: Server): Promise<number> {
 /** One request in one write, as Go's net/http sends a small one: no Content-Type. */
 function post(port: number, path: string, body: string) {
   const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nX-Vault-Token: ${root}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+  // biome-ignore lint/suspicious/noExplicitAny: test convenience for reading JSON bodies
   return new Promise<{ status: number; json: Record<string, any> }>((resolve, reject) => {
     const s = connect(port, '127.0.0.1', () => s.write(head + body));
     let got = '';
