@@ -84,19 +84,24 @@ function decodeStrict(s: string, plain: boolean): Uint8Array | undefined {
 }
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 /**
- * A padded input with its unused trailing bits cleared: Go's `StdEncoding`
- * (so Vault) and Node's decoder ignore them (`QR==` is `A`), where
- * `@scure/base` refuses them; the same request must decode on every runtime.
+ * An input with the unused bits of its last character cleared: Go's decoders
+ * (`StdEncoding`, `RawURLEncoding`; so Vault) and Node's ignore them (`QR==`
+ * is `A`), where `@scure/base` refuses them; the same request must decode on
+ * every runtime.
  */
-function withoutTrailingBits(s: string): string {
+function withoutTrailingBits(s: string, alphabet = ALPHABET): string {
   const pad = s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0;
-  if (pad === 0) return s;
   const at = s.length - pad - 1;
-  const sextet = ALPHABET.indexOf(s.charAt(at));
-  const kept = sextet & (pad === 1 ? 0x3c : 0x30);
-  return kept === sextet ? s : s.slice(0, at) + ALPHABET.charAt(kept) + s.slice(at + 1);
+  const rest = (at + 1) % 4; // characters in the last quartet: 2 or 3 leave bits unused
+  if (rest < 2) return s;
+  const sextet = alphabet.indexOf(s.charAt(at));
+  const kept = sextet & (rest === 3 ? 0x3c : 0x30);
+  return sextet < 0 || kept === sextet
+    ? s
+    : s.slice(0, at) + alphabet.charAt(kept) + s.slice(at + 1);
 }
 
 function decodeWithBuffer(B: BufferLike, s: string, plain: boolean): Uint8Array | undefined {
@@ -141,7 +146,9 @@ export function encodeBase64Url(bytes: Uint8Array): string {
 /** URL-safe base64 without padding → bytes; `undefined` when malformed. @internal */
 export function tryDecodeBase64Url(s: string): Uint8Array | undefined {
   try {
-    return base64urlnopad.decode(s);
+    // Go's RawURLEncoding (Vault's JWS) skips CR/LF and ignores unused trailing bits.
+    const clean = s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0 ? s.replace(NEWLINES, '') : s;
+    return base64urlnopad.decode(withoutTrailingBits(clean, URL_ALPHABET));
   } catch {
     return undefined;
   }

@@ -231,10 +231,10 @@ export function durationSeconds(
 ): number | DurationRefusal {
   const seconds = durationValue(value);
   if (typeof seconds !== 'number') return seconds;
-  // The sign is checked before truncating, as Vault's framework checks the
-  // `time.Duration` (so `-1ns` is negative, not 0).
-  if (seconds < 0) return { kind: 'negative', why: 'cannot provide negative value' };
+  // Truncated to whole seconds first, then the sign checked, as Vault's
+  // framework (`field_data.go`: `int(dur.Seconds())`, then `< 0`): `-1ns` is 0.
   const whole = Math.trunc(seconds + (seconds > 0 ? 1e-9 : 0));
+  if (whole < 0) return { kind: 'negative', why: 'cannot provide negative value' };
   if (whole > MAX_DURATION_SECONDS) return { kind: 'large', why: 'duration is too large' };
   if (whole === 0) return subSecond === 'one' && seconds > 0 ? 1 : 0;
   return whole;

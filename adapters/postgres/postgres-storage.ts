@@ -106,6 +106,8 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
   readonly #autoMigrate: boolean;
   #retryMs: number;
   #migrated: Promise<void> | undefined;
+  /** With `migrate: false`: the database encoding's check, once. */
+  #encodingChecked: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
 
   /**
@@ -313,7 +315,16 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
   }
 
   #ensureSchema(): Promise<void> {
-    return this.#autoMigrate ? this.migrate() : Promise.resolve();
+    if (this.#autoMigrate) return this.migrate();
+    // Tables made by hand (`migrate: false`): the encoding is still checked, once.
+    this.#encodingChecked ??= this.#query('connect', ENCODING_QUERY, [], true).then(
+      (r) => checkEncoding(r.rows[0] as { encoding: string }),
+      (e: unknown) => {
+        this.#encodingChecked = undefined; // a failed query is asked again; a wrong encoding stays wrong
+        throw e;
+      },
+    );
+    return this.#encodingChecked;
   }
 
   async #page(prefix: string, after: string | undefined, limit: number): Promise<string[]> {

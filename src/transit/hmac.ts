@@ -251,8 +251,10 @@ export function verifyKind(
   r: Record<string, unknown>,
   batch: Record<string, unknown>[] | undefined,
 ): 'hmac' | 'signature' {
-  const has = (o: Record<string, unknown>, f: string) =>
-    o[f] !== undefined && o[f] !== null && o[f] !== '';
+  // Vault tests whether a field is there, not whether it is empty
+  // (`GetOk`; `_, ok := item[f]`): `signature: ""` is a signature.
+  const has = (o: Record<string, unknown>, f: string) => o[f] !== undefined && o[f] !== null;
+  const inItem = (o: Record<string, unknown>, f: string) => o[f] !== undefined;
   if (!batch) {
     if (has(r, 'hmac') && has(r, 'signature'))
       throw invalidRequest("provide one of 'signature' or 'hmac'");
@@ -263,7 +265,7 @@ export function verifyKind(
   // Vault's order (pathVerifyWrite): an item with a signature is a signature
   // item, its hmac unread; so one with both beside an hmac-only one is a mix.
   const kinds = new Set(
-    batch.map((i) => (has(i, 'signature') ? 'signature' : has(i, 'hmac') ? 'hmac' : 'none')),
+    batch.map((i) => (inItem(i, 'signature') ? 'signature' : inItem(i, 'hmac') ? 'hmac' : 'none')),
   );
   if (kinds.has('hmac') && kinds.has('signature')) {
     throw invalidRequest(

@@ -55,6 +55,40 @@ describe('verify batch items carrying both hmac and signature', () => {
   });
 });
 
+describe('an empty signature is a signature (Vault tests presence, not emptiness)', () => {
+  it('in a batch beside an hmac-only item: a mix of kinds, 400', async () => {
+    const { call, hmac } = await setup();
+    const r = await call('transit/verify/k', {
+      batch_input: [
+        { input: b64('hi'), hmac },
+        { input: b64('hi'), hmac, signature: '' },
+      ],
+    });
+    expect(r).toMatchObject({
+      status: 400,
+      json: {
+        errors: ["elements of batch_input must all provide 'signature' or all provide 'hmac'"],
+      },
+    });
+  });
+
+  it('alone in a batch: a signature batch; in single mode: both given', async () => {
+    const { call, hmac } = await setup();
+    const batch = await call('transit/verify/k', {
+      batch_input: [{ input: b64('hi'), hmac, signature: '' }],
+    });
+    expect(batch).toMatchObject({
+      status: 400,
+      json: { errors: ['key type aes256-gcm96 does not support verification'] },
+    });
+    const single = await call('transit/verify/k', { input: b64('hi'), hmac, signature: '' });
+    expect(single).toMatchObject({
+      status: 400,
+      json: { errors: ["provide one of 'signature' or 'hmac'"] },
+    });
+  });
+});
+
 describe('a malformed context on a key that is not derived', () => {
   it('sign and verify refuse it as encrypt does', async () => {
     const { call } = await setup();

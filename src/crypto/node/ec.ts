@@ -139,6 +139,9 @@ export async function nodeEd25519Sign(
   return ownedBytes(sign(null, message, await ed25519PrivateKeyObject(key)));
 }
 
+/** The small-order test, loaded on the first verify (it brings in noble's curve). */
+let smallOrder: ((publicKey: Uint8Array) => boolean) | undefined;
+
 /** @internal */
 export async function nodeEd25519Verify(
   publicKey: Uint8Array,
@@ -149,6 +152,10 @@ export async function nodeEd25519Verify(
   assertBytes(message, 'message');
   assertBytes(signature, 'signature');
   if (publicKey.length !== 32) return false;
+  // OpenSSL's cofactorless check accepts R = identity, S = 0 for every message
+  // under a key of small order (noble refuses it): such a key verifies nothing.
+  smallOrder ??= (await import('../ed25519-small-order.js')).isSmallOrderEncoding;
+  if (smallOrder(publicKey)) return false;
   try {
     return verify(null, message, ed25519PublicKeyObject(publicKey), signature);
   } catch {

@@ -9,7 +9,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresStorage } from '../../../adapters/postgres/index.js';
+import { PostgresStorage, postgresSchemaSql } from '../../../adapters/postgres/index.js';
 import { PostgresServer } from '../../helpers/postgres-server.js';
 
 let server: PostgresServer;
@@ -24,6 +24,11 @@ beforeAll(async () => {
     "CREATE DATABASE asciidb ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0",
   );
   await admin.end();
+  // A store whose tables were made by hand from postgresSchemaSql (then `migrate: false`).
+  const dba = new pg.Client({ connectionString: server.url.replace(/\/postgres$/, '/latin1db') });
+  await dba.connect();
+  await dba.query(postgresSchemaSql('hand'));
+  await dba.end();
 }, 60_000);
 afterAll(async () => {
   await server?.destroy();
@@ -47,6 +52,18 @@ describe('PostgresStorage and the database encoding', () => {
     const storage = new PostgresStorage(pool, { table: 'enc' });
     try {
       await expect(storage.put('café', b('x'))).rejects.toMatchObject(refused);
+    } finally {
+      await storage.close();
+      await pool.end();
+    }
+  });
+
+  it('refuses it with tables made by hand (migrate: false), before the first write', async () => {
+    const pool = new pg.Pool({ connectionString: server.url.replace(/\/postgres$/, '/latin1db') });
+    const storage = new PostgresStorage(pool, { table: 'hand', migrate: false });
+    try {
+      await expect(storage.put('ключ', b('x'))).rejects.toMatchObject(refused);
+      await expect(storage.get('a')).rejects.toMatchObject(refused);
     } finally {
       await storage.close();
       await pool.end();
