@@ -6,6 +6,7 @@
  */
 
 import { isApiAddr } from '../../src/node/leader-advert.js';
+import { redactedValue } from '../../src/util/redact-url.js';
 import { isPathOption, mountConflict } from '../http/path-option.js';
 
 /** A usage error (exit status 2). */
@@ -95,7 +96,7 @@ export function parseMount(value: unknown, what = '--mount'): string {
 export function parseApiAddr(value: string, what = '--api-addr'): string {
   if (!isApiAddr(value)) {
     throw new UsageError(
-      `${what} must be an http or https URL such as https://vault.example:8200, got ${JSON.stringify(value)}`,
+      `${what} must be an http or https URL such as https://vault.example:8200, got ${JSON.stringify(redactedValue(value))}`,
     );
   }
   return value;

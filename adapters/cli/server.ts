@@ -55,6 +55,7 @@
 import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { MemoryStorage, type StorageAdapter, TransitNode } from '../../src/index.js';
+import { redactedValue } from '../../src/util/redact-url.js';
 import { nodeAuditDevices } from '../audit/index.js';
 import { FileStorage } from '../file/index.js';
 import { createHandler } from '../http/index.js';
@@ -86,7 +87,7 @@ function storageKind(spec: string): 'inmem' | 'file' | 'redis' | 'postgresql' {
   if (spec.startsWith('redis://') || spec.startsWith('rediss://')) return 'redis';
   if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) return 'postgresql';
   throw new UsageError(
-    `--storage must be memory or file:DIR (or redis://HOST:PORT, postgres://USER@HOST:PORT/DB), got ${JSON.stringify(spec)}`,
+    `--storage must be memory or file:DIR (or redis://HOST:PORT, postgres://USER@HOST:PORT/DB), got ${JSON.stringify(redactedValue(spec))}`,
   );
 }
 
@@ -101,12 +102,25 @@ async function openStorage(spec: string): Promise<OpenedStorage> {
     // Loaded on demand: pg is an optional peer dependency.
     const { PostgresStorage } = await import('../postgres/index.js');
     const storage = await PostgresStorage.connect(spec);
-    return { storage, label: `postgres ${new URL(spec).host}`, type };
+    return { storage, label: `postgres ${hostOf(spec)}`, type };
   }
   // Loaded on demand: ioredis is an optional peer dependency.
   const { RedisStorage } = await import('../redis/index.js');
   const storage = await RedisStorage.connect(spec);
-  return { storage, label: `redis ${new URL(spec).host}`, type };
+  return { storage, label: `redis ${hostOf(spec)}`, type };
+}
+
+/**
+ * The host a storage URL names, for the start-up banner. pg also takes URLs the
+ * WHATWG parser refuses (`postgres://u:p@/db?host=/run/postgresql`, a Unix
+ * socket): those are labelled, not failed on after the pool is open.
+ */
+function hostOf(spec: string): string {
+  try {
+    return new URL(spec).host || 'local socket';
+  } catch {
+    return 'local socket';
+  }
 }
 
 /**

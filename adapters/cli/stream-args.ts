@@ -10,6 +10,7 @@
  * inside functions, so the import cycle is harmless.)
  * @module
  */
+import { redactedValue } from '../../src/util/redact-url.js';
 import { COMMAND_FLAGS } from './args.js';
 import { flagValue, positiveInt, UsageError } from './flags.js';
 
@@ -90,7 +91,9 @@ export function parseStreamArgs(op: 'encrypt' | 'decrypt', rest: readonly string
   const args: StreamArgs = { op, key };
   if (got.addr !== undefined) {
     if (!/^https?:\/\/[^/]+\/?$/i.test(got.addr)) {
-      throw new UsageError(`--addr must be http(s)://HOST:PORT, got ${JSON.stringify(got.addr)}`);
+      throw new UsageError(
+        `--addr must be http(s)://HOST:PORT, got ${JSON.stringify(redactedValue(got.addr))}`,
+      );
     }
     args.addr = got.addr.replace(/\/$/, '');
   }

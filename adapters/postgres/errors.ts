@@ -85,18 +85,3 @@ export function pgFailure(op: string, e: unknown, unknownOutcome = false): Trans
     cause,
   );
 }
-
-/**
- * A postgres:// URL with any password removed, for messages.
- * @internal
- */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.password = '';
-    u.search = ''; // query parameters may hold a password or TLS key paths
-    return u.toString();
-  } catch {
-    return '<unparsable url>';
-  }
-}

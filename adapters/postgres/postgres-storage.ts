@@ -42,8 +42,9 @@ import type {
 import { internal, invalidRequest, isTransitError } from '../../src/errors.js';
 import { checkBytes, checkKey, checkListArgs, copyBytes } from '../../src/storage/kit.js';
 import { REPLAY_PAGE } from '../../src/storage/watchers.js';
+import { redactUrl } from '../../src/util/redact-url.js';
 import { ChangeFeed } from './change-feed.js';
-import { describe, isConnectionError, pgFailure, redactUrl } from './errors.js';
+import { describe, isConnectionError, pgFailure } from './errors.js';
 import {
   type PostgresConnectOptions,
   type PostgresPool,

@@ -41,18 +41,3 @@ export function redisFailure(op: string, e: unknown, unknownOutcome = false): Tr
   cause.name = e instanceof Error ? e.name : 'Error';
   return internal(`RedisStorage: ${op} failed: ${what} (${describe(e)})${outcome}`, cause);
 }
-
-/**
- * A redis:// URL with any user name and password removed, for messages.
- * @internal
- */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    return u.toString();
-  } catch {
-    return '<unparsable url>';
-  }
-}

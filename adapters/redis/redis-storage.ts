@@ -36,8 +36,9 @@ import type {
 import { internal, invalidRequest } from '../../src/errors.js';
 import { checkBytes, checkKey, checkListArgs, copyBytes } from '../../src/storage/kit.js';
 import { REPLAY_PAGE } from '../../src/storage/watchers.js';
+import { redactUrl } from '../../src/util/redact-url.js';
 import { ChangeFeed } from './change-feed.js';
-import { describe, isConnectionError, redactUrl, redisFailure } from './errors.js';
+import { describe, isConnectionError, redisFailure } from './errors.js';
 import {
   channelScope,
   decodeMember,

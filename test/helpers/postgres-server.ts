@@ -67,6 +67,8 @@ export interface PostgresServerOptions {
    * server *process* loses nothing either way, the WAL is in the OS page cache).
    */
   fsync?: boolean;
+  /** Also listen on a Unix socket in the temp directory (see {@link PostgresServer.socketUrl}). */
+  unixSocket?: boolean;
 }
 
 /** A running (or stopped) PostgreSQL server owned by a test. */
@@ -87,6 +89,11 @@ export class PostgresServer {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` (trust authentication). */
   get url(): string {
     return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
+  }
+
+  /** libpq's form for the Unix socket (`unixSocket: true`): the host in the query. */
+  get socketUrl(): string {
+    return `postgres://postgres@/postgres?host=${encodeURIComponent(this.dir)}&port=${this.port}`;
   }
 
   /** Whether the process is running. */
@@ -120,7 +127,8 @@ export class PostgresServer {
   async restart(): Promise<void> {
     if (this.#proc !== undefined) throw new Error('postgres is already running');
     const [cmd, args] = asPostgres(join(POSTGRES_BIN as string, 'postgres'), [
-      ...['-D', join(this.dir, 'data'), '-p', String(this.port), '-k', ''],
+      ...['-D', join(this.dir, 'data'), '-p', String(this.port)],
+      ...['-k', this.#options.unixSocket ? this.dir : ''],
       ...['-c', 'listen_addresses=127.0.0.1', '-c', `fsync=${this.#options.fsync ? 'on' : 'off'}`],
       ...['-c', 'max_connections=200', '-c', 'shared_buffers=32MB', '-c', 'logging_collector=off'],
     ]);
