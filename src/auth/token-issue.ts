@@ -61,26 +61,59 @@ export interface IssueContext extends RevokeContext {
 const duplicateId = () => invalidRequest('cannot create a token with a duplicate ID');
 
 /**
- * Store a new entry (compare-and-set: never over another), then its accessor
- * and parent link. If either of those fails, the entry is taken back before
- * the failure is reported: a token the caller was told was not made (one
- * whose id the caller chose, so knows) must not authenticate, outside its
- * parent's tree and without an accessor.
+ * Store a new token: its accessor and parent link first, then the entry
+ * (compare-and-set: never over another), as Vault's `storeCommon` writes the
+ * indexes before the primary entry. A token authenticates only once every
+ * link exists, so a create cut short — a failed write, a seal between two
+ * writes, a crash — leaves no live token outside its parent's tree, only
+ * indexes that name nothing (an accessor reads as not found; a revocation
+ * drops a dangling link). Those are taken back when the failure is known.
  */
 async function storeEntry(ctx: IssueContext, entry: StoredToken): Promise<void> {
   const raw = utf8(JSON.stringify(entry));
-  const ok = await ctx.storage.compareAndSet(K.id(entry.hash), undefined, raw);
-  ctx.entries.forget(entry.hash);
-  if (!ok) throw new TransitError('conflict', 'token already exists');
+  const link = entry.parent === '' ? undefined : K.child(entry.parent, entry.hash);
+  let stored: boolean;
   try {
     await ctx.storage.put(K.accessor(entry.accessor), utf8(entry.hash));
-    if (entry.parent !== '') await ctx.storage.put(K.child(entry.parent, entry.hash), utf8(''));
+    if (link !== undefined) await ctx.storage.put(link, utf8(''));
+    stored = await ctx.storage.compareAndSet(K.id(entry.hash), undefined, raw);
   } catch (e) {
-    await ctx.storage.compareAndSet(K.id(entry.hash), raw, undefined).catch(() => false);
+    // The entry may have been written before the failure (a lost reply): taken
+    // back first, and the indexes only once it is known gone, so a token that
+    // exists is never left without them.
+    const gone = await ctx.storage.compareAndSet(K.id(entry.hash), raw, undefined).then(
+      () => true,
+      () => false,
+    );
     ctx.entries.forget(entry.hash);
-    await ctx.storage.delete(K.accessor(entry.accessor)).catch(() => undefined);
+    if (gone) await dropIndexes(ctx, entry, link);
     throw e;
   }
+  ctx.entries.forget(entry.hash);
+  if (!stored) {
+    await dropIndexes(ctx, entry, link);
+    throw new TransitError('conflict', 'token already exists');
+  }
+}
+
+/**
+ * Best effort: delete the indexes a create that did not store its entry
+ * wrote. The accessor is its own (random); the parent link names the hash,
+ * so it stays when the token that has that hash (a chosen id taken first)
+ * has the same parent: the link is that token's too.
+ */
+async function dropIndexes(
+  ctx: IssueContext,
+  entry: StoredToken,
+  link: string | undefined,
+): Promise<void> {
+  await ctx.storage.delete(K.accessor(entry.accessor)).catch(() => undefined);
+  if (link === undefined) return;
+  const holder = await Promise.resolve(ctx.entries.read(entry.hash, true, true)).then(
+    (found) => (found ? found.entry.parent : ''),
+    () => entry.parent, // unknown: keep the link (a dangling one is harmless)
+  );
+  if (holder !== entry.parent) await ctx.storage.delete(link).catch(() => undefined);
 }
 
 /**

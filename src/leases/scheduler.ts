@@ -26,6 +26,7 @@
  */
 import type { Leadership } from '../node/leadership.js';
 import { keyspace } from '../storage/keyspace.js';
+import { settledWithin } from '../util/settled-within.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import { yieldToLoop } from './lease.js';
 import type { LeaseContext } from './lease-store.js';
@@ -39,6 +40,9 @@ import type { TickResult } from './types.js';
  * millions of leases loads without a stall.
  */
 const LOAD_PAGE = 2_000;
+
+/** How long `stop()` waits for the tick in flight. */
+const STOP_WAIT_MS = 2_000;
 
 /** Parse a due-index key suffix `<13 digits>/<id>`. */
 function parseDueKey(suffix: string): [number, string] | undefined {
@@ -101,7 +105,9 @@ export class Scheduler {
   /** Stop ticking, wait for the tick in flight, give up leadership (when it is ours). */
   async stop(): Promise<void> {
     this.stopTimer();
-    await this.#ticking?.catch(() => undefined);
+    // Two seconds at most: a storage call that never answers must not hold a
+    // seal (what the tick does after it fails on the sealed store).
+    await settledWithin(this.#ticking, STOP_WAIT_MS);
     this.#ctx.queue = undefined;
     if (this.#owned) await this.#leadership.stop();
   }

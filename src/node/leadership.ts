@@ -27,6 +27,7 @@ import { hasLock } from '../storage/adapter.js';
 import { keyspace } from '../storage/keyspace.js';
 import { brandClass } from '../util/brand.js';
 import { MAX_TIMER_MS, positiveInt } from '../util/options.js';
+import { settledWithin } from '../util/settled-within.js';
 
 /** Options of {@link Leadership}. @public */
 export interface LeadershipOptions {
@@ -183,14 +184,14 @@ export class Leadership {
    */
   async stop(): Promise<void> {
     this.stopTimer();
-    await atMost(
+    await settledWithin(
       this.#lockOp?.catch(() => undefined),
       this.#ttlMs,
     );
     const handle = this.#handle;
     this.#handle = undefined;
     this.#set(false);
-    await atMost(
+    await settledWithin(
       handle?.release().catch((e: unknown) => this.#onError(e)),
       this.#ttlMs,
     );
@@ -240,20 +241,5 @@ export class Leadership {
     if (was === leader) return;
     this.#since = leader ? this.#clock.now() : undefined;
     for (const listener of this.#listeners) listener(leader);
-  }
-}
-
-/** Wait for `p`, but no longer than `ms` (an unref'd timer). */
-async function atMost(p: Promise<unknown> | undefined, ms: number): Promise<void> {
-  if (p === undefined) return;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const elapsed = new Promise<void>((done) => {
-    timer = setTimeout(done, ms);
-    (timer as { unref?: () => void }).unref?.();
-  });
-  try {
-    await Promise.race([p, elapsed]);
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -77,6 +77,9 @@ import type {
 
 const AUTO: SealConfig = { type: 'auto', secret_shares: 1, secret_threshold: 1 };
 
+/** How long a seal waits for storage calls in flight (see `Barrier.drained`). */
+const SEAL_DRAIN_MS = 2_000;
+
 /**
  * A sealable transit node: the engine, tokens, policies and leases behind a
  * barrier whose keys exist in memory only while unsealed.
@@ -300,6 +303,13 @@ export class TransitNode {
       this.#keys.drop();
       this.#autoKey?.fill(0);
       this.#autoKey = undefined;
+      // A storage call that passed the barrier before the drop (a rotate's
+      // write, say) settles before the seal returns: nothing of this period
+      // lands after it. Bounded, so a call that never answers cannot hold it.
+      await this.#barrier.drained(SEAL_DRAIN_MS);
+      // And the calls those writes answer settle first (their continuations
+      // run before the next macrotask), so none reports after the seal does.
+      await new Promise((resolve) => setTimeout(resolve, 0));
     });
   }
 

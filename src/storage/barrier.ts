@@ -39,6 +39,7 @@
  */
 import type { CryptoBackend } from '../crypto/backend.js';
 import { internal, invalidRequest, sealed } from '../errors.js';
+import { settledWithin } from '../util/settled-within.js';
 import {
   hasLock,
   hasWatch,
@@ -134,17 +135,53 @@ export class Barrier implements StorageAdapter {
     this.#reloading = undefined;
   }
 
+  /** Writes to the inner adapter in flight (see {@link Barrier.drained}). */
+  readonly #inflight = new Set<Promise<unknown>>();
+  /** Seals so far: a read begun in an earlier unsealed period answers nothing. */
+  #period = 0;
+
+  /**
+   * Refuse the answer of a read that began before a seal: after a seal and an
+   * unseal the keyring is back, but what asked belongs to the sealed period.
+   */
+  #samePeriod(period: number): void {
+    if (period !== this.#period || !this.#keyring) throw sealed();
+  }
+
+  #track<T>(p: Promise<T>): Promise<T> {
+    this.#inflight.add(p);
+    const done = () => this.#inflight.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
+  /**
+   * Settled once every write to the inner adapter in flight has (at most
+   * `ms`): a seal waits here, after {@link Barrier.seal}, so a write that
+   * passed the barrier before it lands before the seal returns, not after.
+   * (Reads need no wait: one that began before a seal answers `sealed`.)
+   */
+  drained(ms: number): Promise<void> {
+    return settledWithin(
+      this.#inflight.size === 0 ? undefined : Promise.allSettled(this.#inflight),
+      ms,
+    );
+  }
+
   /** Drop the keyring: every value operation fails with `sealed` from now on. */
   seal(): void {
     this.#keyring = undefined;
     this.#reload = undefined;
     this.#reloading = undefined;
+    this.#period++;
   }
 
   /** @throws TransitError `sealed`; `internal` when the entry fails authentication. */
   async get(key: string): Promise<Uint8Array | undefined> {
     this.#usable(key);
+    const period = this.#period;
     const raw = await this.#inner.get(key);
+    this.#samePeriod(period);
     return raw === undefined ? undefined : this.#open(key, raw);
   }
 
@@ -152,13 +189,13 @@ export class Barrier implements StorageAdapter {
   async put(key: string, value: Uint8Array): Promise<void> {
     this.#usable(key);
     checkBytes(value, 'value');
-    await this.#inner.put(key, this.#seal(key, value));
+    await this.#track(this.#inner.put(key, this.#seal(key, value)));
   }
 
   /** @throws TransitError `sealed`. */
   async delete(key: string): Promise<void> {
     this.#usable(key);
-    await this.#inner.delete(key);
+    await this.#track(this.#inner.delete(key));
   }
 
   /**
@@ -169,7 +206,10 @@ export class Barrier implements StorageAdapter {
   async list(prefix: string, options?: ListOptions): Promise<string[]> {
     this.#usable(prefix);
     if (typeof prefix !== 'string' || !BARRIER_RESERVED_PREFIX.startsWith(prefix)) {
-      return this.#inner.list(prefix, options);
+      const period = this.#period;
+      const keys = await this.#inner.list(prefix, options);
+      this.#samePeriod(period);
+      return keys;
     }
     // The listing spans the reserved prefix: leave its keys out, and fill a
     // page from the keys after them.
@@ -177,10 +217,12 @@ export class Barrier implements StorageAdapter {
     const out: string[] = [];
     let after = options?.after;
     for (;;) {
+      const period = this.#period;
       const page = await this.#inner.list(
         prefix,
         after === undefined ? options : { ...options, after },
       );
+      this.#samePeriod(period);
       for (const k of page) {
         if (!(prefix + k).startsWith(BARRIER_RESERVED_PREFIX)) out.push(k);
       }
@@ -205,7 +247,9 @@ export class Barrier implements StorageAdapter {
     if (next !== undefined) checkBytes(next, 'next');
     const sealedNext = next === undefined ? undefined : this.#seal(key, next);
     for (let i = 0; i < CAS_ATTEMPTS; i++) {
+      const period = this.#period;
       const raw = await this.#inner.get(key);
+      this.#samePeriod(period);
       if (raw === undefined) {
         if (expected !== undefined) return false;
       } else {
@@ -213,7 +257,7 @@ export class Barrier implements StorageAdapter {
         const current = await this.#open(key, raw);
         if (!this.#crypto.timingSafeEqual(current, expected)) return false;
       }
-      if (await this.#inner.compareAndSet(key, raw, sealedNext)) return true;
+      if (await this.#track(this.#inner.compareAndSet(key, raw, sealedNext))) return true;
       // The ciphertext changed since the read: look again (it may hold the same value).
     }
     return false;

@@ -67,6 +67,13 @@ export class ChunkEncoder {
   #index = 0;
   #finished = false;
 
+  /** Zero the key and the buffered plaintext (the engine was closed: a seal). */
+  wipe(): void {
+    this.#cipher.wipe();
+    this.#pending.fill(0);
+    this.#fill = 0;
+  }
+
   constructor(cipher: ChunkCipher) {
     this.#cipher = cipher;
   }
@@ -142,6 +149,17 @@ export class ChunkDecoder {
   ) {
     checkInputKey(suite, inputKey);
     this.#open = (header) => openMessage(backend, suite, inputKey, context, header);
+    this.#inputKey = inputKey;
+  }
+
+  readonly #inputKey: Uint8Array;
+
+  /** Zero the keys (the engine was closed: a seal); every later call fails. */
+  wipe(): void {
+    this.#inputKey.fill(0);
+    this.#cipher?.wipe();
+    this.#pending.fill(0);
+    this.#fill = 0;
   }
 
   /** Chunks opened so far (the final one included once finished). */

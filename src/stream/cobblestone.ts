@@ -164,6 +164,11 @@ export class ChunkCipher {
     return this.#scratchBytes;
   }
 
+  /** Zero the derived key: nothing seals or opens under it any more. */
+  wipe(): void {
+    this.#key.fill(0);
+  }
+
   /** `ciphertext ‖ tag` of chunk `index`. */
   seal(index: number, plaintext: Uint8Array): Uint8Array {
     return this.#backend.aeadSeal('aes-gcm', this.#key, this.#nonce(index), plaintext);

@@ -61,6 +61,18 @@ export interface ByteCoder {
   finish(emit: Emit): void;
 }
 
+/**
+ * Refuse a step once the engine the stream started on is closed (a node's
+ * seal): `wipe` zeroes what the stream holds of the key first, so nothing
+ * made before the seal encrypts or releases plaintext after it.
+ */
+function refuseIfClosed(e: Engine | undefined, wipe: () => void): void {
+  if (e?.state.closed) {
+    wipe();
+    throw new TransitError('sealed', 'the transit engine is closed');
+  }
+}
+
 /** Run a step; any failure leaves as a TransitError. */
 function guarded<T>(step: () => T): T {
   try {
@@ -88,13 +100,16 @@ export function encryptCoder(
   options?: StreamEncryptOptions,
 ): ByteCoder {
   let encoder: ChunkEncoder | undefined;
+  let on: Engine | undefined;
   const coder = (): ChunkEncoder => {
     if (encoder === undefined) throw new TransitError('internal', 'stream: not started');
+    refuseIfClosed(on, () => encoder?.wipe());
     return encoder;
   };
   return {
     start: once(async () => {
       const e = await engine();
+      on = e;
       const { dataKey, wrapped } = await wrapDataKey(e, name, options);
       const prefix = envelopePrefix(wrapped);
       const { header, cipher } = startMessage(e.backend, COBBLESTONE_256, dataKey, prefix);
@@ -121,6 +136,7 @@ export function decryptCoder(
   options?: StreamDecryptOptions,
 ): ByteCoder {
   let decoder: ChunkDecoder | undefined;
+  let on: Engine | undefined;
   // The envelope prefix, collected until complete (≤ 6 + 65,535 bytes).
   let prefix = new Uint8Array(0);
   let need = FIXED_PREFIX;
@@ -139,10 +155,12 @@ export function decryptCoder(
     if (prefix.length < need) return undefined;
     const e = await engine();
     const dataKey = await unwrapDataKey(e, name, wrappedKeyOf(prefix), options);
+    on = e;
     decoder = new ChunkDecoder(e.backend, COBBLESTONE_256, dataKey, prefix);
     return chunk.subarray(take);
   };
   const decode = (data: Uint8Array, emit: Emit): void => {
+    refuseIfClosed(on, () => decoder?.wipe());
     if (decoder !== undefined && data.length > 0) decoder.push(data, emit);
   };
 
@@ -166,6 +184,7 @@ export function decryptCoder(
     finish(emit) {
       guarded(() => {
         if (decoder === undefined) throw truncated();
+        refuseIfClosed(on, () => decoder?.wipe());
         decoder.finish(emit);
       });
     },

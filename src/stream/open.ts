@@ -5,6 +5,7 @@
  * decrypt; {@link ChunkReader} serves the ranges.
  * @module
  */
+import { TransitError } from '../errors.js';
 import type { Engine } from '../transit/engine.js';
 import { asStreamError, COBBLESTONE_256, HEADER_SIZE, truncated } from './cobblestone.js';
 import { type StreamDecryptOptions, unwrapDataKey } from './data-key.js';
@@ -12,13 +13,27 @@ import { FIXED_PREFIX, prefixLength, wrappedKeyOf } from './envelope.js';
 import { ChunkReader, type EncryptedObject } from './reader.js';
 import { byteSource, type RandomAccessSource } from './source.js';
 
-/** Every failure of a reader as a TransitError. */
-function guardedObject(inner: EncryptedObject): EncryptedObject {
+/**
+ * Every failure of a reader as a TransitError; once the engine it was opened
+ * on is closed (a node's seal), its key is wiped and every call is `sealed`.
+ */
+function guardedObject(inner: ChunkReader, e: Engine): EncryptedObject {
+  const sealedNow = (): Promise<never> | undefined => {
+    if (!e.state.closed) return undefined;
+    inner.wipe();
+    return Promise.reject(new TransitError('sealed', 'the transit engine is closed'));
+  };
   return {
     plaintextSize: () =>
-      inner.plaintextSize().catch((e: unknown) => Promise.reject(asStreamError(e))),
+      sealedNow() ??
+      inner.plaintextSize().catch((err: unknown) => Promise.reject(asStreamError(err))),
     read: (offset, length) =>
-      inner.read(offset, length).catch((e: unknown) => Promise.reject(asStreamError(e))),
+      sealedNow() ??
+      inner.read(offset, length).then(
+        // A read in flight across the seal releases nothing either.
+        (plain) => sealedNow() ?? plain,
+        (err: unknown) => Promise.reject(asStreamError(err)),
+      ),
   };
 }
 
@@ -52,7 +67,7 @@ export async function openEncrypted(
       prefixEnd,
       total,
     );
-    return guardedObject(reader);
+    return guardedObject(reader, e);
   } catch (err) {
     throw asStreamError(err);
   }

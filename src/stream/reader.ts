@@ -115,6 +115,11 @@ export class ChunkReader implements EncryptedObject {
     return new ChunkReader(cipher, source, offset + HEADER_SIZE, total);
   }
 
+  /** Zero the derived key (the engine was closed: a seal). */
+  wipe(): void {
+    this.#cipher.wipe();
+  }
+
   /** The length the source's size implies (authenticated once the final chunk opens). */
   get #claimedSize(): number {
     return this.#last * CHUNK_SIZE + this.#lastWire - TAG_SIZE;

@@ -35,6 +35,11 @@ export interface Engine {
    * not kept: it is read from storage where it decides (config.ts `upsertDisabled`).
    */
   readonly settings: { cache_size: number };
+  /**
+   * Set when the engine is closed (a node's seal): what holds a key beyond
+   * one call (a stream, an `openEncrypted` object) checks it before each use.
+   */
+  readonly state: { closed: boolean };
 }
 
 /** Load a key or fail with Vault's message for the operation. @internal */

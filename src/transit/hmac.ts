@@ -251,9 +251,10 @@ export function verifyKind(
   r: Record<string, unknown>,
   batch: Record<string, unknown>[] | undefined,
 ): 'hmac' | 'signature' {
-  // Vault tests whether a field is there, not whether it is empty
-  // (`GetOk`; `_, ok := item[f]`): `signature: ""` is a signature.
-  const has = (o: Record<string, unknown>, f: string) => o[f] !== undefined && o[f] !== null;
+  const has = (o: Record<string, unknown>, f: string) =>
+    o[f] !== undefined && o[f] !== null && o[f] !== '';
+  // In a batch, Vault tests whether an item has the field, not whether it is
+  // empty (`_, ok := item["signature"]`): `signature: ""` is a signature.
   const inItem = (o: Record<string, unknown>, f: string) => o[f] !== undefined;
   if (!batch) {
     if (has(r, 'hmac') && has(r, 'signature'))

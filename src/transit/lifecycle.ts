@@ -9,6 +9,7 @@
 
 import { internal, isTransitError, TransitError } from '../errors.js';
 import { asRequest } from '../request.js';
+import { settledWithin } from '../util/settled-within.js';
 import type { AutoRotateResult } from './auto-rotate.js';
 import { loadSettings } from './config.js';
 import type { Engine } from './engine.js';
@@ -56,7 +57,10 @@ export function startTransit(
   const start = (): Promise<Engine> => {
     ready = (async () => {
       await loadSettings(e);
-      unwatch = await watchForChanges(e);
+      const stop = await watchForChanges(e);
+      // A close that gave up waiting for this start-up has run: no watch is left behind.
+      if (e.state.closed) await stop?.();
+      else unwatch = stop;
     })();
     const attempt: Promise<Engine> = ready.then(
       () => {
@@ -127,6 +131,7 @@ export function startTransit(
       if (!closed) {
         closed = Promise.reject(new TransitError('sealed', 'the transit engine is closed'));
         closed.catch(() => undefined);
+        e.state.closed = true;
         e.store.invalidate();
       }
       if (timer) clearInterval(timer);
@@ -135,7 +140,8 @@ export function startTransit(
       // most: a storage call that hangs does not hold the close).
       closing = true;
       if (pass) await settledWithin(pass.done, CLOSE_WAIT_MS);
-      await ready.catch(() => undefined);
+      // Start-up (its settings read) is waited for as long, no longer.
+      await settledWithin(ready, CLOSE_WAIT_MS);
       const stop = unwatch;
       unwatch = undefined;
       await stop?.();
@@ -145,21 +151,3 @@ export function startTransit(
 
 /** How long `close()` waits for an auto-rotation pass in flight. */
 const CLOSE_WAIT_MS = 2_000;
-
-/** `p` settled, or `ms` passed (an unref'd timer: it keeps no process alive). */
-function settledWithin(p: Promise<unknown>, ms: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    (t as { unref?: () => void }).unref?.();
-    p.then(
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-    );
-  });
-}

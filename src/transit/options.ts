@@ -154,6 +154,7 @@ export function engineFromOptions(options: TransitOptions): Engine {
     maxBatch,
     maxVersions,
     settings: { cache_size: cacheSize },
+    state: { closed: false },
   };
 }
 

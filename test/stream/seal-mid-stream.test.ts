@@ -1,0 +1,92 @@
+/**
+ * Streams and random-access objects made from `node.transit` before a seal
+ * stop at it: each checks the engine it started on before every step, wipes
+ * what it holds of the data key and fails `sealed` — as the HTTP stream
+ * routes abort on a seal (test/http/stream-guard.test.ts) and as
+ * src/transit/lifecycle.ts promises ("nothing made before can use a key
+ * again").
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryStorage, TransitNode } from '../../src/index.js';
+import { outcome } from '../helpers/gated-storage.js';
+
+async function setup() {
+  const node = new TransitNode({
+    storage: new MemoryStorage(),
+    rootKey: new Uint8Array(32).fill(1),
+    leases: { tickMs: false },
+  });
+  await node.start();
+  await node.transit.createKey('k');
+  const plain = new Uint8Array(200_000).fill(9);
+  const chunks: Uint8Array[] = [];
+  const out = new Blob([plain]).stream().pipeThrough(node.transit.encryptStream('k'));
+  for await (const c of out as unknown as AsyncIterable<Uint8Array>) chunks.push(c);
+  const env = new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer());
+  return { node, env };
+}
+
+describe('streams across a seal', () => {
+  it('an object opened with openEncrypted before a seal refuses reads after it', async () => {
+    const { node, env } = await setup();
+    const obj = await node.transit.openEncrypted('k', new Blob([env as BlobPart]));
+    expect((await obj.read(0, 10)).length).toBe(10);
+    await node.seal();
+    const r = await outcome(obj.read(100_000, 10));
+    expect(r).toMatchObject({ ok: false, code: 'sealed' });
+  });
+
+  it('a decryptStream mid-way when the node seals releases no more plaintext', async () => {
+    const { node, env } = await setup();
+    const ds = node.transit.decryptStream('k');
+    const w = ds.writable.getWriter();
+    const r = ds.readable.getReader();
+    let got = 0;
+    const reading = (async () => {
+      for (;;) {
+        const x = await r.read();
+        if (x.done) return 'clean end';
+        got += x.value.length;
+      }
+    })().catch((e: { code?: string }) => `error ${e.code}`);
+    await w.write(env.subarray(0, 100_000));
+    while (got < 50_000) await new Promise((res) => setTimeout(res, 5));
+    const before = got;
+    await node.seal();
+    await outcome(
+      (async () => {
+        await w.write(env.subarray(100_000));
+        await w.close();
+      })(),
+    );
+    expect(await reading).toBe('error sealed');
+    // Nothing past what was released before the seal (at most the chunks already queued).
+    expect(got).toBeLessThan(100_000);
+    expect(before).toBeGreaterThan(0);
+  });
+
+  it('an encryptStream mid-way when the node seals encrypts no more input', async () => {
+    const { node } = await setup();
+    const es = node.transit.encryptStream('k');
+    const w = es.writable.getWriter();
+    const r = es.readable.getReader();
+    let got = 0;
+    const reading = (async () => {
+      for (;;) {
+        const x = await r.read();
+        if (x.done) return 'clean end';
+        got += x.value.length;
+      }
+    })().catch((e: { code?: string }) => `error ${e.code}`);
+    await w.write(new Uint8Array(50_000));
+    while (got < 40_000) await new Promise((res) => setTimeout(res, 5));
+    await node.seal();
+    await outcome(
+      (async () => {
+        await w.write(new Uint8Array(100_000));
+        await w.close();
+      })(),
+    );
+    expect(await reading).toBe('error sealed');
+  });
+});
