@@ -158,7 +158,15 @@ export class RedisStorage implements StorageAdapter, StorageLock, StorageWatch {
         `RedisStorage needs the ioredis package (npm install ioredis): ${describe(e)}`,
       );
     }
-    const client = new RedisClient(url, { lazyConnect: true });
+    let client: Redis;
+    try {
+      client = new RedisClient(url, { lazyConnect: true });
+    } catch {
+      // ioredis's own error quotes the whole URL, password included.
+      throw invalidRequest(
+        `RedisStorage.connect: ${redactUrl(url)} is not a URL ioredis can read (percent-encode reserved characters in the password)`,
+      );
+    }
     client.on('error', () => undefined); // reported by the commands that fail
     try {
       await client.connect();

@@ -81,12 +81,13 @@ async function storeEntry(ctx: IssueContext, entry: StoredToken): Promise<void> 
     // The entry may have been written before the failure (a lost reply): taken
     // back first, and the indexes only once it is known gone, so a token that
     // exists is never left without them.
-    const gone = await ctx.storage.compareAndSet(K.id(entry.hash), raw, undefined).then(
+    // `true`: ours, taken back; `false`: not there, or another's; a failure: unknown.
+    const notOurs = await ctx.storage.compareAndSet(K.id(entry.hash), raw, undefined).then(
       () => true,
       () => false,
     );
     ctx.entries.forget(entry.hash);
-    if (gone) await dropIndexes(ctx, entry, link);
+    if (notOurs) await dropIndexes(ctx, entry, link);
     throw e;
   }
   ctx.entries.forget(entry.hash);
@@ -98,9 +99,11 @@ async function storeEntry(ctx: IssueContext, entry: StoredToken): Promise<void> 
 
 /**
  * Best effort: delete the indexes a create that did not store its entry
- * wrote. The accessor is its own (random); the parent link names the hash,
- * so it stays when the token that has that hash (a chosen id taken first)
- * has the same parent: the link is that token's too.
+ * wrote. The accessor is its own (random). The parent link names only the
+ * parent and the hash, so another create of the same chosen id under the
+ * same parent, stored or still on its way, shares it: it is deleted only
+ * when a token holds that hash under another parent. Otherwise it stays; a
+ * dangling link is harmless (a revocation drops it).
  */
 async function dropIndexes(
   ctx: IssueContext,
@@ -110,10 +113,12 @@ async function dropIndexes(
   await ctx.storage.delete(K.accessor(entry.accessor)).catch(() => undefined);
   if (link === undefined) return;
   const holder = await Promise.resolve(ctx.entries.read(entry.hash, true, true)).then(
-    (found) => (found ? found.entry.parent : ''),
-    () => entry.parent, // unknown: keep the link (a dangling one is harmless)
+    (found) => found?.entry.parent,
+    () => undefined, // unknown: keep the link
   );
-  if (holder !== entry.parent) await ctx.storage.delete(link).catch(() => undefined);
+  if (holder !== undefined && holder !== entry.parent) {
+    await ctx.storage.delete(link).catch(() => undefined);
+  }
 }
 
 /**

@@ -160,12 +160,12 @@ export class Barrier implements StorageAdapter {
    * `ms`): a seal waits here, after {@link Barrier.seal}, so a write that
    * passed the barrier before it lands before the seal returns, not after.
    * (Reads need no wait: one that began before a seal answers `sealed`.)
+   * Answers whether anything was in flight.
+   * @internal
    */
-  drained(ms: number): Promise<void> {
-    return settledWithin(
-      this.#inflight.size === 0 ? undefined : Promise.allSettled(this.#inflight),
-      ms,
-    );
+  drained(ms: number): Promise<boolean> {
+    if (this.#inflight.size === 0) return Promise.resolve(false);
+    return settledWithin(Promise.allSettled(this.#inflight), ms).then(() => true);
   }
 
   /** Drop the keyring: every value operation fails with `sealed` from now on. */
@@ -182,7 +182,23 @@ export class Barrier implements StorageAdapter {
     const period = this.#period;
     const raw = await this.#inner.get(key);
     this.#samePeriod(period);
-    return raw === undefined ? undefined : this.#open(key, raw);
+    return raw === undefined ? undefined : this.#openIn(period, key, raw);
+  }
+
+  /**
+   * {@link Barrier.#open} for a call of `period`: a seal while it waits (on a
+   * keyring reload) makes it `sealed`, whatever the reload answered.
+   */
+  async #openIn(period: number, key: string, raw: Uint8Array): Promise<Uint8Array> {
+    let value: Uint8Array;
+    try {
+      value = await this.#open(key, raw);
+    } catch (e) {
+      this.#samePeriod(period);
+      throw e;
+    }
+    this.#samePeriod(period);
+    return value;
   }
 
   /** @throws TransitError `sealed`. */
@@ -246,17 +262,20 @@ export class Barrier implements StorageAdapter {
     if (expected !== undefined) checkBytes(expected, 'expected');
     if (next !== undefined) checkBytes(next, 'next');
     const sealedNext = next === undefined ? undefined : this.#seal(key, next);
+    // One period for the whole call: a retry after a seal and an unseal does
+    // not write what the sealed period asked for.
+    const period = this.#period;
     for (let i = 0; i < CAS_ATTEMPTS; i++) {
-      const period = this.#period;
       const raw = await this.#inner.get(key);
       this.#samePeriod(period);
       if (raw === undefined) {
         if (expected !== undefined) return false;
       } else {
         if (expected === undefined) return false;
-        const current = await this.#open(key, raw);
+        const current = await this.#openIn(period, key, raw);
         if (!this.#crypto.timingSafeEqual(current, expected)) return false;
       }
+      this.#samePeriod(period);
       if (await this.#track(this.#inner.compareAndSet(key, raw, sealedNext))) return true;
       // The ciphertext changed since the read: look again (it may hold the same value).
     }
@@ -317,12 +336,14 @@ export class Barrier implements StorageAdapter {
     if (!keyring) throw sealed();
     const k = keyring.key(term);
     if (k || !this.#reload) return k;
+    const period = this.#period;
     this.#reloading ??= this.#reload().finally(() => {
       this.#reloading = undefined;
     });
     const fresh = await this.#reloading;
     const now = this.#keyring;
-    if (!now) throw sealed();
+    // A reload begun before a seal installs nothing in the next period.
+    if (!now || period !== this.#period) throw sealed();
     // A keyring installed while the reload ran (unseal with a newer one) is
     // not replaced by an older reload: new writes stay on the newest term.
     if (fresh.activeTerm >= now.activeTerm) this.#keyring = fresh;

@@ -23,17 +23,16 @@ function guardedObject(inner: ChunkReader, e: Engine): EncryptedObject {
     inner.wipe();
     return Promise.reject(new TransitError('sealed', 'the transit engine is closed'));
   };
+  // A call in flight across the seal answers `sealed` too, whatever it met
+  // (another call may have wiped the key under it: no "tampered" answer).
+  const settle = <T>(p: Promise<T>): Promise<T> =>
+    p.then(
+      (value) => sealedNow() ?? value,
+      (err: unknown) => sealedNow() ?? Promise.reject(asStreamError(err)),
+    );
   return {
-    plaintextSize: () =>
-      sealedNow() ??
-      inner.plaintextSize().catch((err: unknown) => Promise.reject(asStreamError(err))),
-    read: (offset, length) =>
-      sealedNow() ??
-      inner.read(offset, length).then(
-        // A read in flight across the seal releases nothing either.
-        (plain) => sealedNow() ?? plain,
-        (err: unknown) => Promise.reject(asStreamError(err)),
-      ),
+    plaintextSize: () => sealedNow() ?? settle(inner.plaintextSize()),
+    read: (offset, length) => sealedNow() ?? settle(inner.read(offset, length)),
   };
 }
 

@@ -16,6 +16,9 @@ export function redactUrl(url: string): string {
     u.password = '';
     u.search = '';
     u.hash = '';
+    // An `@` in the path: a password with a `/` read as host, port and path
+    // (`postgres://app:12/hunter2@db/app`); the path is not shown.
+    if (u.pathname.includes('@')) u.pathname = '/redacted';
     return u.toString();
   } catch {
     return '<unparsable url>';

@@ -136,7 +136,8 @@ describe('transitkit server --dev', () => {
     expect(response).toMatch(/^HTTP\/1\.1 200 /);
     expect(response.toLowerCase()).toContain('connection: close');
     expect(response).toContain('"sum"');
-    expect(await s.stop()).toBe(0);
+    const code = await s.stop();
+    expect(code, s.stderr()).toBe(0);
     expect(s.stdout()).toContain('SIGTERM: draining');
   });
 

@@ -1,0 +1,32 @@
+/**
+ * A seal with nothing in flight resolves under an application's fake timers
+ * (vi/jest useFakeTimers, sinon): it waits for a macrotask only when writes
+ * were in flight.
+ */
+import { afterEach, expect, it, vi } from 'vitest';
+import { MemoryStorage, TransitNode } from '../../src/index.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+it('seal() with nothing in flight resolves under fake timers', async () => {
+  const node = new TransitNode({
+    storage: new MemoryStorage(),
+    rootKey: new Uint8Array(32).fill(1),
+    leases: { tickMs: false },
+  });
+  await node.start();
+  await node.transit.createKey('k');
+  vi.useFakeTimers();
+  let done = false;
+  const sealing = node.seal().then(() => {
+    done = true;
+  });
+  // Let every promise continuation run (no timer is advanced).
+  for (let i = 0; i < 2_000 && !done; i++) await Promise.resolve();
+  const resolvedOnItsOwn = done;
+  vi.runAllTimers();
+  await sealing;
+  expect(resolvedOnItsOwn).toBe(true);
+});
