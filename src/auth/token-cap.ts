@@ -36,13 +36,14 @@ export interface CapContext {
  */
 export async function capTree(ctx: CapContext, hash: string, cap: number): Promise<void> {
   for (const child of await ctx.storage.list(K.children(hash))) {
-    if (await capEntry(ctx, child, cap)) await capTree(ctx, child, cap);
+    if (await capEntry(ctx, child, cap, hash)) await capTree(ctx, child, cap);
   }
 }
 
 /**
  * Bring the expiry of the token with `hash` down to `cap` (epoch ms); the
- * capped entry, or `undefined` when it was within `cap` or is gone.
+ * capped entry, or `undefined` when it was within `cap`, is gone, or (with
+ * `parent`) names another parent.
  * @throws TransitError as {@link capTree}.
  * @internal
  */
@@ -50,11 +51,14 @@ export async function capEntry(
   ctx: CapContext,
   hash: string,
   cap: number,
+  parent?: string,
 ): Promise<StoredToken | undefined> {
   for (let i = 0; i < CAS_RETRIES; i++) {
     const found = await ctx.entries.read(hash, true);
     if (!found?.own) return undefined; // gone, or being revoked
     const { raw, entry } = found;
+    // Listed under `parent` by a stale link, but another parent's: not capped.
+    if (parent !== undefined && entry.parent !== parent) return undefined;
     if (entry.expire_ms !== 0 && entry.expire_ms <= cap) return undefined;
     const next: StoredToken = { ...entry, expire_ms: cap };
     const ok = await ctx.storage.compareAndSet(K.id(hash), raw, utf8(JSON.stringify(next)));

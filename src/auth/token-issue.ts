@@ -67,7 +67,8 @@ const duplicateId = () => invalidRequest('cannot create a token with a duplicate
  * link exists, so a create cut short — a failed write, a seal between two
  * writes, a crash — leaves no live token outside its parent's tree, only
  * indexes that name nothing (an accessor reads as not found; a revocation
- * drops a dangling link). Those are taken back when the failure is known.
+ * drops a dangling link). The accessor is taken back when the failure is
+ * known; the link stays (see {@link dropIndexes}).
  */
 async function storeEntry(ctx: IssueContext, entry: StoredToken): Promise<void> {
   const raw = utf8(JSON.stringify(entry));
@@ -79,46 +80,35 @@ async function storeEntry(ctx: IssueContext, entry: StoredToken): Promise<void> 
     stored = await ctx.storage.compareAndSet(K.id(entry.hash), undefined, raw);
   } catch (e) {
     // The entry may have been written before the failure (a lost reply): taken
-    // back first, and the indexes only once it is known gone, so a token that
-    // exists is never left without them.
-    // `true`: ours, taken back; `false`: not there, or another's; a failure: unknown.
+    // back first, and the accessor only once the entry is known not ours, so a
+    // token that exists is never left without it. The compare-and-set answers
+    // `true` (ours, taken back) or `false` (not there, or another's); a
+    // failure leaves it unknown.
     const notOurs = await ctx.storage.compareAndSet(K.id(entry.hash), raw, undefined).then(
       () => true,
       () => false,
     );
     ctx.entries.forget(entry.hash);
-    if (notOurs) await dropIndexes(ctx, entry, link);
+    if (notOurs) await dropIndexes(ctx, entry);
     throw e;
   }
   ctx.entries.forget(entry.hash);
   if (!stored) {
-    await dropIndexes(ctx, entry, link);
+    await dropIndexes(ctx, entry);
     throw new TransitError('conflict', 'token already exists');
   }
 }
 
 /**
- * Best effort: delete the indexes a create that did not store its entry
- * wrote. The accessor is its own (random). The parent link names only the
- * parent and the hash, so another create of the same chosen id under the
- * same parent, stored or still on its way, shares it: it is deleted only
- * when a token holds that hash under another parent. Otherwise it stays; a
- * dangling link is harmless (a revocation drops it).
+ * Best effort: delete the accessor a create that did not store its entry
+ * wrote (its own: random). Its parent link stays: it names only the parent
+ * and the hash, which a create of the same chosen id may share, and a check
+ * of who holds the hash could be overtaken. A stale link is harmless: the
+ * walkers of a parent's children (revocation, orphaning, capping) act only
+ * on a child whose entry names that parent, and drop a stale link.
  */
-async function dropIndexes(
-  ctx: IssueContext,
-  entry: StoredToken,
-  link: string | undefined,
-): Promise<void> {
+async function dropIndexes(ctx: IssueContext, entry: StoredToken): Promise<void> {
   await ctx.storage.delete(K.accessor(entry.accessor)).catch(() => undefined);
-  if (link === undefined) return;
-  const holder = await Promise.resolve(ctx.entries.read(entry.hash, true, true)).then(
-    (found) => found?.entry.parent,
-    () => undefined, // unknown: keep the link
-  );
-  if (holder !== undefined && holder !== entry.parent) {
-    await ctx.storage.delete(link).catch(() => undefined);
-  }
 }
 
 /**

@@ -98,8 +98,15 @@ export async function revokeTree(
   };
   while (stack.length > 0) {
     const at = stack.pop() as { hash: string; parent: string | undefined };
+    const marked = await markRevoking(ctx, at.hash, at.parent);
+    if (marked === FOREIGN) {
+      // A link left by a create that failed, to a token made since under
+      // another parent: not this tree's. Only the stale link goes.
+      await ctx.storage.delete(K.child(at.parent as string, at.hash));
+      continue;
+    }
     await listChildren(at.hash);
-    const entry = (await markRevoking(ctx, at.hash)) ?? (at.hash === hash ? spent : undefined);
+    const entry = marked ?? (at.hash === hash ? spent : undefined);
     met.push({ ...at, entry });
     // Listed again now the token is marked: a child stored meanwhile (its creator found
     // the parent before the mark) is revoked too; one stored later sees the parent gone
@@ -120,14 +127,22 @@ export async function revokeTree(
   }
 }
 
+/** {@link markRevoking}'s answer for a listed child whose entry names another parent. */
+const FOREIGN = Symbol('foreign');
+
 /**
  * Mark the entry of `hash` as being revoked (compare-and-set; one already
  * marked is left as it is). The entry as it was, or `undefined` when gone.
  */
-async function markRevoking(ctx: RevokeContext, hash: string): Promise<StoredToken | undefined> {
+async function markRevoking(
+  ctx: RevokeContext,
+  hash: string,
+  parent?: string,
+): Promise<StoredToken | undefined | typeof FOREIGN> {
   for (let i = 0; i < CAS_RETRIES; i++) {
     const found = await ctx.entries.read(hash, true, true);
     if (!found) return undefined;
+    if (parent !== undefined && found.entry.parent !== parent) return FOREIGN;
     if (found.entry.num_uses === REVOKING) return found.entry;
     const next = utf8(JSON.stringify({ ...found.entry, num_uses: REVOKING }));
     const done = await ctx.storage.compareAndSet(K.id(hash), found.raw, next);
@@ -146,14 +161,15 @@ async function markRevoking(ctx: RevokeContext, hash: string): Promise<StoredTok
 export async function revokeOrphan(ctx: RevokeContext, hash: string): Promise<void> {
   const orphanChildren = async (): Promise<void> => {
     for (const child of await ctx.storage.list(K.children(hash))) {
-      await orphanChild(ctx, child);
+      await orphanChild(ctx, child, hash);
       await ctx.storage.delete(K.child(hash, child));
     }
   };
   // Marked first, as revokeTree: it stops authenticating, so no lease is issued
   // with it after the listing below (which then finds them all), and a child
   // made under it after the first pass revokes itself (token-issue.ts `issueChild`).
-  const entry = await markRevoking(ctx, hash);
+  // No parent to check against: never FOREIGN.
+  const entry = (await markRevoking(ctx, hash)) as StoredToken | undefined;
   await orphanChildren();
   // The leases issued with it before the entry goes (see revokeTree).
   await ctx.leases?.revokeByTokenKey(hash);
@@ -163,11 +179,14 @@ export async function revokeOrphan(ctx: RevokeContext, hash: string): Promise<vo
   if (entry?.lease_id !== undefined) await revokeOwnLease(ctx, entry.lease_id);
 }
 
-/** Rewrite a child's entry with no parent (compare-and-set; gone is fine). */
-async function orphanChild(ctx: RevokeContext, hash: string): Promise<void> {
+/**
+ * Rewrite a child's entry with no parent (compare-and-set; gone is fine). An
+ * entry that names another parent (a stale link's) is left as it is.
+ */
+async function orphanChild(ctx: RevokeContext, hash: string, parent: string): Promise<void> {
   for (let i = 0; i < CAS_RETRIES; i++) {
     const found = await ctx.entries.read(hash, true);
-    if (!found || found.entry.parent === '') return;
+    if (!found || found.entry.parent !== parent) return;
     const next = utf8(JSON.stringify({ ...found.entry, parent: '' }));
     const done = await ctx.storage.compareAndSet(K.id(hash), found.raw, next);
     ctx.entries.forget(hash);

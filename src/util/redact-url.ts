@@ -13,12 +13,13 @@
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
+    // An `@` after the host: a password holding `/`, `?` or `#` was read as
+    // host, port and the rest (`postgres://app:12/hunter2@db/app`, where `12`
+    // is the password's start): only the scheme is shown.
+    if (`${u.pathname}${u.search}${u.hash}`.includes('@')) return `${u.protocol}//(redacted)`;
     u.password = '';
     u.search = '';
     u.hash = '';
-    // An `@` in the path: a password with a `/` read as host, port and path
-    // (`postgres://app:12/hunter2@db/app`); the path is not shown.
-    if (u.pathname.includes('@')) u.pathname = '/redacted';
     return u.toString();
   } catch {
     return '<unparsable url>';

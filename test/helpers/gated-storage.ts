@@ -25,6 +25,10 @@ export class Gate extends StorageView {
   arm(rule: Rule): void {
     this.#rules.push({ ...rule, left: rule.times ?? 1 });
   }
+  /** Drop the rules not yet used up: later calls pass. */
+  disarm(): void {
+    this.#rules = [];
+  }
   get heldCount(): number {
     return this.#held.length;
   }
