@@ -81,7 +81,8 @@ export async function lookupToken(ctx: LookupContext, token: string): Promise<To
  */
 export async function lookupAccessor(ctx: LookupContext, accessor: string): Promise<TokenLookup> {
   const entry = await ctx.liveEntry(await byAccessor(ctx.storage, accessor), false);
-  if (!entry) throw invalidRequest('invalid accessor');
+  // A stale accessor (a failed create's) may name a hash a later token took.
+  if (!entry || entry.accessor !== accessor) throw invalidRequest('invalid accessor');
   return lookupOf('', entry, ctx.clock.now());
 }
 

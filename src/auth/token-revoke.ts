@@ -216,7 +216,11 @@ export function bindLeases(
     const stored = await ctx.storage.get(K.accessor(accessor));
     if (!stored) return;
     const hash = fromUtf8(stored);
-    const own = (await ctx.entries.read(hash, true))?.entry.lease_id;
+    const found = await ctx.entries.read(hash, true);
+    // A stale accessor (a failed create's) naming a hash a later token took:
+    // that token is not this lease's.
+    if (found && found.entry.accessor !== accessor) return;
+    const own = found?.entry.lease_id;
     if (own !== undefined && own !== lease.lease_id) return;
     await revokeTree(ctx, hash, lease.lease_id);
     // Gone with its entry, unless an earlier revocation failed between the two deletes.

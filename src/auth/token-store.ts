@@ -286,6 +286,12 @@ export class TokenStore {
     // this finishes a revocation that failed half way.
     const found = await this.#entries.read(hash, true, true);
     if (found && !found.own) throw invalidRequest('invalid accessor');
+    if (found && found.entry.accessor !== accessor) {
+      // A stale accessor (a failed create's) naming a hash a later token took:
+      // that token is not this accessor's. Only the stale index goes.
+      await this.#storage.delete(K.accessor(accessor));
+      throw invalidRequest('invalid accessor');
+    }
     await this.#revokeTree(hash);
     if (!found) await this.#storage.delete(K.accessor(accessor));
   }
@@ -351,6 +357,9 @@ export class TokenStore {
    */
   async renewAccessor(accessor: string, increment?: number | string): Promise<TokenAuth> {
     const hash = await byAccessor(this.#storage, accessor);
+    const found = await this.#entries.read(hash, true);
+    // A stale accessor (a failed create's) may name a hash a later token took.
+    if (found && found.entry.accessor !== accessor) throw invalidRequest('invalid accessor');
     return this.#renew('', hash, increment);
   }
 
