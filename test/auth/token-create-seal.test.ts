@@ -7,17 +7,12 @@
  * written).
  */
 import { expect, it } from 'vitest';
-import { MemoryStorage, TransitNode } from '../../src/index.js';
-import { Gate, outcome } from '../helpers/gated-storage.js';
+import { outcome } from '../helpers/gated-storage.js';
+import { gatedShamirNode } from '../helpers/test-nodes.js';
 
 it('a token create that failed with `sealed` leaves no token that outlives its parent', async () => {
-  const inner = new MemoryStorage();
-  const gate = new Gate(inner);
-  const node = new TransitNode({ storage: gate, leases: { tickMs: false } });
-  const init = await node.init({ secret_shares: 1, secret_threshold: 1 });
-  const key = init.keys[0] as string;
-  await node.unseal({ key });
-  const root = await node.tokens.authenticate(init.root_token);
+  const { gate, node, key, rootToken } = await gatedShamirNode();
+  const root = await node.tokens.authenticate(rootToken);
   if (!root) throw new Error('no root');
   // A parent with sudo on token create (so it may choose its child's id).
   await node.policies.write(

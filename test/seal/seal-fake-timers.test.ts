@@ -4,20 +4,14 @@
  * were in flight.
  */
 import { afterEach, expect, it, vi } from 'vitest';
-import { MemoryStorage, TransitNode } from '../../src/index.js';
+import { autoNodeWithKey } from '../helpers/test-nodes.js';
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
 it('seal() with nothing in flight resolves under fake timers', async () => {
-  const node = new TransitNode({
-    storage: new MemoryStorage(),
-    rootKey: new Uint8Array(32).fill(1),
-    leases: { tickMs: false },
-  });
-  await node.start();
-  await node.transit.createKey('k');
+  const node = await autoNodeWithKey();
   vi.useFakeTimers();
   let done = false;
   const sealing = node.seal().then(() => {

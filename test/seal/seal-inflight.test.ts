@@ -10,20 +10,13 @@
  * before the seal, or it fails `sealed` having written nothing after it.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage, TransitNode } from '../../src/index.js';
-import { Gate, outcome } from '../helpers/gated-storage.js';
+import type { MemoryStorage } from '../../src/index.js';
+import { outcome } from '../helpers/gated-storage.js';
+import { gatedShamirNode } from '../helpers/test-nodes.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-async function shamirNode() {
-  const inner = new MemoryStorage();
-  const gate = new Gate(inner);
-  const node = new TransitNode({ storage: gate, leases: { tickMs: false } });
-  const init = await node.init({ secret_shares: 1, secret_threshold: 1 });
-  const key = init.keys[0] as string;
-  await node.unseal({ key });
-  return { inner, gate, node, key };
-}
+const shamirNode = gatedShamirNode;
 
 async function snapshot(s: MemoryStorage): Promise<Map<string, string>> {
   const out = new Map<string, string>();

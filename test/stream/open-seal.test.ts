@@ -4,22 +4,12 @@
  * was tampered with"), and a plaintextSize() in flight is not answered.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage, TransitNode } from '../../src/index.js';
 import { outcome } from '../helpers/gated-storage.js';
+import { autoNodeWithKey, envelopeOf } from '../helpers/test-nodes.js';
 
 async function setup() {
-  const node = new TransitNode({
-    storage: new MemoryStorage(),
-    rootKey: new Uint8Array(32).fill(1),
-    leases: { tickMs: false },
-  });
-  await node.start();
-  await node.transit.createKey('k');
-  const plain = new Uint8Array(100_000).fill(9);
-  const chunks: Uint8Array[] = [];
-  const out = new Blob([plain]).stream().pipeThrough(node.transit.encryptStream('k'));
-  for await (const c of out as unknown as AsyncIterable<Uint8Array>) chunks.push(c);
-  const env = new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer());
+  const node = await autoNodeWithKey();
+  const env = await envelopeOf(node, new Uint8Array(100_000).fill(9));
   // A source whose reads past the header can be held.
   let holdNext = false;
   const held: Array<() => void> = [];
