@@ -62,9 +62,12 @@ export async function authenticateHash(
     }
     if (entry.num_uses > 0) {
       const last = entry.num_uses === 1;
-      const next = last
-        ? undefined
-        : utf8(JSON.stringify({ ...entry, num_uses: entry.num_uses - 1 }));
+      // The last use marks the entry as being revoked (Vault's pending
+      // revocation) rather than deleting it: a create of the same chosen id
+      // is refused until the revocation below has removed its links.
+      const next = utf8(
+        JSON.stringify({ ...entry, num_uses: last ? REVOKING : entry.num_uses - 1 }),
+      );
       const used = await ctx.storage.compareAndSet(K.id(hash), raw, next);
       ctx.entries.forget(hash);
       if (!used) {

@@ -4,12 +4,14 @@
  * (`auth/token/create`, `create-orphan`). The rules are ./token-create.ts's
  * (pure); this adds the randomness, the token's lease and storage.
  *
- * Storing: the entry is written with compare-and-set (a new token never
- * overwrites one), then its accessor and its link under its parent. The
- * parent is read from storage (not the cache) before the child is made and
- * again after it is stored: a parent revoked meanwhile may have listed its
- * children before this one's link existed, so the child revokes itself
- * (./token-revoke.ts lists children again once the parent is gone).
+ * Storing: the accessor and the link under the parent (holding the child's
+ * accessor) first, then the entry with compare-and-set (a new token never
+ * overwrites one, nor one being revoked), so a token authenticates only once
+ * its links exist. The parent is read from storage (not the cache) before the
+ * child is made and again after it is stored: a parent revoked meanwhile may
+ * have listed its children before this one's link existed, so the child
+ * revokes itself (./token-revoke.ts lists children again once the parent is
+ * gone).
  * @module
  */
 import type { Clock } from '../clock.js';
@@ -76,7 +78,8 @@ async function storeEntry(ctx: IssueContext, entry: StoredToken): Promise<void> 
   let stored: boolean;
   try {
     await ctx.storage.put(K.accessor(entry.accessor), utf8(entry.hash));
-    if (link !== undefined) await ctx.storage.put(link, utf8(''));
+    // The link holds the child's accessor: whose link it is, when a chosen id is re-created.
+    if (link !== undefined) await ctx.storage.put(link, utf8(entry.accessor));
     stored = await ctx.storage.compareAndSet(K.id(entry.hash), undefined, raw);
   } catch (e) {
     // The entry may have been written before the failure (a lost reply): taken
@@ -84,18 +87,36 @@ async function storeEntry(ctx: IssueContext, entry: StoredToken): Promise<void> 
     // token that exists is never left without it. The compare-and-set answers
     // `true` (ours, taken back) or `false` (not there, or another's); a
     // failure leaves it unknown.
-    const notOurs = await ctx.storage.compareAndSet(K.id(entry.hash), raw, undefined).then(
-      () => true,
-      () => false,
+    const back = await ctx.storage.compareAndSet(K.id(entry.hash), raw, undefined).then(
+      (removed) => (removed ? 'removed' : 'changed or absent'),
+      () => 'unknown',
     );
     ctx.entries.forget(entry.hash);
-    if (notOurs) await dropIndexes(ctx, entry);
+    if (back === 'removed') await dropIndexes(ctx, entry);
+    else if (back !== 'unknown') await settleUnknownEntry(ctx, entry);
     throw e;
   }
   ctx.entries.forget(entry.hash);
   if (!stored) {
     await dropIndexes(ctx, entry);
     throw new TransitError('conflict', 'token already exists');
+  }
+}
+
+/**
+ * After a failed create whose take-back found the entry changed or absent:
+ * if the entry there is this create's (its accessor; a use of a limited-use
+ * chosen id changed it), the token was made although the caller is told it
+ * was not: it is revoked (its links with it). Otherwise the accessor goes.
+ * A read or revocation that fails leaves everything (stale indexes are harmless).
+ */
+async function settleUnknownEntry(ctx: IssueContext, entry: StoredToken): Promise<void> {
+  try {
+    const found = await ctx.entries.read(entry.hash, true, true);
+    if (found?.entry.accessor === entry.accessor) await revokeTree(ctx, entry.hash);
+    else await dropIndexes(ctx, entry);
+  } catch {
+    // left as it is
   }
 }
 
@@ -174,7 +195,8 @@ export async function issueChild(
   if (plan.id !== undefined) {
     // Vault's `create`: a chosen id's form, then no token may have it already.
     checkCustomTokenId(plan.id);
-    if (await ctx.entries.read(hash, true)) throw duplicateId();
+    // One being revoked counts (as Vault's pending revocation): its links are not gone yet.
+    if (await ctx.entries.read(hash, true, true)) throw duplicateId();
   }
   const accessor = ctx.salt.random(24);
   // The path it is made on, as Vault's `handleCreateCommon`: its lease's too.

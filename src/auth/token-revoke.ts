@@ -43,7 +43,9 @@ export interface RevokeContext {
  * it. The accessor outlives the entry so that a retry by accessor (or by the
  * token's lease, which names the accessor) finds a token whose entry delete
  * failed; the link goes last: it is how a retry of the parent's revocation
- * finds this token again.
+ * finds this token again. The link is this token's only while it holds its
+ * accessor: a token re-created meanwhile with the same chosen id under the
+ * same parent wrote its own, and keeps it.
  */
 async function dropEntry(ctx: RevokeContext, hash: string, entry: StoredToken): Promise<void> {
   try {
@@ -52,7 +54,40 @@ async function dropEntry(ctx: RevokeContext, hash: string, entry: StoredToken): 
     ctx.entries.forget(hash);
   }
   await ctx.storage.delete(K.accessor(entry.accessor));
-  if (entry.parent !== '') await ctx.storage.delete(K.child(entry.parent, hash));
+  if (entry.parent !== '') await dropLink(ctx, entry.parent, hash, entry.accessor);
+}
+
+/**
+ * Delete the link from `parent` to `hash` if it is the token with `accessor`'s
+ * (its value; an empty value is an earlier release's, anyone's), by
+ * compare-and-set on what was read: a link rewritten since is left.
+ */
+async function dropLink(
+  ctx: RevokeContext,
+  parent: string,
+  hash: string,
+  accessor: string | undefined,
+): Promise<void> {
+  const key = K.child(parent, hash);
+  const value = await ctx.storage.get(key);
+  if (value === undefined) return;
+  const owner = fromUtf8(value);
+  if (accessor !== undefined && owner !== '' && owner !== accessor) return;
+  await ctx.storage.compareAndSet(key, value, undefined);
+}
+
+/**
+ * Delete a link from `parent` to `hash` that leads to no token of `parent`'s
+ * (a failed create's), unless the token that now has `hash` is `parent`'s
+ * and the link is its own (re-created meanwhile).
+ */
+async function dropStaleLink(ctx: RevokeContext, parent: string, hash: string): Promise<void> {
+  const found = await ctx.entries.read(hash, true, true);
+  const live = found?.entry.parent === parent ? found.entry.accessor : undefined;
+  const key = K.child(parent, hash);
+  const value = await ctx.storage.get(key);
+  if (value === undefined || (live !== undefined && fromUtf8(value) === live)) return;
+  await ctx.storage.compareAndSet(key, value, undefined);
 }
 
 /** Revoke a revoked token's own lease (its revoker then finds the token gone). */
@@ -99,10 +134,11 @@ export async function revokeTree(
   while (stack.length > 0) {
     const at = stack.pop() as { hash: string; parent: string | undefined };
     const marked = await markRevoking(ctx, at.hash, at.parent);
-    if (marked === FOREIGN) {
-      // A link left by a create that failed, to a token made since under
-      // another parent: not this tree's. Only the stale link goes.
-      await ctx.storage.delete(K.child(at.parent as string, at.hash));
+    if (marked === FOREIGN || (marked === undefined && at.parent !== undefined)) {
+      // A link left by a create that failed (to no entry, or to a token made
+      // since under another parent): not this tree's, nor are children or
+      // leases listed under that hash. Only the stale link goes.
+      await dropStaleLink(ctx, at.parent as string, at.hash);
       continue;
     }
     await listChildren(at.hash);
@@ -117,7 +153,7 @@ export async function revokeTree(
     // Looked up even when the token is already gone: a retry finishes them.
     await ctx.leases?.revokeByTokenKey(h);
     if (!entry) {
-      if (parent !== undefined) await ctx.storage.delete(K.child(parent, h));
+      if (parent !== undefined) await dropStaleLink(ctx, parent, h);
       continue;
     }
     await dropEntry(ctx, h, entry);
@@ -162,7 +198,7 @@ export async function revokeOrphan(ctx: RevokeContext, hash: string): Promise<vo
   const orphanChildren = async (): Promise<void> => {
     for (const child of await ctx.storage.list(K.children(hash))) {
       await orphanChild(ctx, child, hash);
-      await ctx.storage.delete(K.child(hash, child));
+      await dropStaleLink(ctx, hash, child);
     }
   };
   // Marked first, as revokeTree: it stops authenticating, so no lease is issued
