@@ -70,7 +70,7 @@ const duplicateId = () => invalidRequest('cannot create a token with a duplicate
  * writes, a crash — leaves no live token outside its parent's tree, only
  * indexes that name nothing (an accessor reads as not found; a revocation
  * drops a dangling link). The accessor is taken back when the failure is
- * known; the link stays (see {@link dropIndexes}).
+ * known; the link stays (see {@link dropAccessor}).
  */
 async function storeEntry(ctx: IssueContext, entry: StoredToken): Promise<void> {
   const raw = utf8(JSON.stringify(entry));
@@ -92,13 +92,13 @@ async function storeEntry(ctx: IssueContext, entry: StoredToken): Promise<void> 
       () => 'unknown',
     );
     ctx.entries.forget(entry.hash);
-    if (back === 'removed') await dropIndexes(ctx, entry);
+    if (back === 'removed') await dropAccessor(ctx, entry);
     else if (back !== 'unknown') await settleUnknownEntry(ctx, entry);
     throw e;
   }
   ctx.entries.forget(entry.hash);
   if (!stored) {
-    await dropIndexes(ctx, entry);
+    await dropAccessor(ctx, entry);
     throw new TransitError('conflict', 'token already exists');
   }
 }
@@ -114,7 +114,7 @@ async function settleUnknownEntry(ctx: IssueContext, entry: StoredToken): Promis
   try {
     const found = await ctx.entries.read(entry.hash, true, true);
     if (found?.entry.accessor === entry.accessor) await revokeTree(ctx, entry.hash);
-    else await dropIndexes(ctx, entry);
+    else await dropAccessor(ctx, entry);
   } catch {
     // left as it is
   }
@@ -128,7 +128,7 @@ async function settleUnknownEntry(ctx: IssueContext, entry: StoredToken): Promis
  * walkers of a parent's children (revocation, orphaning, capping) act only
  * on a child whose entry names that parent, and drop a stale link.
  */
-async function dropIndexes(ctx: IssueContext, entry: StoredToken): Promise<void> {
+async function dropAccessor(ctx: IssueContext, entry: StoredToken): Promise<void> {
   await ctx.storage.delete(K.accessor(entry.accessor)).catch(() => undefined);
 }
 

@@ -43,9 +43,8 @@ export interface RevokeContext {
  * it. The accessor outlives the entry so that a retry by accessor (or by the
  * token's lease, which names the accessor) finds a token whose entry delete
  * failed; the link goes last: it is how a retry of the parent's revocation
- * finds this token again. The link is this token's only while it holds its
- * accessor: a token re-created meanwhile with the same chosen id under the
- * same parent wrote its own, and keeps it.
+ * finds this token again. A token re-created meanwhile with the same chosen
+ * id under the same parent wrote its own link (its accessor), and keeps it.
  */
 async function dropEntry(ctx: RevokeContext, hash: string, entry: StoredToken): Promise<void> {
   try {
@@ -54,32 +53,14 @@ async function dropEntry(ctx: RevokeContext, hash: string, entry: StoredToken): 
     ctx.entries.forget(hash);
   }
   await ctx.storage.delete(K.accessor(entry.accessor));
-  if (entry.parent !== '') await dropLink(ctx, entry.parent, hash, entry.accessor);
+  if (entry.parent !== '') await dropStaleLink(ctx, entry.parent, hash);
 }
 
 /**
- * Delete the link from `parent` to `hash` if it is the token with `accessor`'s
- * (its value; an empty value is an earlier release's, anyone's), by
- * compare-and-set on what was read: a link rewritten since is left.
- */
-async function dropLink(
-  ctx: RevokeContext,
-  parent: string,
-  hash: string,
-  accessor: string | undefined,
-): Promise<void> {
-  const key = K.child(parent, hash);
-  const value = await ctx.storage.get(key);
-  if (value === undefined) return;
-  const owner = fromUtf8(value);
-  if (accessor !== undefined && owner !== '' && owner !== accessor) return;
-  await ctx.storage.compareAndSet(key, value, undefined);
-}
-
-/**
- * Delete a link from `parent` to `hash` that leads to no token of `parent`'s
- * (a failed create's), unless the token that now has `hash` is `parent`'s
- * and the link is its own (re-created meanwhile).
+ * Delete a link from `parent` to `hash` that leads to no live token of
+ * `parent`'s (a revoked or orphaned child's, a failed create's), unless the
+ * token that now has `hash` is `parent`'s and the link is its own (its
+ * accessor: re-created meanwhile), by compare-and-set on what was read.
  */
 async function dropStaleLink(ctx: RevokeContext, parent: string, hash: string): Promise<void> {
   const found = await ctx.entries.read(hash, true, true);
@@ -119,8 +100,8 @@ export async function revokeTree(
   fromLease?: string,
   spent?: StoredToken,
 ): Promise<void> {
-  /** Every token met, in the order met, with the parent it was reached from. */
-  const met: { hash: string; parent: string | undefined; entry: StoredToken | undefined }[] = [];
+  /** Every token met, in the order met, with its entry (a dropped entry names its parent). */
+  const met: { hash: string; entry: StoredToken | undefined }[] = [];
   const stack: { hash: string; parent: string | undefined }[] = [{ hash, parent: undefined }];
   /** Each token is revoked once: the stack only ever gets a hash not seen before. */
   const seen = new Set([hash]);
@@ -143,19 +124,18 @@ export async function revokeTree(
     }
     await listChildren(at.hash);
     const entry = marked ?? (at.hash === hash ? spent : undefined);
-    met.push({ ...at, entry });
+    met.push({ hash: at.hash, entry });
     // Listed again now the token is marked: a child stored meanwhile (its creator found
     // the parent before the mark) is revoked too; one stored later sees the parent gone
     // and revokes itself (token-issue.ts `issueChild`).
     await listChildren(at.hash);
   }
-  for (const { hash: h, parent, entry } of met.reverse()) {
+  for (const { hash: h, entry } of met.reverse()) {
     // Looked up even when the token is already gone: a retry finishes them.
     await ctx.leases?.revokeByTokenKey(h);
-    if (!entry) {
-      if (parent !== undefined) await dropStaleLink(ctx, parent, h);
-      continue;
-    }
+    // Only the walk's own token can be gone here: a child without an entry
+    // was left at its link above.
+    if (!entry) continue;
     await dropEntry(ctx, h, entry);
     // Its own lease at once: a failure further on must not leave it to its TTL.
     const lease = entry.lease_id;
