@@ -58,8 +58,7 @@ import { type WriteContext, writeOnce } from './write-once.js';
 
 const DEFAULT_RETRY_MS = 15_000;
 
-const ENCODING_COLUMN = "current_setting('server_encoding') AS encoding";
-const ENCODING_QUERY = `SELECT ${ENCODING_COLUMN}`;
+const ENCODING_QUERY = "SELECT current_setting('server_encoding') AS encoding";
 
 /**
  * Keys are any Unicode text (the storage contract) and are kept in a `text`
@@ -107,7 +106,7 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
   readonly #autoMigrate: boolean;
   #retryMs: number;
   #migrated: Promise<void> | undefined;
-  /** With `migrate: false`: the database encoding's check, once. */
+  /** The database encoding's check, once (a failed query is asked again). */
   #encodingChecked: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
 
@@ -173,8 +172,8 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
     const storage = new PostgresStorage(pool, { ...options, retryTimeoutMs: 0 });
     storage.#owned = true;
     try {
-      const r = await storage.#query('connect', ENCODING_QUERY, [], true);
-      checkEncoding(r.rows[0] as { encoding: string });
+      // The first statement: the server answers, with an encoding keys fit in.
+      await storage.#checkEncoding();
       if (storage.#autoMigrate) await storage.migrate();
     } catch (e) {
       await pool.end().catch(() => undefined);
@@ -299,16 +298,15 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
   }
 
   async #migrate(): Promise<void> {
+    await this.#checkEncoding();
     const s = this.#schema;
     const exists = await this.#query(
       'migrate',
-      `SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AND to_regclass($3) IS NOT NULL AS ok, ${ENCODING_COLUMN}`,
+      'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AND to_regclass($3) IS NOT NULL AS ok',
       [`"${s.table}"`, `"${s.table}_locks"`, s.ops],
       true,
     );
-    const row = exists.rows[0] as { ok: boolean; encoding: string };
-    checkEncoding(row);
-    if (row.ok) return;
+    if ((exists.rows[0] as { ok: boolean }).ok) return;
     // One simple-protocol string: one implicit transaction, so the advisory
     // lock is held until both tables exist.
     const lock = `SELECT pg_advisory_xact_lock(hashtext('transitkit migrate ${s.table}'));`;
@@ -316,12 +314,16 @@ export class PostgresStorage implements StorageAdapter, StorageLock, StorageWatc
   }
 
   #ensureSchema(): Promise<void> {
-    if (this.#autoMigrate) return this.migrate();
-    // Tables made by hand (`migrate: false`): the encoding is still checked, once.
+    // Tables made by hand (`migrate: false`): the encoding is still checked.
+    return this.#autoMigrate ? this.migrate() : this.#checkEncoding();
+  }
+
+  /** {@link checkEncoding} of the server, once: a failed query is asked again; a wrong encoding stays wrong. */
+  #checkEncoding(): Promise<void> {
     this.#encodingChecked ??= this.#query('connect', ENCODING_QUERY, [], true).then(
       (r) => checkEncoding(r.rows[0] as { encoding: string }),
       (e: unknown) => {
-        this.#encodingChecked = undefined; // a failed query is asked again; a wrong encoding stays wrong
+        this.#encodingChecked = undefined;
         throw e;
       },
     );
