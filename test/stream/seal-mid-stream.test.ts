@@ -10,6 +10,23 @@ import { describe, expect, it } from 'vitest';
 import { outcome } from '../helpers/gated-storage.js';
 import { autoNodeWithKey, envelopeOf } from '../helpers/test-nodes.js';
 
+/**
+ * A stream's writer, and its output read to the end in the background:
+ * bytes read so far, and how the reading ended (`clean end` or `error <code>`).
+ */
+function drain(t: TransformStream<Uint8Array, Uint8Array>) {
+  const r = t.readable.getReader();
+  let got = 0;
+  const reading = (async () => {
+    for (;;) {
+      const x = await r.read();
+      if (x.done) return 'clean end';
+      got += x.value.length;
+    }
+  })().catch((e: { code?: string }) => `error ${e.code}`);
+  return { w: t.writable.getWriter(), got: () => got, reading };
+}
+
 async function setup() {
   const node = await autoNodeWithKey();
   const env = await envelopeOf(node, new Uint8Array(200_000).fill(9));
@@ -28,20 +45,10 @@ describe('streams across a seal', () => {
 
   it('a decryptStream mid-way when the node seals releases no more plaintext', async () => {
     const { node, env } = await setup();
-    const ds = node.transit.decryptStream('k');
-    const w = ds.writable.getWriter();
-    const r = ds.readable.getReader();
-    let got = 0;
-    const reading = (async () => {
-      for (;;) {
-        const x = await r.read();
-        if (x.done) return 'clean end';
-        got += x.value.length;
-      }
-    })().catch((e: { code?: string }) => `error ${e.code}`);
+    const { w, got, reading } = drain(node.transit.decryptStream('k'));
     await w.write(env.subarray(0, 100_000));
-    while (got < 50_000) await new Promise((res) => setTimeout(res, 5));
-    const before = got;
+    while (got() < 50_000) await new Promise((res) => setTimeout(res, 5));
+    const before = got();
     await node.seal();
     await outcome(
       (async () => {
@@ -51,25 +58,15 @@ describe('streams across a seal', () => {
     );
     expect(await reading).toBe('error sealed');
     // Nothing past what was released before the seal (at most the chunks already queued).
-    expect(got).toBeLessThan(100_000);
+    expect(got()).toBeLessThan(100_000);
     expect(before).toBeGreaterThan(0);
   });
 
   it('an encryptStream mid-way when the node seals encrypts no more input', async () => {
     const { node } = await setup();
-    const es = node.transit.encryptStream('k');
-    const w = es.writable.getWriter();
-    const r = es.readable.getReader();
-    let got = 0;
-    const reading = (async () => {
-      for (;;) {
-        const x = await r.read();
-        if (x.done) return 'clean end';
-        got += x.value.length;
-      }
-    })().catch((e: { code?: string }) => `error ${e.code}`);
+    const { w, got, reading } = drain(node.transit.encryptStream('k'));
     await w.write(new Uint8Array(50_000));
-    while (got < 40_000) await new Promise((res) => setTimeout(res, 5));
+    while (got() < 40_000) await new Promise((res) => setTimeout(res, 5));
     await node.seal();
     await outcome(
       (async () => {
