@@ -204,47 +204,13 @@ export class SortedKeys {
   }
 
   /**
-   * Check the tree's invariants (sorted, linked, balanced, nodes within bounds);
-   * throws on the first violation. For tests.
-   * @returns the depth of the leaves (0 when the root is a leaf).
+   * The tree's root and bounds, for the invariant check of the tests
+   * (test/helpers/sorted-keys-verify.ts), which lives there so that no
+   * bundle carries it.
+   * @internal
    */
-  verify(): number {
-    const leaves: Leaf[] = [];
-    const walk = (n: Node, depth: number, lo: string | undefined, hi: string | undefined) => {
-      const isRoot = n === this.#root;
-      if (n instanceof Leaf) {
-        if (!isRoot && n.keys.length < this.#min) throw new Error('leaf underflow');
-        if (n.keys.length > this.#max) throw new Error('leaf overflow');
-        for (let i = 0; i < n.keys.length; i++) {
-          const k = n.keys[i] as string;
-          if (i > 0 && !((n.keys[i - 1] as string) < k)) throw new Error('leaf not sorted');
-          if ((lo !== undefined && k < lo) || (hi !== undefined && k >= hi)) {
-            throw new Error('key outside its separators');
-          }
-        }
-        leaves.push(n);
-        return depth;
-      }
-      if (n.keys.length !== n.children.length - 1) throw new Error('inner arity');
-      if (n.children.length > this.#max) throw new Error('inner overflow');
-      if (n.children.length < (isRoot ? 2 : this.#min)) throw new Error('inner underflow');
-      let leafDepth = -1;
-      n.children.forEach((c, i) => {
-        const d = walk(c, depth + 1, i === 0 ? lo : n.keys[i - 1], n.keys[i] ?? hi);
-        if (leafDepth >= 0 && d !== leafDepth) throw new Error('unbalanced');
-        leafDepth = d;
-      });
-      return leafDepth;
-    };
-    const depth = walk(this.#root, 0, undefined, undefined);
-    let count = 0;
-    for (let i = 0; i < leaves.length; i++) {
-      const leaf = leaves[i] as Leaf;
-      count += leaf.keys.length;
-      if (leaf.next !== leaves[i + 1]) throw new Error('leaf chain broken');
-    }
-    if (count !== this.#size) throw new Error('size mismatch');
-    return depth;
+  shape(): { root: Leaf | Inner; min: number; max: number; size: number } {
+    return { root: this.#root, min: this.#min, max: this.#max, size: this.#size };
   }
 
   #count(n: Node): number {

@@ -13,6 +13,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { SortedKeys } from '../../src/storage/kit.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
+import { verifySortedKeys } from '../helpers/sorted-keys-verify.js';
 
 /**
  * The exported suites register their tests with this file's vitest, through
@@ -137,7 +138,7 @@ describe('SortedKeys as a B+tree', () => {
         (initial, ops, order, pages) => {
           const ref = new Set(initial);
           const s = SortedKeys.from(initial, order);
-          s.verify();
+          verifySortedKeys(s);
           for (const o of ops) {
             if (o.kind === 'insert') {
               s.insert(o.key);
@@ -146,7 +147,7 @@ describe('SortedKeys as a B+tree', () => {
               s.remove(o.key);
               ref.delete(o.key);
             }
-            s.verify();
+            verifySortedKeys(s);
             expect(s.size).toBe(ref.size);
           }
           expect(s.page('', undefined, 0)).toEqual(refPage(ref, '', undefined, 0));
@@ -168,15 +169,15 @@ describe('SortedKeys as a B+tree', () => {
       (_, i) => `k${String((i * 7919) % 5_000).padStart(4, '0')}`,
     );
     for (const k of keys) s.insert(k);
-    s.verify();
+    verifySortedKeys(s);
     expect(s.size).toBe(5_000);
     expect(s.page('k0', '998', 3)).toEqual(['999']);
     expect(s.page('k', '2499', 2)).toEqual(['2500', '2501']);
     for (const k of keys.slice(0, 4_990)) s.remove(k);
-    s.verify();
+    verifySortedKeys(s);
     expect(s.size).toBe(10);
     for (const k of keys.slice(4_990)) s.remove(k);
-    s.verify();
+    verifySortedKeys(s);
     expect(s.page('', undefined, 0)).toEqual([]);
   });
 
@@ -189,7 +190,7 @@ describe('SortedKeys as a B+tree', () => {
     // Every non-root node holds at least order/2 entries, so the depth (the
     // nodes an insert walks and may split) is at most log_{order/2}(n) + 1:
     // 4 here, where a sorted array would shift ~n/2 entries per insert.
-    const depth = s.verify();
+    const depth = verifySortedKeys(s);
     expect(depth).toBeLessThanOrEqual(Math.ceil(Math.log(n) / Math.log(order / 2)) + 1);
     expect(depth).toBeGreaterThan(1);
   }, 120_000);
