@@ -306,12 +306,24 @@ export const WRAPPING_KEY_TYPE: KeyType = 'rsa-4096';
  * @internal
  */
 export function keyType(name: unknown): KeyTypeInfo {
+  // Every call on one key names the same type: answered without a lookup.
+  if (name === lastName) return lastInfo as KeyTypeInfo;
   if (typeof name !== 'string') throw invalidRequest('key type must be a string');
   // Stored policies hold the canonical (lower-case) name: found without a lower-cased copy.
   const info = TABLE.get(name) ?? TABLE.get(name.toLowerCase());
   if (!info) throw invalidRequest(`unknown key type ${name}`);
+  lastInfo = info;
+  lastName = name;
   return info;
 }
+
+/**
+ * The last name {@link keyType} resolved (at first an object no caller
+ * holds), and its row: the answer is a pure function of the string (type
+ * names are not secret; a plain comparison).
+ */
+let lastName: unknown = {};
+let lastInfo: KeyTypeInfo | undefined;
 
 /**
  * Vault Enterprise's spelling of a parameterised type: `type` + `parameter_set`

@@ -64,12 +64,25 @@ export function requireKey(
  * now is gives ("too old", "not found", or the answer). Only for operations
  * that write nothing before their archived reads. @internal
  */
-export async function againIfChanged<T>(first: Promise<T>, run: () => T | Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
+export function againIfChanged<T>(first: Promise<T>, run: () => T | Promise<T>): Promise<T> {
+  // A reaction on `first` rather than an async function awaiting it: the
+  // answer takes one tick after `first`'s, not three (a signature pays it on
+  // every call).
+  return first.then(undefined, (err: unknown) => retryIfChanged(err, run, 1));
+}
+
+/** {@link againIfChanged} after attempt `attempt` failed with `err`. */
+async function retryIfChanged<T>(
+  err: unknown,
+  run: () => T | Promise<T>,
+  attempt: number,
+): Promise<T> {
+  for (let failed = err, n = attempt; ; n++) {
+    if (!isKeyChanged(failed) || n > CHANGE_RETRIES) throw failed;
     try {
-      return await (attempt === 0 ? first : run());
-    } catch (err) {
-      if (!isKeyChanged(err) || attempt >= CHANGE_RETRIES) throw err;
+      return await run();
+    } catch (next) {
+      failed = next;
     }
   }
 }

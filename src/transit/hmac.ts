@@ -133,6 +133,10 @@ function hmacWith(
   assertNotSoftDeleted(p);
   refuseHmac(p);
   const ver = hmacVersion(p, optInt(r.key_version, 'key_version'));
+  // The hot path: one input and its version at hand, answered with no call record.
+  const at = batch ? undefined : e.store.cachedVersion(key, ver);
+  if (at)
+    return { hmac: macText(e, hash, ver, secretOf(at), single as Uint8Array), key_version: ver };
   return withVersion(e, key, ver, macsOf, { e, hash, ver, batch, single });
 }
 

@@ -225,6 +225,10 @@ export function openWith(
   const ver = decryptionVersion(p, parsed.version, 'ciphertext');
   const payload = tryDecodeBase64Scratch(parsed.body); // read by the open, then dropped
   if (!payload) throw invalidRequest('invalid ciphertext: could not decode base64');
+  // The hot path: an AEAD version at hand opens at once, with no input record.
+  const alg = info.aead;
+  const at = alg ? e.store.cachedVersion(key, ver) : undefined;
+  if (alg && at) return openAead(alg, at, e, p, info, payload, context, aad, callerNonce, asText);
   const input: OpenInput = { e, p, info, payload, context, aad, callerNonce, asText };
   return withVersion(e, key, ver, openVersion, input);
 }
@@ -247,8 +251,9 @@ function openVersion(
   version: KeyVersion,
   input: OpenInput,
 ): Uint8Array | string | Promise<Uint8Array | string> {
-  const alg = input.info.aead;
-  if (alg) return openAead(alg, version, input);
+  const { e, p, info, payload, context, aad, callerNonce, asText } = input;
+  const alg = info.aead;
+  if (alg) return openAead(alg, version, e, p, info, payload, context, aad, callerNonce, asText);
   const plain = openAsymmetric(version, input);
   return input.asText ? plain.then((bytes) => encodeWiped(bytes, 'base64')) : plain;
 }
@@ -272,11 +277,27 @@ const authFailed = (alg: AeadAlgorithm) =>
       : 'chacha20poly1305: message authentication failed',
   );
 
-/** Decrypt with an AEAD key's version (synchronous): bytes, or with `asText` base64. */
-function openAead(alg: AeadAlgorithm, version: KeyVersion, input: OpenInput): Uint8Array | string {
-  const { e, p, info, payload, context, aad, callerNonce, asText } = input;
+/**
+ * Decrypt with an AEAD key's version (synchronous): bytes, or with `asText`
+ * base64. {@link OpenInput}'s fields as arguments: the hot path makes no record.
+ */
+function openAead(
+  alg: AeadAlgorithm,
+  version: KeyVersion,
+  e: Engine,
+  p: KeyPolicy,
+  info: KeyTypeInfo,
+  payload: Uint8Array,
+  context: Uint8Array,
+  aad: Uint8Array,
+  callerNonce: Uint8Array,
+  asText: boolean,
+): Uint8Array | string {
   const conv = convergentVersionOf(p, version);
-  const derived = deriveKey(e.backend, p, version.key, info.keyBytes, context, conv);
+  // A key without derivation opens with the version's own key (no derived record).
+  const key = p.derived
+    ? deriveKey(e.backend, p, version.key, info.keyBytes, context, conv).key
+    : version.key;
   let nonce: Uint8Array;
   let sealed: Uint8Array;
   if (conv === 1) {
@@ -293,8 +314,8 @@ function openAead(alg: AeadAlgorithm, version: KeyVersion, input: OpenInput): Ui
   if (sealed.length < 16) throw authFailed(alg);
   try {
     return asText
-      ? aeadOpenText(e.backend, alg, derived.key, nonce, sealed, aad, 'base64')
-      : e.backend.aeadOpen(alg, derived.key, nonce, sealed, aad);
+      ? aeadOpenText(e.backend, alg, key, nonce, sealed, aad, 'base64')
+      : e.backend.aeadOpen(alg, key, nonce, sealed, aad);
   } catch (err) {
     if (err instanceof AeadAuthError) throw authFailed(alg);
     throw invalidRequest('invalid ciphertext', err);

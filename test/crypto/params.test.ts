@@ -65,4 +65,56 @@ describe.each(BACKENDS)('AEAD parameter errors (%s)', (_name, b: CryptoBackend) 
       'aes-gcm: sealed input must be at least 16 bytes (the tag), got 15',
     );
   });
+
+  it('checks key lengths per algorithm, one or two allowed, in any order of calls', () => {
+    // 16 and 32 for AES-GCM, 32 alone for the ChaCha20 pair: a check made
+    // for one algorithm never lets the other's length through.
+    const sizes: [AeadAlgorithm, number, boolean][] = [
+      ['aes-gcm', 16, true],
+      ['chacha20-poly1305', 16, false],
+      ['aes-gcm', 32, true],
+      ['chacha20-poly1305', 32, true],
+      ['xchacha20-poly1305', 16, false],
+      ['aes-gcm', 24, false],
+      ['chacha20-poly1305', 0, false],
+    ];
+    for (const [alg, size, ok] of sizes) {
+      const n = alg === 'xchacha20-poly1305' ? xnonce : nonce;
+      const k = new Uint8Array(size);
+      if (ok) expect(b.aeadOpen(alg, k, n, b.aeadSeal(alg, k, n, plain))).toEqual(plain);
+      else {
+        const allowed = alg === 'aes-gcm' ? '16 or 32' : '32';
+        expect(thrown(() => b.aeadSeal(alg, k, n, plain)).message).toBe(
+          `${alg}: key must be ${allowed} bytes, got ${size}`,
+        );
+      }
+    }
+  });
+});
+
+describe.each(BACKENDS)('hash names (%s)', (_name, b: CryptoBackend) => {
+  it('accepts each known hash and refuses the rest, in any order of calls', () => {
+    // The backends remember the last hash name they accepted: a refusal
+    // right after an acceptance, and an acceptance after it, still hold.
+    const key = new Uint8Array(16);
+    const data = new Uint8Array(3);
+    const seq = ['sha256', 'sha256', 'sha512', 'sha-256', 'sha512', 'SHA512', 'sha1', 'toString'];
+    const sizes = new Map([
+      ['sha256', 32],
+      ['sha512', 64],
+      ['sha1', 20],
+    ]);
+    for (const h of seq) {
+      const size = sizes.get(h);
+      if (size !== undefined) {
+        expect(b.hmac(h as never, key, data).length).toBe(size);
+        expect(b.digest(h as never, data).length).toBe(size);
+      } else {
+        const e = thrown(() => b.hmac(h as never, key, data));
+        expect(e).toBeInstanceOf(RangeError);
+        expect(e.message).toBe(`unsupported hash ${JSON.stringify(h)}`);
+      }
+    }
+    expect(thrown(() => b.hmac(5 as never, key, data)).message).toBe('unsupported hash "5"');
+  });
 });

@@ -11,7 +11,7 @@
  * - `checkKeyName` remembers the last valid name: what follows it is checked
  *   in full;
  * - `keyType` looks the stored (lower-case) name up first, and still accepts
- *   any case; `vaultHash` looks names up in a Map: inherited property names
+ *   any case; it remembers the last name resolved; `vaultHash` looks names up in a Map: inherited property names
  *   are still unknown.
  */
 import fc from 'fast-check';
@@ -167,6 +167,19 @@ describe('keyType and vaultHash lookups', () => {
     for (const bad of ['aes', 'constructor', '__proto__', 'toString', '']) {
       expect(() => keyType(bad)).toThrow(`unknown key type ${bad}`);
     }
+  });
+
+  it('keyType remembers the last name it resolved, and only that name', () => {
+    // Interleaved names each get their own row; a refusal right after a hit
+    // is still a refusal, and a repeat after a refusal still resolves.
+    const names = ['ed25519', 'ed25519', 'hmac', 'RSA-2048', 'rsa-2048', 'ed25519'] as const;
+    for (const n of names) expect(keyType(n).name).toBe(n.toLowerCase());
+    expect(() => keyType('ed25519x')).toThrow('unknown key type ed25519x');
+    expect(keyType('ed25519').name).toBe('ed25519');
+    for (const bad of [undefined, null, 5, {}]) {
+      expect(() => keyType(bad)).toThrow('key type must be a string');
+    }
+    expect(keyType('ed25519').name).toBe('ed25519');
   });
 
   it('vaultHash and isVaultHashName know only the table, exactly', () => {

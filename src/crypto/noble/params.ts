@@ -125,7 +125,8 @@ export function checkAead(
   assertBytes(key, alg, 'key');
   assertBytes(nonce, alg, 'nonce');
   if (aad !== undefined) assertBytes(aad, alg, 'aad');
-  if (!params.keyLengths.includes(key.length)) {
+  const kl = params.keyLengths; // one or two lengths: compared without `includes`
+  if (key.length !== kl[0] && (kl.length < 2 || key.length !== kl[1])) {
     const allowed = params.keyLengths.join(' or ');
     throw new RangeError(`${alg}: key must be ${allowed} bytes, got ${key.length}`);
   }
@@ -154,11 +155,19 @@ export function checkSealed(alg: AeadAlgorithm, sealed: Uint8Array): void {
  * @internal
  */
 export function hashLength(hash: HashName): number {
+  // Call after call names the same hash: answered without the table lookup.
+  if (hash === lastHash) return lastHashLength;
   if (typeof hash !== 'string' || !Object.hasOwn(HASH_OUTPUT_LENGTH, hash)) {
     throw new RangeError(`unsupported hash ${JSON.stringify(String(hash))}`);
   }
-  return HASH_OUTPUT_LENGTH[hash];
+  lastHashLength = HASH_OUTPUT_LENGTH[hash];
+  lastHash = hash;
+  return lastHashLength;
 }
+
+/** The last name {@link hashLength} accepted (at first an object no caller holds), and its size. */
+let lastHash: unknown = {};
+let lastHashLength = 0;
 
 /**
  * Validates a byte count: a safe integer ≥ 0 (and ≤ `max` when given).

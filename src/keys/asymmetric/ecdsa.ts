@@ -112,7 +112,8 @@ export const ecdsaFamily = defineAsymmetricFamily({
     const key = ec(m).private;
     if (!key) throw invalidRequest('requested version for signing does not contain a private part');
     const format = o.marshaling === 'jws' ? 'p1363' : 'der';
-    return b.ecdsaSign(key, o.hash, signedData(input, o.prehashed), format);
+    // `return await`: an async function returning a promise as it is takes two more ticks.
+    return await b.ecdsaSign(key, o.hash, signedData(input, o.prehashed), format);
   },
 
   async verify(b, m, input, signature, o) {
