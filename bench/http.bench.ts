@@ -130,7 +130,7 @@ async function serve(key: Buffer, which: number[]): Promise<void> {
 /** The p99 budget at 64 clients (issue 18). */
 const P99_BUDGET_MS = 5;
 
-/** The `q`-quantile (0–1) of `xs`, the nearest-rank way (as HdrHistogram reads it). */
+/** The `q`-quantile (0–1) of the ascending `sorted`, the nearest-rank way (as HdrHistogram reads it). */
 function quantile(sorted: Float64Array, q: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number;

@@ -68,17 +68,13 @@ export function againIfChanged<T>(first: Promise<T>, run: () => T | Promise<T>):
   // A reaction on `first` rather than an async function awaiting it: the
   // answer takes one tick after `first`'s, not three (a signature pays it on
   // every call).
-  return first.then(undefined, (err: unknown) => retryIfChanged(err, run, 1));
+  return first.then(undefined, (err: unknown) => retryIfChanged(err, run));
 }
 
-/** {@link againIfChanged} after attempt `attempt` failed with `err`. */
-async function retryIfChanged<T>(
-  err: unknown,
-  run: () => T | Promise<T>,
-  attempt: number,
-): Promise<T> {
-  for (let failed = err, n = attempt; ; n++) {
-    if (!isKeyChanged(failed) || n > CHANGE_RETRIES) throw failed;
+/** {@link againIfChanged} once the first answer failed with `err`: up to `CHANGE_RETRIES` runs. */
+async function retryIfChanged<T>(err: unknown, run: () => T | Promise<T>): Promise<T> {
+  for (let failed = err, retry = 1; ; retry++) {
+    if (!isKeyChanged(failed) || retry > CHANGE_RETRIES) throw failed;
     try {
       return await run();
     } catch (next) {

@@ -135,8 +135,7 @@ function hmacWith(
   const ver = hmacVersion(p, optInt(r.key_version, 'key_version'));
   // The hot path: one input and its version at hand, answered with no call record.
   const at = batch ? undefined : e.store.cachedVersion(key, ver);
-  if (at)
-    return { hmac: macText(e, hash, ver, secretOf(at), single as Uint8Array), key_version: ver };
+  if (at) return singleMac(e, hash, ver, at, single as Uint8Array);
   return withVersion(e, key, ver, macsOf, { e, hash, ver, batch, single });
 }
 
@@ -156,10 +155,21 @@ interface MacCall {
  */
 function macsOf(version: KeyVersion, call: MacCall): HmacResult | Promise<HmacResult> {
   const { e, hash, ver, batch, single } = call;
-  const secret = secretOf(version);
-  if (batch) return batchMacs(call, secret, batch);
-  return { hmac: macText(e, hash, ver, secret, single as Uint8Array), key_version: ver };
+  if (batch) return batchMacs(call, secretOf(version), batch);
+  return singleMac(e, hash, ver, version, single as Uint8Array);
 }
+
+/** The reply to one input, with version `version` (number `ver`). */
+const singleMac = (
+  e: Engine,
+  hash: HashName,
+  ver: number,
+  version: KeyVersion,
+  input: Uint8Array,
+): { hmac: string; key_version: number } => ({
+  hmac: macText(e, hash, ver, secretOf(version), input),
+  key_version: ver,
+});
 
 /**
  * A version's HMAC secret. A version restored from an old Vault backup can

@@ -10,9 +10,9 @@
  *   prefixes and versions each get their own;
  * - `checkKeyName` remembers the last valid name: what follows it is checked
  *   in full;
- * - `keyType` looks the stored (lower-case) name up first, and still accepts
- *   any case; it remembers the last name resolved; `vaultHash` looks names up in a Map: inherited property names
- *   are still unknown.
+ * - `keyType` looks the stored (lower-case) name up first, still accepts any
+ *   case, and remembers the last name resolved; `vaultHash` looks names up in
+ *   a Map: inherited property names are still unknown.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -127,7 +127,7 @@ export function checkAead(
   if (aad !== undefined) assertBytes(aad, alg, 'aad');
   const kl = params.keyLengths; // one or two lengths: compared without `includes`
   if (key.length !== kl[0] && (kl.length < 2 || key.length !== kl[1])) {
-    const allowed = params.keyLengths.join(' or ');
+    const allowed = kl.join(' or ');
     throw new RangeError(`${alg}: key must be ${allowed} bytes, got ${key.length}`);
   }
   if (nonce.length !== params.nonceLength) {
