@@ -8,7 +8,7 @@
  * @module
  */
 import { type ChildProcess, type ForkOptions, fork } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createPrivateKey, randomBytes, sign, verify } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Transit } from 'transitkit';
 import { decryptFloor, hmacFloor } from './call-floor.js';
@@ -52,6 +52,8 @@ export const CASES: CaseInfo[] = [
     vs: 'raw node:crypto hmac',
   },
   { group: 'hmac sha2-256 64 B', name: 'transit.hmac (node)', vs: 'raw node:crypto hmac' },
+  { group: 'sign ecdsa-p256', name: 'raw node:crypto sign' },
+  { group: 'sign ecdsa-p256', name: 'transit.sign (node)', vs: 'raw node:crypto sign' },
   { group: 'encrypt 64 B aes256-gcm96', name: 'raw node:crypto seal' },
   {
     group: 'encrypt 64 B aes256-gcm96',
@@ -127,6 +129,16 @@ async function runners(): Promise<Map<string, Runner>> {
   };
   await transit.createKey('many');
   for (let v = 1; v < 1000; v++) await transit.rotateKey('many');
+  // sign.bench.ts's ECDSA-P256 pair: node:crypto with the version's key, exported as PEM.
+  await transit.createKey('p256', { type: 'ecdsa-p256', exportable: true });
+  const p256 = await transit.exportKey('signing-key', 'p256', 1, { format: 'pem' });
+  const p256Key = createPrivateKey(p256.keys['1'] as string);
+  const message = Buffer.from('the quick brown fox jumps over the lazy dog');
+  const signInput = message.toString('base64');
+  const signed = await transit.sign('p256', { input: signInput });
+  if (!verify('sha256', message, p256Key, Buffer.from(signed.signature.slice(9), 'base64'))) {
+    throw new Error('sign: node:crypto rejects transit');
+  }
   const call = (f: (i: number) => unknown): Runner => ({ call: f });
   const openFloor = decryptFloor(aes.type, 'aes-256-gcm', aesKey);
   if ((await openFloor({ ciphertext: rawCt })).plaintext !== ptB64)
@@ -142,6 +154,8 @@ async function runners(): Promise<Map<string, Runner>> {
     ['raw node:crypto hmac, awaited in an async function', call(async () => rawHmac())],
     ['hmac floor of any implementation (call-floor.ts)', call(() => macFloor({ input }))],
     ['transit.hmac (node)', call(() => transit.hmac('hmac', { input }))],
+    ['raw node:crypto sign', call(() => sign('sha256', message, p256Key))],
+    ['transit.sign (node)', call(() => transit.sign('p256', { input: signInput }))],
     ['raw node:crypto seal', call(() => r.nodeSeal(ptB64))],
     ['transit (node) encrypt', call(() => transit.encrypt(aes.type, { plaintext: ptB64 }))],
     [

@@ -69,15 +69,15 @@ export function signOptions(r: Record<string, unknown>): SignOptions {
   if (sigAlg !== 'pss' && sigAlg !== 'pkcs1v15') {
     throw invalidRequest(`unsupported rsa signature algorithm ${sigAlg}`);
   }
-  const o: SignOptions = {
-    hash,
-    prehashed,
-    signatureAlgorithm: sigAlg,
-    saltLength: salt,
-    marshaling,
-  };
-  return { ...o, ...mlDsaOptions(r) };
+  const ml = mlDsaOptions(r);
+  // Without ML-DSA options (every other family), one record and no spread.
+  return ml === NO_ML_DSA
+    ? { hash, prehashed, signatureAlgorithm: sigAlg, saltLength: salt, marshaling }
+    : { hash, prehashed, signatureAlgorithm: sigAlg, saltLength: salt, marshaling, ...ml };
 }
+
+/** {@link mlDsaOptions} of a request or item that sets neither. */
+const NO_ML_DSA: Pick<SignOptions, 'mlDsaContext' | 'deterministic'> = Object.freeze({});
 
 /**
  * The options of one batch item: the request's, with the item's own
@@ -101,15 +101,17 @@ export function itemSignOptions(o: SignOptions, item: Record<string, unknown>): 
 function mlDsaOptions(
   r: Record<string, unknown>,
 ): Pick<SignOptions, 'mlDsaContext' | 'deterministic'> {
-  const out: { mlDsaContext?: Uint8Array; deterministic?: boolean } = {};
   const ctx = r.signature_context;
-  if (ctx !== undefined && ctx !== null && ctx !== '') {
-    out.mlDsaContext = toBytes(ctx, 'signature_context');
-    if (out.mlDsaContext.length > 255) {
-      throw invalidRequest('signature_context must be at most 255 bytes');
-    }
+  const hasContext = ctx !== undefined && ctx !== null && ctx !== '';
+  const context = hasContext ? toBytes(ctx, 'signature_context') : undefined;
+  if (context && context.length > 255) {
+    throw invalidRequest('signature_context must be at most 255 bytes');
   }
-  if (optBool(r.deterministic, 'deterministic')) out.deterministic = true;
+  const deterministic = optBool(r.deterministic, 'deterministic');
+  if (!context && !deterministic) return NO_ML_DSA;
+  const out: { mlDsaContext?: Uint8Array; deterministic?: boolean } = {};
+  if (context) out.mlDsaContext = context;
+  if (deterministic) out.deterministic = true;
   return out;
 }
 

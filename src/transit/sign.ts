@@ -174,66 +174,135 @@ function materialFor(
 const singleItem = (r: Record<string, unknown>): Record<string, unknown> =>
   r.input === undefined || r.input === null ? { ...r, input: '' } : r;
 
+type SignReply = SignResult | BatchResult<SignBatchItem>;
+
 /**
- * `POST /transit/sign/:name`.
+ * `POST /transit/sign/:name`. Never throws: every error is a rejection.
  * @throws TransitError `invalid_request` (bad options, missing or non-signing key,
  * soft-deleted key, `none` without its requirements; single mode: bad item).
  * @internal
  */
-export function sign(
-  e: Engine,
-  name: string,
-  req: SignRequest,
-): Promise<SignResult | BatchResult<SignBatchItem>> {
-  return againIfChanged(signOnce(e, name, req), () => signOnce(e, name, req));
+export function sign(e: Engine, name: string, req: SignRequest): Promise<SignReply> {
+  try {
+    return signOnce(e, name, req, () => signOnce(e, name, req));
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
-/** {@link sign}, once. */
-async function signOnce(
+/**
+ * {@link sign}, once. With `again`, a step that reads storage is retried by
+ * {@link againIfChanged} (the key may change under an archived read); the
+ * common call, its key and version at hand, reads nothing and is not wrapped.
+ * Request-level errors are thrown.
+ */
+function signOnce(
   e: Engine,
   name: string,
   req: SignRequest,
-): Promise<SignResult | BatchResult<SignBatchItem>> {
+  again?: () => Promise<SignReply>,
+): Promise<SignReply> {
   checkKeyName(name);
   const r = SIGN_FIELDS.request(req);
   const o = signOptions(r);
   const batch = optionalBatch(r, e.maxBatch);
   const signer = signingKey(e, name, 'signing key not found', 'does not support signing', o);
-  const { key, family } = signer instanceof Promise ? await signer : signer;
+  if (signer instanceof Promise) {
+    const read = signer.then(({ key, family }) => signWith(e, key, family, r, o, batch));
+    return again ? againIfChanged(read, again) : read;
+  }
+  return signWith(e, signer.key, signer.family, r, o, batch, again);
+}
+
+/**
+ * {@link signOnce} once the key is at hand. One input whose version is at
+ * hand (of a key without derivation) goes straight to the family: no item
+ * record, no closure, one promise reaction on the signature.
+ */
+function signWith(
+  e: Engine,
+  key: LoadedKey,
+  family: AsymmetricFamily,
+  r: Record<string, unknown>,
+  o: SignOptions,
+  batch: Record<string, unknown>[] | undefined,
+  again?: () => Promise<SignReply>,
+): Promise<SignReply> {
   const p = key.doc.policy;
   e.ops('sign', p.type, batch);
   const requested = optInt(r.key_version, 'key_version');
-  // Awaits only what may be pending: a cached key and version cost no tick.
-  const one = async (item: Record<string, unknown>, io: SignOptions) => {
+  if (!batch) {
+    const item = singleItem(r);
     const input = inputBytes(item.input, 'missing input');
     const context = toBytes(item.context, 'context');
     const ver = signingVersion(p, requested);
-    const m = withVersion(e, key, ver, materialFor, { e, key, family, context });
-    const { material, derived } = m instanceof Promise ? await m : m;
-    const sig = await cryptoCall(() => family.sign(e.backend, material, input, io));
-    return {
-      signature: formatSignature(e.prefix, ver, sig, io.marshaling),
-      key_version: ver,
-      publicKey: derived ? family.readPublicKey(material) : undefined,
-    };
-  };
-  if (!batch) {
-    const { signature, key_version, publicKey } = await one(singleItem(r), o);
-    return publicKey === undefined
-      ? { signature, key_version }
-      : { signature, key_version, public_key: publicKey };
+    const at = p.derived && family.derive ? undefined : e.store.cachedVersion(key, ver);
+    if (at) return signedReply(e, family, requireMaterial(at.asymmetric), input, o, ver);
+    const src: MaterialSource = { e, key, family, context };
+    const m = withVersion(e, key, ver, materialFor, src);
+    const read = (m instanceof Promise ? m : Promise.resolve(m)).then((im) =>
+      signItem(e, family, im, input, o, ver).then(({ signature, key_version, publicKey }) =>
+        publicKey === undefined
+          ? { signature, key_version }
+          : { signature, key_version, public_key: publicKey },
+      ),
+    );
+    return again ? againIfChanged(read, again) : read;
   }
-  return runBatch<SignBatchItem>(
+  const signed = runBatch<SignBatchItem>(
     batch,
     async (item) => {
       const io = batchItemOptions(o, item, family, p.type);
-      const { signature, key_version, publicKey } = await one(item, io);
+      const input = inputBytes(item.input, 'missing input');
+      const context = toBytes(item.context, 'context');
+      const ver = signingVersion(p, requested);
+      const m = withVersion(e, key, ver, materialFor, { e, key, family, context });
+      const im = m instanceof Promise ? await m : m;
+      const { signature, key_version, publicKey } = await signItem(e, family, im, input, io, ver);
       return publicKey === undefined
         ? { signature, key_version }
         : { signature, key_version, publickey: publicKey };
     },
     (error) => ({ key_version: 0, error }),
   );
+  return again ? againIfChanged(signed, again) : signed;
+}
+
+/** The reply to one input signed with version `ver`'s `material` (no derivation). */
+function signedReply(
+  e: Engine,
+  family: AsymmetricFamily,
+  material: AsymmetricMaterial,
+  input: Uint8Array,
+  o: SignOptions,
+  ver: number,
+): Promise<SignResult> {
+  let sig: Promise<Uint8Array>;
+  try {
+    sig = family.sign(e.backend, material, input, o);
+  } catch (err) {
+    callerError(err);
+  }
+  return sig.then(
+    (s) => ({ signature: formatSignature(e.prefix, ver, s, o.marshaling), key_version: ver }),
+    callerError,
+  );
+}
+
+/** One item signed with `im`'s material: the value, its version, a derived key's public key. */
+function signItem(
+  e: Engine,
+  family: AsymmetricFamily,
+  { material, derived }: ItemMaterial,
+  input: Uint8Array,
+  o: SignOptions,
+  ver: number,
+): Promise<{ signature: string; key_version: number; publicKey: string | undefined }> {
+  return cryptoCall(() => family.sign(e.backend, material, input, o)).then((sig) => ({
+    signature: formatSignature(e.prefix, ver, sig, o.marshaling),
+    key_version: ver,
+    publicKey: derived ? family.readPublicKey(material) : undefined,
+  }));
 }
 
 /**

@@ -315,12 +315,20 @@ export class Transit {
    * @throws TransitError `invalid_request` for bad options, a missing key, a key
    * that cannot sign, or (single mode) a bad input, context or version.
    */
-  async sign(
+  sign(
     name: string,
     req: T.SignRequest & { batch_input: T.SignItem[] },
   ): Promise<T.BatchResult<T.SignBatchItem>>;
-  async sign(name: string, req: T.SignRequest): Promise<T.SignResult>;
-  async sign(
+  sign(name: string, req: T.SignRequest): Promise<T.SignResult>;
+  sign(name: string, req: T.SignRequest): Promise<T.SignResult | T.BatchResult<T.SignBatchItem>> {
+    // Signing code loaded and the engine started: no tick before the key is read.
+    const m = signing.loaded;
+    const e = this.#life.started();
+    return m && e ? m.sign(e, name, req) : this.#signLater(name, req);
+  }
+
+  /** {@link sign} before the signing code is loaded or the engine has started. */
+  async #signLater(
     name: string,
     req: T.SignRequest,
   ): Promise<T.SignResult | T.BatchResult<T.SignBatchItem>> {

@@ -63,7 +63,11 @@ export interface AsymmetricFamily extends KeyFamily {
   readonly signatureContext?: boolean;
   /** The `public_key` of the read body (§9). */
   readPublicKey(m: AsymmetricMaterial): string;
-  /** Sign `input` (hashed here unless `prehashed`); the raw signature bytes. */
+  /**
+   * Sign `input` (hashed here unless `prehashed`); the raw signature bytes.
+   * May throw (a `TransitError`, a backend's argument error) instead of
+   * rejecting: the caller handles both.
+   */
   sign(
     b: CryptoBackend,
     m: AsymmetricMaterial,
