@@ -3,7 +3,8 @@
  * against the raw node:crypto calls of transit.bench.ts and sign.bench.ts
  * (and the raw call awaited in an `async` function: what a promise costs;
  * and call-floor.ts's floor: what any complete implementation costs),
- * encrypt of 64 B, and rotate at 1,000 versions against rotate at 10. The
+ * ECDSA-P256 signing against sign.bench.ts's raw `crypto.sign` with the same
+ * key, encrypt of 64 B, and rotate at 1,000 versions against rotate at 10. The
  * cases run in one process under valgrind's callgrind, which counts only
  * while one case runs; the counts do not depend on what else the machine
  * runs, where the timed ratios of `npm run bench` spread 0.3–1.2 on a shared
@@ -27,7 +28,7 @@
  * call runs is fetched again on the next (docs/performance.md, stop 57).
  *
  * Needs valgrind; about three minutes (six with `--misses`).
- * `npm run bench:calls [-- --warm=N --count=N --keep --misses --only=decrypt,hmac]`
+ * `npm run bench:calls [-- --warm=N --count=N --keep --misses --only=decrypt,hmac,sign]`
  * (`--keep`: the dumps stay, one per case in order, for `callgrind_annotate`,
  * with V8's map of its JIT code; `--only`: the groups named so, the others
  * still set up but not run).
