@@ -7,48 +7,9 @@
  * rotated twice). Now each answers from the key as it then is.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage, Transit } from '../../src/index.js';
-import { FakeClock } from '../helpers/fake-clock.js';
-import { StorageView } from '../helpers/storage-view.js';
+import { racingInstances } from '../helpers/holding-view.js';
 
-/** Reads under `prefix` wait (before reading) until released, while armed. */
-class HoldingView extends StorageView {
-  armed = false;
-  readonly prefix = 'transit/archive/';
-  #held: Array<() => void> = [];
-  #onHold: Array<() => void> = [];
-  override async get(key: string): Promise<Uint8Array | undefined> {
-    if (this.armed && key.startsWith(this.prefix)) {
-      this.armed = false;
-      await new Promise<void>((resolve) => {
-        this.#held.push(resolve);
-        for (const f of this.#onHold.splice(0)) f();
-      });
-    }
-    return this.inner.get(key);
-  }
-  /** Resolves once a read is held. */
-  held(): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.#held.length > 0) resolve();
-      else this.#onHold.push(resolve);
-    });
-  }
-  release(): void {
-    for (const go of this.#held.splice(0)) go();
-  }
-}
-
-async function setup() {
-  const clock = new FakeClock();
-  const inner = new MemoryStorage({ clock });
-  const view = new HoldingView(inner);
-  const a = new Transit({ storage: view, clock, autoRotate: false });
-  const b = new Transit({ storage: inner, clock, autoRotate: false });
-  await b.createKey('k');
-  for (let i = 0; i < 19; i++) await b.rotateKey('k'); // versions 1..4 archived (by b)
-  return { a, b, view };
-}
+const setup = () => racingInstances(); // versions 1..4 archived (by b)
 
 describe('read body racing a trim on another instance', () => {
   it('readKey answers the key (as trimmed), not internal', async () => {

@@ -16,8 +16,7 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MemoryStorage, Transit } from '../../src/index.js';
-import { FakeClock } from '../helpers/fake-clock.js';
-import { StorageView } from '../helpers/storage-view.js';
+import { racingInstances } from '../helpers/holding-view.js';
 
 const FOX = Buffer.from('the quick brown fox').toString('base64');
 
@@ -132,43 +131,8 @@ describe('transit.sign without ticks', () => {
   });
 });
 
-/** Reads under `transit/archive/` wait (before reading) until released, while armed. */
-class HoldingView extends StorageView {
-  armed = false;
-  #held: Array<() => void> = [];
-  #onHold: Array<() => void> = [];
-  override async get(key: string): Promise<Uint8Array | undefined> {
-    if (this.armed && key.startsWith('transit/archive/')) {
-      this.armed = false;
-      await new Promise<void>((resolve) => {
-        this.#held.push(resolve);
-        for (const f of this.#onHold.splice(0)) f();
-      });
-    }
-    return this.inner.get(key);
-  }
-  held(): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.#held.length > 0) resolve();
-      else this.#onHold.push(resolve);
-    });
-  }
-  release(): void {
-    for (const go of this.#held.splice(0)) go();
-  }
-}
-
 describe('transit.sign: a step that read storage is still run again', () => {
-  async function setup() {
-    const clock = new FakeClock();
-    const inner = new MemoryStorage({ clock });
-    const view = new HoldingView(inner);
-    const a = new Transit({ storage: view, clock, autoRotate: false });
-    const b = new Transit({ storage: inner, clock, autoRotate: false });
-    await b.createKey('k', { type: 'ecdsa-p256' });
-    for (let i = 0; i < 19; i++) await b.rotateKey('k'); // early versions archived
-    return { a, b, view };
-  }
+  const setup = () => racingInstances('ecdsa-p256'); // early versions archived
   const TOO_OLD =
     'invalid_request: requested version for signing is less than the minimum encryption key version';
 
