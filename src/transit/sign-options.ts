@@ -70,10 +70,15 @@ export function signOptions(r: Record<string, unknown>): SignOptions {
     throw invalidRequest(`unsupported rsa signature algorithm ${sigAlg}`);
   }
   const ml = mlDsaOptions(r);
+  const o: SignOptions = {
+    hash,
+    prehashed,
+    signatureAlgorithm: sigAlg,
+    saltLength: salt,
+    marshaling,
+  };
   // Without ML-DSA options (every other family), one record and no spread.
-  return ml === NO_ML_DSA
-    ? { hash, prehashed, signatureAlgorithm: sigAlg, saltLength: salt, marshaling }
-    : { hash, prehashed, signatureAlgorithm: sigAlg, saltLength: salt, marshaling, ...ml };
+  return ml === NO_ML_DSA ? o : { ...o, ...ml };
 }
 
 /** {@link mlDsaOptions} of a request or item that sets neither. */
@@ -101,18 +106,16 @@ export function itemSignOptions(o: SignOptions, item: Record<string, unknown>): 
 function mlDsaOptions(
   r: Record<string, unknown>,
 ): Pick<SignOptions, 'mlDsaContext' | 'deterministic'> {
-  const ctx = r.signature_context;
-  const hasContext = ctx !== undefined && ctx !== null && ctx !== '';
-  const context = hasContext ? toBytes(ctx, 'signature_context') : undefined;
-  if (context && context.length > 255) {
-    throw invalidRequest('signature_context must be at most 255 bytes');
-  }
-  const deterministic = optBool(r.deterministic, 'deterministic');
-  if (!context && !deterministic) return NO_ML_DSA;
   const out: { mlDsaContext?: Uint8Array; deterministic?: boolean } = {};
-  if (context) out.mlDsaContext = context;
-  if (deterministic) out.deterministic = true;
-  return out;
+  const ctx = r.signature_context;
+  if (ctx !== undefined && ctx !== null && ctx !== '') {
+    out.mlDsaContext = toBytes(ctx, 'signature_context');
+    if (out.mlDsaContext.length > 255) {
+      throw invalidRequest('signature_context must be at most 255 bytes');
+    }
+  }
+  if (optBool(r.deterministic, 'deterministic')) out.deterministic = true;
+  return out.mlDsaContext || out.deterministic ? out : NO_ML_DSA;
 }
 
 /**

@@ -176,6 +176,10 @@ const singleItem = (r: Record<string, unknown>): Record<string, unknown> =>
 
 type SignReply = SignResult | BatchResult<SignBatchItem>;
 
+/** One item's answer: a single reply, or a batch item without its `reference`. */
+type ItemReply = Pick<SignResult, 'signature' | 'key_version' | 'public_key'> &
+  Pick<SignBatchItem, 'publickey'>;
+
 /**
  * `POST /transit/sign/:name`. Never throws: every error is a rejection.
  * @throws TransitError `invalid_request` (bad options, missing or non-signing key,
@@ -214,11 +218,7 @@ function signOnce(
   return signWith(e, signer.key, signer.family, r, o, batch, again);
 }
 
-/**
- * {@link signOnce} once the key is at hand. One input whose version is at
- * hand (of a key without derivation) goes straight to the family: no item
- * record, no closure, one promise reaction on the signature.
- */
+/** {@link signOnce} once the key is at hand: one item, or each of a batch. */
 function signWith(
   e: Engine,
   key: LoadedKey,
@@ -231,44 +231,57 @@ function signWith(
   const p = key.doc.policy;
   e.ops('sign', p.type, batch);
   const requested = optInt(r.key_version, 'key_version');
-  if (!batch) {
-    const item = singleItem(r);
-    const input = inputBytes(item.input, 'missing input');
-    const context = toBytes(item.context, 'context');
-    const ver = signingVersion(p, requested);
-    const at = p.derived && family.derive ? undefined : e.store.cachedVersion(key, ver);
-    if (at) return signedReply(e, family, requireMaterial(at.asymmetric), input, o, ver);
-    const src: MaterialSource = { e, key, family, context };
-    const m = withVersion(e, key, ver, materialFor, src);
-    const read = (m instanceof Promise ? m : Promise.resolve(m)).then((im) =>
-      signItem(e, family, im, input, o, ver).then(({ signature, key_version, publicKey }) =>
-        publicKey === undefined
-          ? { signature, key_version }
-          : { signature, key_version, public_key: publicKey },
-      ),
-    );
-    return again ? againIfChanged(read, again) : read;
-  }
+  if (!batch) return signItem(e, key, family, singleItem(r), requested, o, false, again);
   const signed = runBatch<SignBatchItem>(
     batch,
-    async (item) => {
-      const io = batchItemOptions(o, item, family, p.type);
-      const input = inputBytes(item.input, 'missing input');
-      const context = toBytes(item.context, 'context');
-      const ver = signingVersion(p, requested);
-      const m = withVersion(e, key, ver, materialFor, { e, key, family, context });
-      const im = m instanceof Promise ? await m : m;
-      const { signature, key_version, publicKey } = await signItem(e, family, im, input, io, ver);
-      return publicKey === undefined
-        ? { signature, key_version }
-        : { signature, key_version, publickey: publicKey };
-    },
+    (item) =>
+      signItem(e, key, family, item, requested, batchItemOptions(o, item, family, p.type), true),
     (error) => ({ key_version: 0, error }),
   );
   return again ? againIfChanged(signed, again) : signed;
 }
 
-/** The reply to one input signed with version `ver`'s `material` (no derivation). */
+/**
+ * One item: its input, context and version checked in Vault's order, then
+ * signed. A version at hand of a key without derivation goes straight to the
+ * family: no record, no closure, one promise reaction on the signature, and no
+ * retry wrapper (nothing read can change under it). Otherwise the version is
+ * read (with `again`, retried if the key changed under the read) or the key
+ * derived, and a derived key's public key is returned as `public_key`
+ * (`publickey` in a batch, as Vault).
+ */
+function signItem(
+  e: Engine,
+  key: LoadedKey,
+  family: AsymmetricFamily,
+  item: Record<string, unknown>,
+  requested: number | undefined,
+  o: SignOptions,
+  inBatch: boolean,
+  again?: () => Promise<SignReply>,
+): Promise<ItemReply> {
+  const p = key.doc.policy;
+  const input = inputBytes(item.input, 'missing input');
+  const context = toBytes(item.context, 'context');
+  const ver = signingVersion(p, requested);
+  const at = p.derived && family.derive ? undefined : e.store.cachedVersion(key, ver);
+  if (at) return signedReply(e, family, requireMaterial(at.asymmetric), input, o, ver);
+  const go = ({ material, derived }: ItemMaterial) => {
+    const reply = signedReply(e, family, material, input, o, ver);
+    if (!derived) return reply;
+    const pk = family.readPublicKey(material);
+    return reply.then((x) => (inBatch ? { ...x, publickey: pk } : { ...x, public_key: pk }));
+  };
+  const m = withVersion(e, key, ver, materialFor, { e, key, family, context });
+  const read = m instanceof Promise ? m.then(go) : go(m);
+  // Only a single item gets `again`: the call run again answers one item too.
+  return again ? (againIfChanged<SignReply>(read, again) as Promise<ItemReply>) : read;
+}
+
+/**
+ * The reply to one input signed with version `ver`'s `material`; the
+ * backend's argument errors, thrown or rejected, are the caller's mistakes.
+ */
 function signedReply(
   e: Engine,
   family: AsymmetricFamily,
@@ -276,7 +289,7 @@ function signedReply(
   input: Uint8Array,
   o: SignOptions,
   ver: number,
-): Promise<SignResult> {
+): Promise<ItemReply> {
   let sig: Promise<Uint8Array>;
   try {
     sig = family.sign(e.backend, material, input, o);
@@ -287,22 +300,6 @@ function signedReply(
     (s) => ({ signature: formatSignature(e.prefix, ver, s, o.marshaling), key_version: ver }),
     callerError,
   );
-}
-
-/** One item signed with `im`'s material: the value, its version, a derived key's public key. */
-function signItem(
-  e: Engine,
-  family: AsymmetricFamily,
-  { material, derived }: ItemMaterial,
-  input: Uint8Array,
-  o: SignOptions,
-  ver: number,
-): Promise<{ signature: string; key_version: number; publicKey: string | undefined }> {
-  return cryptoCall(() => family.sign(e.backend, material, input, o)).then((sig) => ({
-    signature: formatSignature(e.prefix, ver, sig, o.marshaling),
-    key_version: ver,
-    publicKey: derived ? family.readPublicKey(material) : undefined,
-  }));
 }
 
 /**

@@ -520,4 +520,4 @@ export class Transit {
 
 // Promise-returning without being `async` (see `#run`): a sealed facade
 // (src/node/sealed-ref.ts) must reject these, as it does the async methods.
-markPromised(Transit.prototype, ['encrypt', 'decrypt', 'rewrap', 'hmac', 'verify']);
+markPromised(Transit.prototype, ['encrypt', 'decrypt', 'rewrap', 'hmac', 'sign', 'verify']);

@@ -21,7 +21,7 @@ import { verifyHashName, verifyHmacBatch, verifyHmacValue, verifyKind } from './
 import type { BatchResult, VerifyBatchItem, VerifyRequest } from './types.js';
 
 /** The signing module, loaded on the first signature verification. */
-const signing = lazy(() => import('./sign.js'));
+const signing = /* @__PURE__ */ lazy(() => import('./sign.js'));
 
 /** Signing fields shared by sign and verify. @internal */
 export const SIGNATURE_FIELDS = {
