@@ -94,7 +94,7 @@ const NO_ML_DSA: Pick<SignOptions, 'mlDsaContext' | 'deterministic'> = Object.fr
  */
 export function itemSignOptions(o: SignOptions, item: Record<string, unknown>): SignOptions {
   const own = mlDsaOptions(item);
-  return own.mlDsaContext === undefined && own.deterministic === undefined ? o : { ...o, ...own };
+  return own === NO_ML_DSA ? o : { ...o, ...own };
 }
 
 /**

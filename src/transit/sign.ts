@@ -281,6 +281,8 @@ function signItem(
 /**
  * The reply to one input signed with version `ver`'s `material`; the
  * backend's argument errors, thrown or rejected, are the caller's mistakes.
+ * {@link cryptoCall}'s rule, written out: the hot path takes no closure and
+ * settles in one reaction (the signature and its mapping together).
  */
 function signedReply(
   e: Engine,
